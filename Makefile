@@ -1,0 +1,112 @@
+# Makefile — GNU Make only.  Builds the runtime (libloom.a, libloom.so), the
+# launcher, the apps and the tests into $(BUILD); `make help` lists targets.
+#
+#   make                 build everything into build/
+#   make check           install missing packages, build, run the TAP suite
+#   make check SANITIZE=1   the same in an ASan+UBSan build (build-asan/)
+#   make demo            the main job: the demo on 2 local ranks
+#   make bench           benchmarks under tests/perf, tables into docs/
+#   make install PREFIX=/opt/loom
+#   make deps            install the Debian packages Loom needs
+
+PREFIX  ?= /usr/local
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+ifeq ($(SANITIZE),1)
+BUILD   ?= build-asan
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD   ?= build
+SAN     :=
+endif
+CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Ilib
+CFLAGS_ALL   := $(CPPFLAGS_ALL) $(WARN) $(CFLAGS) -fPIC -fopenmp $(SAN)
+LDLIBS_ALL   := -lucp -lucs -lnuma -lpthread -lm
+LDFLAGS_ALL  := -fopenmp $(SAN) $(LDFLAGS)
+
+LIB_SRC  := $(wildcard lib/*.c dsm/*.c sched/*.c kernels/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+RUN_SRC  := $(wildcard apps/loomrun/*.c)
+RUN_OBJ  := $(RUN_SRC:%.c=$(BUILD)/obj/%.o)
+APP_SRC  := $(wildcard apps/*.c)
+APPS     := $(APP_SRC:apps/%.c=$(BUILD)/bin/%)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+TBIN_SRC := $(wildcard tests/bin/*.c)
+TBINS    := $(TBIN_SRC:tests/bin/%.c=$(BUILD)/tests/bin/%)
+PERF_SRC := $(filter-out %_mpi.c,$(wildcard tests/perf/*.c))
+PERFS    := $(PERF_SRC:tests/perf/%.c=$(BUILD)/tests/perf/%)
+
+.PHONY: all check demo bench install deps clean help
+.SECONDARY:
+all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/bin/loomrun $(APPS) \
+     $(UNITS) $(TBINS) $(PERFS)
+
+$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h) $(wildcard apps/loomrun/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libloom.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libloom.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libloom.so.0 $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/bin/loomrun: $(RUN_OBJ) $(BUILD)/libloom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/bin/%: $(BUILD)/obj/apps/%.o $(BUILD)/libloom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libloom.a \
+                       $(filter-out $(BUILD)/obj/apps/loomrun/loomrun.o,$(RUN_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/tests/bin/%: $(BUILD)/obj/tests/bin/%.o $(BUILD)/libloom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+$(BUILD)/tests/perf/%: $(BUILD)/obj/tests/perf/%.o $(BUILD)/libloom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+# The TAP suite: unit binaries and shell tests, run directly by prove.
+TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/launcher/*.t tests/cluster/*.t))
+check:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory all
+	LOOMTEST_BUILD=$(abspath $(BUILD)) prove --exec '' $(UNITS) $(TESTS_SH)
+
+demo:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-demo \
+	    --train ../shared/data/movielens-100k/u1.base --test ../shared/data/movielens-100k/u1.test
+
+bench:
+	@tools/deps.sh bench
+	@$(MAKE) --no-print-directory all
+	tests/perf/run.sh $(BUILD)
+
+deps:
+	@tools/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 lib/loom.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libloom.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
+	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
+	install -m 755 $(BUILD)/bin/loomrun $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*LOOM_VERSION_STRING "\(.*\)"/\1/p' lib/loom.h)|' \
+	    lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
+
+clean:
+	rm -rf build build-asan
+
+help:
+	@sed -n '2,12p' Makefile

@@ -1,0 +1,211 @@
+/* env.c — every LOOM_* variable, read once into internal control variables.
+ *
+ * As in libgomp's env.c, the environment is parsed once (at loom_init, or
+ * by loomrun at start) into the struct loom_icv; nothing else in Loom calls
+ * getenv for a LOOM_* name.  The table below is the single list of
+ * variables: docs/env.md documents each, LOOM_DISPLAY_ENV prints them, and
+ * a variable set in the environment but missing here draws a warning (a
+ * typo must not silently fall back to a default).  UCX_* variables are not
+ * read here: UCX reads them itself. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct loom_icv loom_icv = {
+    .rank = 0, .nranks = 1, .local_rank = 0,
+    .timeout = 6.0, .join_timeout = 60.0,
+    .rsh = "ssh",
+};
+
+int loom_parse_seconds(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e6)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int loom_parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int loom_parse_bool(const char *s, int *out)
+{
+    static const char *yes[] = {"1", "true", "yes", "on"};
+    static const char *no[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (!strcasecmp(s, yes[i])) { *out = 1; return 0; }
+        if (!strcasecmp(s, no[i])) { *out = 0; return 0; }
+    }
+    return -1;
+}
+
+/* "host:port" or "[v6addr]:port", port 1..65535. */
+int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon;
+    size_t hl;
+    if (s[0] == '[') {
+        const char *rb = strchr(s, ']');
+        if (!rb || rb[1] != ':')
+            return -1;
+        hl = (size_t)(rb - s - 1);
+        s++;
+        colon = rb + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon)
+            return -1;
+        hl = (size_t)(colon - s);
+    }
+    long p;
+    if (hl == 0 || hl >= hostlen || loom_parse_int(colon + 1, 1, 65535, &p))
+        return -1;
+    memcpy(host, s, hl);
+    host[hl] = 0;
+    *port = (int)p;
+    return 0;
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+typedef int (*setter)(const char *value);
+
+static int set_timeout(const char *v) { return loom_parse_seconds(v, &loom_icv.timeout); }
+static int set_join_timeout(const char *v) { return loom_parse_seconds(v, &loom_icv.join_timeout); }
+static int set_key(const char *v)
+{
+    if (loom_key_parse(v, loom_icv.job_key))
+        return -1;
+    loom_icv.have_key = 1;
+    return 0;
+}
+static int set_rendezvous(const char *v)
+{
+    char host[256];
+    int port;
+    if (loom_parse_hostport(v, host, sizeof host, &port))
+        return -1;
+    snprintf(loom_icv.rendezvous, sizeof loom_icv.rendezvous, "%s", v);
+    return 0;
+}
+static int set_display(const char *v)
+{
+    if (!strcasecmp(v, "verbose")) { loom_icv.display_env = 2; return 0; }
+    return loom_parse_bool(v, &loom_icv.display_env);
+}
+static int set_string(char *dst, size_t n, const char *v)
+{
+    if (!*v || strlen(v) >= n)
+        return -1;
+    memcpy(dst, v, strlen(v) + 1);
+    return 0;
+}
+static int set_rsh(const char *v) { return set_string(loom_icv.rsh, sizeof loom_icv.rsh, v); }
+static int set_rv_host(const char *v)
+{
+    return set_string(loom_icv.rendezvous_host, sizeof loom_icv.rendezvous_host, v);
+}
+/* Rank variables are parsed by loom_discover_rank; here they are only
+ * known names. */
+static int set_none(const char *v) { (void)v; return 0; }
+
+/* Formats the effective value of one variable for LOOM_DISPLAY_ENV. */
+typedef void (*shower)(char *buf, size_t n);
+static void show_timeout(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.timeout); }
+static void show_join(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.join_timeout); }
+static void show_key(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.have_key ? "(set)" : "(unset)"); }
+static void show_rv(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous); }
+static void show_display(char *b, size_t n)
+{
+    snprintf(b, n, "%s", loom_icv.display_env == 2 ? "verbose" : loom_icv.display_env ? "true" : "false");
+}
+static void show_rsh(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rsh); }
+static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous_host); }
+static void show_rank(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.rank); }
+static void show_nranks(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.nranks); }
+static void show_local(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.local_rank); }
+
+static const struct var {
+    const char *name;
+    setter set;
+    shower show;
+    const char *allowed;  /* said in the error for a bad value */
+    int launcher_only;    /* shown only by LOOM_DISPLAY_ENV=verbose */
+} vars[] = {
+    {"LOOM_RANK", set_none, show_rank, "an integer 0..LOOM_NRANKS-1 (set by loomrun)", 0},
+    {"LOOM_NRANKS", set_none, show_nranks, "an integer >= 1 (set by loomrun)", 0},
+    {"LOOM_LOCAL_RANK", set_none, show_local, "an integer >= 0 (set by loomrun)", 0},
+    {"LOOM_RENDEZVOUS", set_rendezvous, show_rv, "host:port of the rendezvous, e.g. 10.0.0.1:7000", 0},
+    {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
+    {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
+    {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
+    {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
+    {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command, e.g. ssh or \"ip netns exec\"", 1},
+    {"LOOM_RENDEZVOUS_HOST", set_rv_host, show_rv_host, "the address ranks use to reach loomrun", 1},
+};
+#define NVARS (sizeof vars / sizeof vars[0])
+
+int loom_env_load(char *err, size_t errlen)
+{
+    for (size_t i = 0; i < NVARS; i++) {
+        const char *v = getenv(vars[i].name);
+        if (v && vars[i].set(v)) {
+            snprintf(err, errlen, "%s='%s' is not valid: expected %s",
+                     vars[i].name, v, vars[i].allowed);
+            return LOOM_ERR_ENV;
+        }
+    }
+    return LOOM_OK;
+}
+
+void loom_env_display(int verbose)
+{
+    char line[600], val[300];
+    fprintf(stderr, "\nLOOM DISPLAY ENVIRONMENT BEGIN\n  _LOOM_VERSION = '%s'\n",
+            LOOM_VERSION_STRING);
+    for (size_t i = 0; i < NVARS; i++) {
+        if (vars[i].launcher_only && !verbose)
+            continue;
+        vars[i].show(val, sizeof val);
+        snprintf(line, sizeof line, "  %s = '%s'\n", vars[i].name, val);
+        fputs(line, stderr);
+    }
+    fputs("LOOM DISPLAY ENVIRONMENT END\n", stderr);
+}
+
+int loom_env_unknown(char *buf, size_t len)
+{
+    extern char **environ;
+    int n = 0;
+    buf[0] = 0;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "LOOM_", 5))
+            continue;
+        size_t nl = strcspn(*e, "=");
+        int known = 0;
+        for (size_t i = 0; i < NVARS && !known; i++)
+            known = strlen(vars[i].name) == nl && !strncmp(vars[i].name, *e, nl);
+        if (known)
+            continue;
+        size_t used = strlen(buf);
+        if (used + nl + 3 < len)
+            snprintf(buf + used, len - used, "%s%.*s", n ? ", " : "", (int)nl, *e);
+        n++;
+    }
+    return n;
+}

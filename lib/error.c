@@ -1,0 +1,78 @@
+/* error.c — error strings, the runtime's one-line messages, loom_abort. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const messages[LOOM_ERR_COUNT] = {
+    [LOOM_OK] = "success",
+    [LOOM_ERR_ARG] = "invalid argument",
+    [LOOM_ERR_ENV] = "invalid LOOM_* environment variable",
+    [LOOM_ERR_NOMEM] = "out of memory",
+    [LOOM_ERR_STATE] = "Loom is not initialized (or already finalized)",
+    [LOOM_ERR_NET] = "transport failure",
+    [LOOM_ERR_PEER] = "another rank of the job failed",
+    [LOOM_ERR_KEY] = "job key refused",
+    [LOOM_ERR_TIMEOUT] = "timed out",
+    [LOOM_ERR_IO] = "input/output error",
+    [LOOM_ERR_FORMAT] = "malformed input",
+};
+
+const char *loom_strerror(int err)
+{
+    if (err < 0 || err >= LOOM_ERR_COUNT)
+        return "unknown Loom error code";
+    return messages[err];
+}
+
+/* Formats the prefix and message into one buffer and writes it with a
+ * single write(2), so lines from threads and ranks never interleave. */
+static void vlog(const char *fmt, va_list ap)
+{
+    char buf[1024];
+    int n;
+    if (loom_state == 1 && loom_icv.nranks > 1)
+        n = snprintf(buf, sizeof buf, "loom: rank %d: ", loom_icv.rank);
+    else
+        n = snprintf(buf, sizeof buf, "loom: ");
+    n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    if (n > (int)sizeof buf - 2)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t w = write(2, buf, (size_t)n);
+    (void)w;
+}
+
+void loom_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+
+void loom_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+    _exit(code);
+}
+
+void loom_abort(int code, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (code == 0)
+        code = 1;
+    loom_log("abort: %s", why);
+    fflush(stdout);
+    loom_join_abort(code, why);
+    _exit(code);
+}

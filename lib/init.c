@@ -1,0 +1,198 @@
+/* init.c — loom_init / loom_finalize, and where a rank learns who it is.
+ *
+ * A rank takes its identity from the first launcher it recognizes:
+ *   loomrun  LOOM_RANK, LOOM_NRANKS, LOOM_LOCAL_RANK
+ *   Slurm    SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID
+ *   mpirun   OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK (Open MPI)
+ *   PMI      PMI_RANK, PMI_SIZE, MPI_LOCALRANKID (MPICH's Hydra)
+ * and else is rank 0 of 1: no network at all.  Under a foreign launcher
+ * there is no loomrun, so rank 0 serves the rendezvous itself, in a
+ * thread, on the address LOOM_RENDEZVOUS names. */
+#include "internal.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int loom_state;
+static loom_peer *peers;
+static loom_rv *server;
+static pthread_t server_thread;
+
+int loom_rank(void) { return loom_icv.rank; }
+int loom_size(void) { return loom_icv.nranks; }
+int loom_local_rank(void) { return loom_icv.local_rank; }
+int loom_initialized(void) { return loom_state == 1; }
+
+/* Read one launcher's trio of variables.  Returns 1 if rank and size are
+ * both set (and valid), 0 if neither, -1 (message in err) otherwise. */
+static int try_launcher(const char *rv, const char *sv, const char *lv,
+                        char *err, size_t errlen)
+{
+    const char *r = getenv(rv), *s = getenv(sv), *l = lv ? getenv(lv) : NULL;
+    long rank, size, local = 0;
+    if (!r && !s)
+        return 0;
+    if (!r || !s) {
+        snprintf(err, errlen, "%s is set but %s is not", r ? rv : sv, r ? sv : rv);
+        return -1;
+    }
+    if (loom_parse_int(s, 1, 1 << 20, &size)) {
+        snprintf(err, errlen, "%s='%s' is not valid: expected an integer >= 1", sv, s);
+        return -1;
+    }
+    if (loom_parse_int(r, 0, size - 1, &rank)) {
+        snprintf(err, errlen, "%s='%s' is not valid: expected an integer 0..%ld", rv,
+                 r, size - 1);
+        return -1;
+    }
+    if (l && loom_parse_int(l, 0, 1 << 20, &local)) {
+        snprintf(err, errlen, "%s='%s' is not valid: expected an integer >= 0", lv, l);
+        return -1;
+    }
+    loom_icv.rank = (int)rank;
+    loom_icv.nranks = (int)size;
+    loom_icv.local_rank = (int)local;
+    return 1;
+}
+
+int loom_discover_rank(char *err, size_t errlen)
+{
+    static const struct {
+        const char *rank, *size, *local;
+        loom_rank_source src;
+    } launchers[] = {
+        {"LOOM_RANK", "LOOM_NRANKS", "LOOM_LOCAL_RANK", LOOM_SRC_LOOMRUN},
+        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", LOOM_SRC_SLURM},
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+         LOOM_SRC_MPIRUN},
+        {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", LOOM_SRC_PMI},
+    };
+    for (size_t i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
+        int r = try_launcher(launchers[i].rank, launchers[i].size, launchers[i].local,
+                             err, errlen);
+        if (r < 0)
+            return LOOM_ERR_ENV;
+        if (r > 0) {
+            loom_icv.source = launchers[i].src;
+            return LOOM_OK;
+        }
+    }
+    loom_icv.rank = 0;
+    loom_icv.nranks = 1;
+    loom_icv.local_rank = 0;
+    loom_icv.source = LOOM_SRC_SINGLETON;
+    return LOOM_OK;
+}
+
+/* Rank 0's rendezvous under a foreign launcher: serve until every rank has
+ * said BYE; on a failure, name it, stop every rank and exit. */
+static void *serve(void *arg)
+{
+    loom_rv *rv = arg;
+    int cap = 1 + 2 * loom_icv.nranks + 16;
+    struct pollfd *fds = calloc((size_t)cap, sizeof *fds);
+    if (!fds)
+        loom_die(LOOM_EXIT_PEER, "out of memory");
+    for (;;) {
+        int n = loom_rv_pollfds(rv, fds);
+        poll(fds, (nfds_t)n, 200);
+        loom_rv_event ev;
+        for (int k = loom_rv_step(rv, fds, n, &ev); k != LOOM_RV_NONE;
+             k = loom_rv_step(rv, fds, 0, &ev)) {
+            if (k == LOOM_RV_LOST) {
+                loom_log("job failed: %s", ev.text);
+                loom_rv_abort_all(rv, LOOM_EXIT_PEER, ev.text);
+                _exit(LOOM_EXIT_PEER);
+            }
+            if (k == LOOM_RV_ABORT) {
+                loom_rv_abort_all(rv, ev.code, ev.text);
+                _exit(ev.code);
+            }
+            if (k == LOOM_RV_ALL_DONE) {
+                free(fds);
+                return NULL;
+            }
+        }
+    }
+}
+
+static int start_server(void)
+{
+    char host[256], err[300];
+    int port;
+    loom_parse_hostport(loom_icv.rendezvous, host, sizeof host, &port);
+    server = loom_rv_open(host, port, loom_icv.nranks, loom_icv.job_key,
+                          loom_icv.timeout, err, sizeof err);
+    if (!server) {
+        loom_log("rank 0 cannot serve the rendezvous: %s (LOOM_RENDEZVOUS must name "
+                 "rank 0's host)", err);
+        return LOOM_ERR_NET;
+    }
+    if (pthread_create(&server_thread, NULL, serve, server)) {
+        loom_log("cannot start the rendezvous thread");
+        return LOOM_ERR_NOMEM;
+    }
+    return LOOM_OK;
+}
+
+int loom_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    if (loom_state == 1) {
+        loom_log("loom_init called twice");
+        return LOOM_ERR_STATE;
+    }
+    char err[512], unknown[512];
+    if (loom_env_load(err, sizeof err) || loom_discover_rank(err, sizeof err)) {
+        loom_log("%s", err);
+        return LOOM_ERR_ENV;
+    }
+    if (loom_icv.rank == 0 && loom_env_unknown(unknown, sizeof unknown))
+        loom_log("warning: ignoring unknown variable(s) %s (see docs/env.md)", unknown);
+    if (loom_icv.display_env && loom_icv.rank == 0)
+        loom_env_display(loom_icv.display_env == 2);
+    if (loom_icv.nranks == 1) {
+        loom_state = 1;
+        return LOOM_OK;
+    }
+    int rc;
+    if (loom_icv.source != LOOM_SRC_LOOMRUN && loom_icv.rank == 0 &&
+        loom_icv.rendezvous[0] && loom_icv.have_key && (rc = start_server()))
+        return rc;
+    void *addr;
+    size_t addrlen;
+    if ((rc = loom_tp_open(&addr, &addrlen)))
+        return rc;
+    if ((rc = loom_join(addr, addrlen, &peers)))
+        return rc;
+    loom_tp_set_peers(peers, loom_icv.nranks);
+    loom_state = 1;
+    return LOOM_OK;
+}
+
+int loom_finalize(void)
+{
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    if (loom_icv.nranks > 1) {
+        loom_barrier();
+        loom_tp_closing();
+        loom_barrier();
+        loom_tp_close();
+        loom_join_leave();
+        loom_join_free(peers, loom_icv.nranks);
+        peers = NULL;
+        if (server) {
+            pthread_join(server_thread, NULL);
+            loom_rv_close(server);
+            server = NULL;
+        }
+    }
+    loom_state = 2;
+    return LOOM_OK;
+}

@@ -1,0 +1,228 @@
+/* internal.h — declarations shared by the runtime's files, never installed.
+ *
+ * Module map (one file per concept):
+ *   env.c        LOOM_* variables read once into internal control variables
+ *   error.c      error strings, fatal messages, loom_abort
+ *   jobkey.c     the per-job key and the SipHash MAC that proves it
+ *   frame.c      length-prefixed frames on the bootstrap TCP socket
+ *   rendezvous.c the rendezvous server (in loomrun, or in rank 0 under srun)
+ *   join.c       a rank's side of the rendezvous, and its heartbeat thread
+ *   transport.c  UCX context, worker, endpoints; matched messages over AM
+ *   coll.c       barrier, bcast, allreduce
+ *   init.c       loom_init / loom_finalize, rank discovery
+ *   time.c       loom_wtime */
+#ifndef LOOM_INTERNAL_H
+#define LOOM_INTERNAL_H
+
+#include "loom.h"
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- env.c: internal control variables ------------------------------ */
+
+/* Where this rank's identity came from. */
+typedef enum { LOOM_SRC_SINGLETON, LOOM_SRC_LOOMRUN, LOOM_SRC_SLURM,
+               LOOM_SRC_MPIRUN, LOOM_SRC_PMI } loom_rank_source;
+
+struct loom_icv {
+    int rank, nranks, local_rank;
+    loom_rank_source source;
+    char rendezvous[256];     /* LOOM_RENDEZVOUS host:port, "" if unset */
+    uint8_t job_key[16];      /* LOOM_JOB_KEY */
+    int have_key;
+    double timeout;           /* LOOM_TIMEOUT: heartbeat timeout, seconds */
+    double join_timeout;      /* LOOM_JOIN_TIMEOUT: rendezvous wait, seconds */
+    int display_env;          /* LOOM_DISPLAY_ENV: 0 no, 1 yes, 2 verbose */
+    char rsh[256];            /* LOOM_RSH (launcher) */
+    char rendezvous_host[256];/* LOOM_RENDEZVOUS_HOST (launcher) */
+};
+extern struct loom_icv loom_icv;
+
+/* Parse every LOOM_* variable into loom_icv.  Returns LOOM_OK, or
+ * LOOM_ERR_ENV after writing one message naming the variable and what it
+ * allows into err (size errlen).  Reads the environment only; safe to call
+ * more than once (later calls re-read). */
+int loom_env_load(char *err, size_t errlen);
+
+/* Print the effective values, libgomp style, to stderr.  verbose also
+ * prints the launcher-only variables. */
+void loom_env_display(int verbose);
+
+/* Names of LOOM_* variables set in the environment that Loom does not know,
+ * comma-separated into buf; returns how many. */
+int loom_env_unknown(char *buf, size_t len);
+
+/* Low-level parsers, exported for the launcher and the unit tests.  Each
+ * returns 0 on success, -1 if s is not a valid value. */
+int loom_parse_seconds(const char *s, double *out);
+int loom_parse_int(const char *s, long lo, long hi, long *out);
+int loom_parse_bool(const char *s, int *out);
+int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
+
+/* ---- error.c --------------------------------------------------------- */
+
+/* Print "loom: rank R: <message>" (or "loom: <message>" before the rank is
+ * known) to stderr as one write. */
+__attribute__((format(printf, 1, 2)))
+void loom_log(const char *fmt, ...);
+
+/* Print like loom_log and _exit(code) at once, without running atexit
+ * handlers (other threads may hold UCX locks). */
+__attribute__((noreturn, format(printf, 2, 3)))
+void loom_die(int code, const char *fmt, ...);
+
+/* Exit codes a rank uses when the job fails under it. */
+#define LOOM_EXIT_PEER 70     /* a peer or the launcher failed */
+#define LOOM_EXIT_ABORTED 71  /* the launcher told us to stop */
+
+/* ---- jobkey.c -------------------------------------------------------- */
+
+/* SipHash-2-4 with a 128-bit output: out = MAC(key, msg). */
+void loom_siphash128(const uint8_t key[16], const void *msg, size_t len,
+                     uint8_t out[16]);
+/* 16 random bytes from getrandom(2).  Returns 0 or -1. */
+int loom_key_generate(uint8_t key[16]);
+/* 32 hex digits <-> 16 bytes.  parse returns 0 or -1. */
+int loom_key_parse(const char *hex, uint8_t key[16]);
+void loom_key_format(const uint8_t key[16], char hex[33]);
+/* Constant-time comparison of n bytes: 1 if equal. */
+int loom_ct_equal(const void *a, const void *b, size_t n);
+
+/* ---- frame.c: the bootstrap socket's framing ------------------------- */
+
+enum loom_frame_type {
+    LOOM_F_HELLO = 1,  /* server -> rank: magic, version, nonce[16] */
+    LOOM_F_JOIN,       /* rank -> server: mac, rank, nranks, pid, host, ucx addr */
+    LOOM_F_TABLE,      /* server -> rank: every rank's host and UCX address */
+    LOOM_F_REFUSE,     /* server -> rank: reason text */
+    LOOM_F_PING,       /* either way: I am alive */
+    LOOM_F_ABORT,      /* either way: u32 code + reason text */
+    LOOM_F_PEERLOST,   /* rank -> server: u32 peer rank it lost */
+    LOOM_F_BYE,        /* rank -> server: finalized cleanly */
+};
+#define LOOM_FRAME_MAX (1u << 24)
+#define LOOM_PROTO_MAGIC 0x4d4f4f4cu /* "LOOM" */
+#define LOOM_PROTO_VERSION 1u
+
+/* An input buffer for one non-blocking connection. */
+typedef struct loom_fbuf {
+    uint8_t *data;
+    size_t len, cap;
+} loom_fbuf;
+
+/* Write one frame (type + payload) whole; returns 0 or -1 (errno set).
+ * Blocking; callers serialize writes to one fd. */
+int loom_frame_send(int fd, int type, const void *payload, size_t len);
+/* Read what fd has into fb: 1 data read, 0 EOF, -1 error (EAGAIN is 1). */
+int loom_fbuf_fill(int fd, loom_fbuf *fb);
+/* If fb holds a whole frame, return its type and point payload and len at it
+ * without consuming it; 0 if none; -1 if malformed (bad length). */
+int loom_fbuf_next(loom_fbuf *fb, const uint8_t **payload, size_t *len);
+/* Drop the frame loom_fbuf_next returned. */
+void loom_fbuf_pop(loom_fbuf *fb);
+void loom_fbuf_free(loom_fbuf *fb);
+/* Blocking read of one whole frame through fd's persistent buffer fb, with
+ * a deadline (loom_wtime seconds).  Returns the type, 0 on EOF, -1 on
+ * error, timeout or a malformed frame; *payload is malloc'd. */
+int loom_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
+                    size_t *len);
+
+/* Little-endian packing helpers. */
+void loom_put32(uint8_t *p, uint32_t v);
+uint32_t loom_get32(const uint8_t *p);
+
+/* ---- rendezvous.c ---------------------------------------------------- */
+
+typedef struct loom_rv loom_rv;
+
+/* What a call to loom_rv_step reports to its caller. */
+typedef enum {
+    LOOM_RV_NONE = 0,
+    LOOM_RV_ALL_JOINED, /* the table went out */
+    LOOM_RV_LOST,       /* rank `rank` died or went silent: reason in text */
+    LOOM_RV_ABORT,      /* rank `rank` called loom_abort(code) */
+    LOOM_RV_ALL_DONE,   /* every rank said BYE */
+} loom_rv_event_kind;
+
+typedef struct {
+    loom_rv_event_kind kind;
+    int rank, code;
+    char text[512];
+} loom_rv_event;
+
+/* Listen on host:port (port 0 picks one) for a job of nranks ranks with
+ * this key.  Returns NULL and fills err on failure. */
+loom_rv *loom_rv_open(const char *host, int port, int nranks,
+                      const uint8_t key[16], double timeout,
+                      char *err, size_t errlen);
+int loom_rv_port(const loom_rv *rv);
+/* Fill fds (room for loom_rv_nfds) for poll(2); returns the count. */
+int loom_rv_nfds(const loom_rv *rv);
+int loom_rv_pollfds(const loom_rv *rv, struct pollfd *fds);
+/* Handle whatever the polled fds report and run the heartbeat clock.
+ * Fills ev with at most one event and returns its kind.  Never blocks. */
+loom_rv_event_kind loom_rv_step(loom_rv *rv, const struct pollfd *fds, int nfds,
+                                loom_rv_event *ev);
+int loom_rv_joined(const loom_rv *rv, int rank); /* 1 if rank has joined */
+int loom_rv_njoined(const loom_rv *rv);
+/* Tell every connected rank to stop (they _exit), then close them. */
+void loom_rv_abort_all(loom_rv *rv, int code, const char *why);
+void loom_rv_close(loom_rv *rv);
+
+/* ---- join.c ---------------------------------------------------------- */
+
+/* One peer's entry in the table every rank receives. */
+typedef struct loom_peer {
+    char host[64];
+    uint8_t *addr;     /* UCX worker address */
+    size_t addrlen;
+} loom_peer;
+
+/* Connect to the rendezvous, prove the key, publish our UCX address and
+ * receive every rank's.  peers[] gets nranks entries (caller frees with
+ * loom_join_free).  Starts the heartbeat thread.  Fatal errors print one
+ * message and return an error code. */
+int loom_join(const void *addr, size_t addrlen, loom_peer **peers);
+void loom_join_free(loom_peer *peers, int n);
+/* Report that peer `rank` became unreachable, then die quietly: the
+ * launcher names the culprit. */
+__attribute__((noreturn)) void loom_join_peer_lost(int rank, const char *why);
+/* Send an ABORT frame (if joined). */
+void loom_join_abort(int code, const char *why);
+/* Say BYE and stop the heartbeat thread. */
+void loom_join_leave(void);
+
+/* ---- transport.c ----------------------------------------------------- */
+
+/* Bring up UCX: context + worker.  The worker address is returned for the
+ * rendezvous.  Returns LOOM_OK or LOOM_ERR_NET. */
+int loom_tp_open(void **addr, size_t *addrlen);
+/* Adopt the peers' addresses (kept; endpoints are made lazily). */
+void loom_tp_set_peers(loom_peer *peers, int n);
+/* From now on a peer's disconnect is expected, not a failure. */
+void loom_tp_closing(void);
+void loom_tp_close(void);
+
+typedef struct loom_sreq loom_sreq;
+/* Start sending len bytes to rank dst under tag; buf must stay valid until
+ * loom_tp_wait_send.  Returns a handle (NULL if it completed at once). */
+loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len);
+void loom_tp_wait_send(loom_sreq *r);
+/* Receive exactly len bytes from src under tag into buf (blocking). */
+void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len);
+
+/* ---- coll.c ---------------------------------------------------------- */
+size_t loom_type_size(loom_type t);
+/* a[i] = a[i] op b[i] for i < n.  Exported for the unit tests. */
+void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op);
+
+/* ---- init.c ---------------------------------------------------------- */
+extern int loom_state; /* 0 before init, 1 running, 2 finalized */
+/* Discover rank/size from loomrun, Slurm, mpirun or PMI variables.
+ * Fills loom_icv.rank/nranks/local_rank/source; returns LOOM_OK or
+ * LOOM_ERR_ENV with a message in err. */
+int loom_discover_rank(char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,290 @@
+/* join.c — a rank's side of the rendezvous, and its heartbeat thread.
+ *
+ * loom_join connects to LOOM_RENDEZVOUS, answers the server's nonce with
+ * the MAC of the job key, publishes this rank's UCX worker address and
+ * waits for the table of every rank's.  It then keeps the socket as the
+ * job's control line: a thread sends a PING every timeout/4 and watches
+ * for the server's.  If the server goes silent or away, the rank exits
+ * (no orphans when the launcher or its host dies); if the server sends
+ * ABORT, the rank exits at once and quietly, since the launcher prints the
+ * reason.  Writes to the socket are serialized by ctl_lock. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static int ctl_fd = -1;
+static loom_fbuf ctl_in;
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t hb_thread;
+static int hb_running;
+static int wake_pipe[2] = {-1, -1};
+static volatile int leaving;
+
+static int ctl_send(int type, const void *p, size_t n)
+{
+    pthread_mutex_lock(&ctl_lock);
+    int r = ctl_fd >= 0 ? loom_frame_send(ctl_fd, type, p, n) : -1;
+    pthread_mutex_unlock(&ctl_lock);
+    return r;
+}
+
+/* Connect to host:port, retrying until the deadline (under srun the
+ * server in rank 0 may start after us). */
+static int dial(const char *host, int port, double deadline)
+{
+    char ports[16];
+    snprintf(ports, sizeof ports, "%d", port);
+    int last_err = 0;
+    for (double wait = 0.01;; wait = wait < 0.5 ? wait * 2 : 0.5) {
+        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai;
+        int gai = getaddrinfo(host, ports, &hints, &ai);
+        if (gai) {
+            loom_log("cannot resolve the rendezvous host %s: %s", host, gai_strerror(gai));
+            return -1;
+        }
+        for (struct addrinfo *a = ai; a; a = a->ai_next) {
+            int fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+                int one = 1;
+                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                freeaddrinfo(ai);
+                return fd;
+            }
+            last_err = errno;
+            if (fd >= 0)
+                close(fd);
+        }
+        freeaddrinfo(ai);
+        if (loom_wtime() + wait > deadline) {
+            loom_log("cannot reach the rendezvous at %s:%d: %s (LOOM_RENDEZVOUS)", host,
+                     port, strerror(last_err));
+            return -1;
+        }
+        struct timespec ts = {0, (long)(wait * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int parse_table(const uint8_t *p, size_t n, loom_peer **out)
+{
+    if (n < 4 || loom_get32(p) != (uint32_t)loom_icv.nranks)
+        return -1;
+    int np = loom_icv.nranks;
+    loom_peer *peers = calloc((size_t)np, sizeof *peers);
+    if (!peers)
+        return -1;
+    size_t off = 4;
+    for (int r = 0; r < np; r++) {
+        if (off + 1 > n)
+            goto bad;
+        size_t hl = p[off++];
+        if (hl >= sizeof peers[r].host || off + hl + 4 > n)
+            goto bad;
+        memcpy(peers[r].host, p + off, hl);
+        off += hl;
+        size_t al = loom_get32(p + off);
+        off += 4;
+        if (al == 0 || al > n - off)
+            goto bad;
+        peers[r].addr = malloc(al);
+        if (!peers[r].addr)
+            goto bad;
+        memcpy(peers[r].addr, p + off, al);
+        peers[r].addrlen = al;
+        off += al;
+    }
+    if (off != n)
+        goto bad;
+    *out = peers;
+    return 0;
+bad:
+    loom_join_free(peers, np);
+    return -1;
+}
+
+void loom_join_free(loom_peer *peers, int n)
+{
+    if (!peers)
+        return;
+    for (int i = 0; i < n; i++)
+        free(peers[i].addr);
+    free(peers);
+}
+
+static void *heartbeat(void *arg)
+{
+    (void)arg;
+    double beat = loom_icv.timeout / 4 < 1.0 ? loom_icv.timeout / 4 : 1.0;
+    double last_heard = loom_wtime(), last_sent = 0;
+    for (;;) {
+        struct pollfd pf[2] = {{.fd = ctl_fd, .events = POLLIN},
+                               {.fd = wake_pipe[0], .events = POLLIN}};
+        poll(pf, 2, (int)(beat * 1000 / 2) + 1);
+        if (leaving)
+            return NULL;
+        double now = loom_wtime();
+        if (pf[0].revents) {
+            int r = loom_fbuf_fill(ctl_fd, &ctl_in);
+            const uint8_t *p;
+            size_t n;
+            int t;
+            while ((t = loom_fbuf_next(&ctl_in, &p, &n)) > 0) {
+                if (t == LOOM_F_ABORT)
+                    _exit(n >= 4 && loom_get32(p) ? (int)loom_get32(p) : LOOM_EXIT_ABORTED);
+                loom_fbuf_pop(&ctl_in);
+                last_heard = now;
+            }
+            if (t < 0 || r <= 0) {
+                if (leaving)
+                    return NULL;
+                loom_die(LOOM_EXIT_PEER, "lost the connection to the launcher; exiting");
+            }
+        }
+        if (now - last_heard > loom_icv.timeout)
+            loom_die(LOOM_EXIT_PEER,
+                     "no heartbeat from the launcher for %.0f s (LOOM_TIMEOUT); exiting",
+                     now - last_heard);
+        if (now - last_sent >= beat) {
+            ctl_send(LOOM_F_PING, NULL, 0);
+            last_sent = now;
+        }
+    }
+}
+
+int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
+{
+    char host[256];
+    int port;
+    if (!loom_icv.rendezvous[0]) {
+        loom_log("LOOM_RENDEZVOUS is not set: start the job with loomrun, or set "
+                 "LOOM_RENDEZVOUS=host:port (see docs/launcher.md)");
+        return LOOM_ERR_ENV;
+    }
+    if (!loom_icv.have_key) {
+        loom_log("LOOM_JOB_KEY is not set: start the job with loomrun, or export the "
+                 "same 32-hex-digit LOOM_JOB_KEY to every rank");
+        return LOOM_ERR_ENV;
+    }
+    loom_parse_hostport(loom_icv.rendezvous, host, sizeof host, &port);
+    double deadline = loom_wtime() + loom_icv.join_timeout;
+    int fd = dial(host, port, deadline);
+    if (fd < 0)
+        return LOOM_ERR_NET;
+    uint8_t *p = NULL;
+    size_t n;
+    int t = loom_frame_recv(fd, &ctl_in, deadline, &p, &n);
+    if (t != LOOM_F_HELLO || n != 24 || loom_get32(p) != LOOM_PROTO_MAGIC ||
+        loom_get32(p + 4) != LOOM_PROTO_VERSION) {
+        loom_log("the rendezvous at %s did not greet as a Loom rendezvous of "
+                 "protocol %u", loom_icv.rendezvous, LOOM_PROTO_VERSION);
+        free(p);
+        close(fd);
+        return LOOM_ERR_NET;
+    }
+    char hn[64] = "";
+    gethostname(hn, sizeof hn - 1);
+    size_t hl = strlen(hn);
+    size_t jl = 16 + 12 + 1 + hl + 4 + addrlen;
+    uint8_t *j = malloc(jl), msg[24];
+    if (!j) {
+        free(p);
+        close(fd);
+        return LOOM_ERR_NOMEM;
+    }
+    memcpy(msg, p + 8, 16);
+    loom_put32(msg + 16, (uint32_t)loom_icv.rank);
+    loom_put32(msg + 20, (uint32_t)loom_icv.nranks);
+    free(p);
+    loom_siphash128(loom_icv.job_key, msg, sizeof msg, j);
+    memcpy(j + 16, msg + 16, 8);
+    loom_put32(j + 24, (uint32_t)getpid());
+    j[28] = (uint8_t)hl;
+    memcpy(j + 29, hn, hl);
+    loom_put32(j + 29 + hl, (uint32_t)addrlen);
+    memcpy(j + 33 + hl, addr, addrlen);
+    int sent = loom_frame_send(fd, LOOM_F_JOIN, j, jl);
+    free(j);
+    t = sent ? -1 : loom_frame_recv(fd, &ctl_in, deadline, &p, &n);
+    if (t == LOOM_F_REFUSE) {
+        loom_log("the rendezvous refused this rank: %.*s", (int)n, (const char *)p);
+        free(p);
+        close(fd);
+        return LOOM_ERR_KEY;
+    }
+    if (t == LOOM_F_ABORT) /* another rank failed before the job started */
+        _exit(n >= 4 && loom_get32(p) ? (int)loom_get32(p) : LOOM_EXIT_ABORTED);
+    if (t != LOOM_F_TABLE || parse_table(p, n, peers)) {
+        if (t <= 0 && loom_wtime() >= deadline)
+            loom_log("not every rank joined within %.0f s (LOOM_JOIN_TIMEOUT)",
+                     loom_icv.join_timeout);
+        else
+            loom_log("the rendezvous closed or sent a bad table");
+        free(p);
+        close(fd);
+        return t <= 0 ? LOOM_ERR_TIMEOUT : LOOM_ERR_NET;
+    }
+    free(p);
+    ctl_fd = fd;
+    if (pipe2(wake_pipe, O_CLOEXEC) || pthread_create(&hb_thread, NULL, heartbeat, NULL)) {
+        loom_log("cannot start the heartbeat thread");
+        return LOOM_ERR_NOMEM;
+    }
+    hb_running = 1;
+    return LOOM_OK;
+}
+
+void loom_join_peer_lost(int rank, const char *why)
+{
+    uint8_t buf[4 + 200];
+    size_t wl = strlen(why) < 200 ? strlen(why) : 200;
+    loom_put32(buf, (uint32_t)rank);
+    memcpy(buf + 4, why, wl);
+    if (ctl_send(LOOM_F_PEERLOST, buf, 4 + wl) == 0) {
+        /* Give the launcher time to name the real culprit and stop us. */
+        struct timespec ts = {(time_t)loom_icv.timeout + 2, 0};
+        nanosleep(&ts, NULL);
+    }
+    loom_die(LOOM_EXIT_PEER, "lost the connection to rank %d (%s)", rank, why);
+}
+
+void loom_join_abort(int code, const char *why)
+{
+    uint8_t buf[4 + 256];
+    size_t wl = strlen(why) < 256 ? strlen(why) : 256;
+    loom_put32(buf, (uint32_t)code);
+    memcpy(buf + 4, why, wl);
+    ctl_send(LOOM_F_ABORT, buf, 4 + wl);
+}
+
+void loom_join_leave(void)
+{
+    if (ctl_fd < 0)
+        return;
+    leaving = 1;
+    ctl_send(LOOM_F_BYE, NULL, 0);
+    if (hb_running) {
+        ssize_t w = write(wake_pipe[1], "x", 1);
+        (void)w;
+        pthread_join(hb_thread, NULL);
+        hb_running = 0;
+    }
+    pthread_mutex_lock(&ctl_lock);
+    close(ctl_fd);
+    ctl_fd = -1;
+    pthread_mutex_unlock(&ctl_lock);
+    close(wake_pipe[0]);
+    close(wake_pipe[1]);
+    loom_fbuf_free(&ctl_in);
+}

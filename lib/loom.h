@@ -1,0 +1,90 @@
+/* loom.h — the one header a Loom program includes.
+ *
+ * Run without loomrun, a Loom program is rank 0 of 1: no network, no
+ * daemon, no configuration.  Started by loomrun (or by Slurm's srun or
+ * Open MPI's mpirun, see docs/launcher.md) it is one rank of a job whose
+ * processes talk over UCX.  Every call returns LOOM_OK or an error code;
+ * loom_strerror() names it.  A peer that fails mid-job ends the job with
+ * one message (see docs/launcher.md, "Failures"): collectives never hang
+ * on a dead rank. */
+#ifndef LOOM_H
+#define LOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOOM_VERSION_MAJOR 0
+#define LOOM_VERSION_MINOR 1
+#define LOOM_VERSION_STRING "0.1"
+
+/* Error codes.  Every function returns one; LOOM_OK is 0. */
+typedef enum loom_err {
+    LOOM_OK = 0,
+    LOOM_ERR_ARG,     /* an argument is out of range or NULL */
+    LOOM_ERR_ENV,     /* a LOOM_* environment variable has a bad value */
+    LOOM_ERR_NOMEM,   /* out of memory */
+    LOOM_ERR_STATE,   /* called before loom_init or after loom_finalize */
+    LOOM_ERR_NET,     /* the transport (UCX or the rendezvous) failed */
+    LOOM_ERR_PEER,    /* another rank of the job failed */
+    LOOM_ERR_KEY,     /* the job key was refused */
+    LOOM_ERR_TIMEOUT, /* a peer or the launcher did not answer in time */
+    LOOM_ERR_IO,      /* a file could not be read or written */
+    LOOM_ERR_FORMAT,  /* malformed input */
+    LOOM_ERR_COUNT
+} loom_err;
+
+/* A short English sentence for an error code; never NULL. */
+const char *loom_strerror(int err);
+
+/* Start the runtime.  Collective over the job: every rank calls it once,
+ * before any other loom_ call but loom_wtime and loom_strerror.  argc and
+ * argv may be NULL.  On failure it prints one message naming the cause
+ * and returns the error; the program should then exit non-zero. */
+int loom_init(int *argc, char ***argv);
+
+/* End the runtime.  Collective: waits for every rank, then closes the
+ * connections.  Returns LOOM_OK. */
+int loom_finalize(void);
+
+/* 1 between loom_init and loom_finalize, else 0. */
+int loom_initialized(void);
+
+int loom_rank(void);       /* this process's rank, 0..size-1 (0 before init) */
+int loom_size(void);       /* number of ranks in the job (1 before init) */
+int loom_local_rank(void); /* rank among the job's processes on this host */
+
+/* Collectives.  Every rank calls them in the same order.  None funnels
+ * through rank 0: barrier is a dissemination barrier, bcast a binomial tree
+ * (scatter + ring allgather for large buffers), allreduce recursive
+ * doubling (reduce-scatter + allgather for large vectors).  The result of
+ * an allreduce is bitwise identical on every rank. */
+int loom_barrier(void);
+int loom_bcast(void *buf, size_t bytes, int root);
+
+typedef enum loom_type { LOOM_INT32, LOOM_INT64, LOOM_FLOAT, LOOM_DOUBLE } loom_type;
+typedef enum loom_op { LOOM_SUM, LOOM_MIN, LOOM_MAX } loom_op;
+
+/* Pass as send to reduce recv in place. */
+#define LOOM_IN_PLACE ((const void *)1)
+
+/* recv[i] = op over ranks of send[i], for i < count, on every rank. */
+int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
+                   loom_op op);
+
+/* End the whole job now: prints "loom: rank R: abort: <message>", asks the
+ * launcher to stop every rank, and exits this process with code (1 if code
+ * is 0).  Safe to call from any thread. */
+__attribute__((noreturn, format(printf, 2, 3)))
+void loom_abort(int code, const char *fmt, ...);
+
+/* Wall-clock seconds from an arbitrary fixed origin (monotonic). */
+double loom_wtime(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,389 @@
+/* transport.c — UCX context, worker and endpoints; matched messages over AM.
+ *
+ * Ranks exchange UCX worker addresses at the rendezvous (join.c); after
+ * that every byte between ranks goes through this file.  Endpoints are
+ * created lazily on the first send to a peer, so start-up does not grow as
+ * ranks², and each carries a peer-failure handler: a lost peer ends the job
+ * through the launcher (loom_join_peer_lost), it never hangs it.
+ *
+ * Messages are UCX active messages (id LOOM_AM_MSG) with a small header
+ * {source rank, 64-bit tag}.  A receive names (source, tag, buffer):
+ *   - if the message is already here (unexpected list) it is copied, or,
+ *     for a rendezvous-protocol message, pulled straight into the buffer;
+ *   - else the receive is posted and the AM handler delivers into it.
+ * Large messages thus land in the user's buffer with no extra copy.
+ *
+ * Locking: all UCX calls happen under tp_lock (the worker is created in
+ * SERIALIZED mode); handlers run inside ucp_worker_progress, under it. */
+#include "internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucp/api/ucp.h>
+
+#define LOOM_AM_MSG 1
+
+struct msg_hdr {
+    uint32_t src;
+    uint32_t reserved;
+    uint64_t tag;
+};
+
+/* A message that arrived before its receive was posted. */
+struct unexpected {
+    struct unexpected *next;
+    uint32_t src;
+    uint64_t tag;
+    size_t len;
+    void *data;  /* eager: a malloc'd copy */
+    void *desc;  /* rendezvous: UCX data descriptor, not yet pulled */
+};
+
+/* A receive waiting for its message. */
+struct posted {
+    uint32_t src;
+    uint64_t tag;
+    void *buf;
+    size_t len;
+    volatile int *done;
+};
+
+struct loom_sreq {
+    struct msg_hdr hdr;  /* must live until the send completes (UCX 1.13) */
+    void *req;
+};
+
+static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
+static ucp_context_h ctx;
+static ucp_worker_h worker;
+static ucp_address_t *my_addr;
+static size_t my_addrlen;
+static loom_peer *peers;
+static int npeers;
+static ucp_ep_h *eps;
+static struct unexpected *uq_head, **uq_tail = &uq_head;
+#define MAX_POSTED 16
+static struct posted posted[MAX_POSTED];
+static int nposted;
+static volatile int closing; /* finalize under way: peer errors are expected */
+
+static void fail_peer(int rank, const char *why)
+{
+    if (closing)
+        return;
+    loom_join_peer_lost(rank, why);
+}
+
+static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    (void)ep;
+    fail_peer((int)(intptr_t)arg, ucs_status_string(status));
+}
+
+/* The endpoint to rank dst, created on first use.  Caller holds tp_lock. */
+static ucp_ep_h get_ep(int dst)
+{
+    if (eps[dst])
+        return eps[dst];
+    ucp_ep_params_t p = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = (const ucp_address_t *)peers[dst].addr,
+        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = ep_error, .arg = (void *)(intptr_t)dst},
+    };
+    ucs_status_t st = ucp_ep_create(worker, &p, &eps[dst]);
+    if (st != UCS_OK)
+        fail_peer(dst, ucs_status_string(st));
+    return eps[dst];
+}
+
+static void rndv_done(void *request, ucs_status_t status, size_t length,
+                      void *user_data)
+{
+    (void)length;
+    if (status != UCS_OK)
+        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
+                 ucs_status_string(status));
+    *(volatile int *)user_data = 1;
+    ucp_request_free(request);
+}
+
+/* Pull a rendezvous message described by desc into buf; *done becomes 1
+ * when it has landed.  Caller holds tp_lock. */
+static void pull(void *desc, void *buf, size_t len, volatile int *done)
+{
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.recv_am = rndv_done,
+        .user_data = (void *)done,
+    };
+    ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker, desc, buf, len, &p);
+    if (UCS_PTR_IS_ERR(r))
+        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
+                 ucs_status_string(UCS_PTR_STATUS(r)));
+    if (r == NULL)
+        *done = 1;
+}
+
+static void size_mismatch(uint32_t src, size_t got, size_t want)
+{
+    loom_die(LOOM_EXIT_PEER,
+             "rank %u sent %zu bytes where %zu were expected: the ranks called "
+             "collectives in different orders or with different sizes",
+             src, got, want);
+}
+
+static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *data,
+                           size_t len, const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    struct msg_hdr h;
+    if (hlen != sizeof h) {
+        loom_log("dropped a message with a %zu-byte header", hlen);
+        return UCS_OK;
+    }
+    memcpy(&h, header, sizeof h);
+    if (h.src >= (uint32_t)npeers) {
+        loom_log("dropped a message from unknown rank %u", h.src);
+        return UCS_OK;
+    }
+    int rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    for (int i = 0; i < nposted; i++) {
+        struct posted *p = &posted[i];
+        if (p->src != h.src || p->tag != h.tag)
+            continue;
+        if (len != p->len)
+            size_mismatch(h.src, len, p->len);
+        if (rndv)
+            pull(data, p->buf, len, p->done);
+        else {
+            memcpy(p->buf, data, len);
+            *p->done = 1;
+        }
+        posted[i] = posted[--nposted];
+        return UCS_OK;
+    }
+    struct unexpected *u = calloc(1, sizeof *u);
+    if (!u)
+        loom_die(LOOM_EXIT_PEER, "out of memory queueing a message");
+    u->src = h.src;
+    u->tag = h.tag;
+    u->len = len;
+    *uq_tail = u;
+    uq_tail = &u->next;
+    if (rndv) {
+        u->desc = data;
+        return UCS_INPROGRESS;
+    }
+    u->data = malloc(len ? len : 1);
+    if (!u->data)
+        loom_die(LOOM_EXIT_PEER, "out of memory queueing a message");
+    memcpy(u->data, data, len);
+    return UCS_OK;
+}
+
+int loom_tp_open(void **addr, size_t *addrlen)
+{
+    ucp_config_t *cfg;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &cfg); /* reads UCX_* */
+    if (st != UCS_OK)
+        goto fail;
+    ucp_params_t pp = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+        .features = UCP_FEATURE_AM | UCP_FEATURE_RMA,
+        .estimated_num_eps = (size_t)loom_icv.nranks,
+    };
+    st = ucp_init(&pp, cfg, &ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK)
+        goto fail;
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_SERIALIZED,
+    };
+    st = ucp_worker_create(ctx, &wp, &worker);
+    if (st != UCS_OK)
+        goto fail;
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = LOOM_AM_MSG,
+        .cb = am_msg,
+        .arg = NULL,
+    };
+    st = ucp_worker_set_am_recv_handler(worker, &hp);
+    if (st != UCS_OK)
+        goto fail;
+    st = ucp_worker_get_address(worker, &my_addr, &my_addrlen);
+    if (st != UCS_OK)
+        goto fail;
+    *addr = my_addr;
+    *addrlen = my_addrlen;
+    return LOOM_OK;
+fail:
+    loom_log("UCX start-up failed: %s", ucs_status_string(st));
+    return LOOM_ERR_NET;
+}
+
+void loom_tp_set_peers(loom_peer *p, int n)
+{
+    peers = p;
+    npeers = n;
+    eps = calloc((size_t)n, sizeof *eps);
+    if (!eps)
+        loom_die(LOOM_EXIT_PEER, "out of memory");
+}
+
+/* One round of progress for a waiting caller: spin while UCX makes
+ * progress, yield the core after a while without any (two cores shared by
+ * several ranks must not starve the rank we wait for). */
+static void progress(int *idle)
+{
+    pthread_mutex_lock(&tp_lock);
+    unsigned n = ucp_worker_progress(worker);
+    pthread_mutex_unlock(&tp_lock);
+    if (n)
+        *idle = 0;
+    else if (++*idle > 64)
+        sched_yield();
+}
+
+loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
+{
+    loom_sreq *s = malloc(sizeof *s);
+    if (!s)
+        loom_die(LOOM_EXIT_PEER, "out of memory");
+    s->hdr = (struct msg_hdr){.src = (uint32_t)loom_icv.rank, .tag = tag};
+    ucp_request_param_t p = {.op_attr_mask = 0};
+    pthread_mutex_lock(&tp_lock);
+    ucs_status_ptr_t r = ucp_am_send_nbx(get_ep(dst), LOOM_AM_MSG, &s->hdr,
+                                         sizeof s->hdr, buf, len, &p);
+    pthread_mutex_unlock(&tp_lock);
+    if (UCS_PTR_IS_ERR(r))
+        fail_peer(dst, ucs_status_string(UCS_PTR_STATUS(r)));
+    if (r == NULL || UCS_PTR_IS_ERR(r)) {
+        free(s);
+        return NULL;
+    }
+    s->req = r;
+    return s;
+}
+
+void loom_tp_wait_send(loom_sreq *s)
+{
+    if (!s)
+        return;
+    int idle = 0;
+    for (;;) {
+        pthread_mutex_lock(&tp_lock);
+        ucs_status_t st = ucp_request_check_status(s->req);
+        pthread_mutex_unlock(&tp_lock);
+        if (st != UCS_INPROGRESS) {
+            if (st != UCS_OK && !closing)
+                loom_die(LOOM_EXIT_PEER, "sending a message failed: %s",
+                         ucs_status_string(st));
+            break;
+        }
+        progress(&idle);
+    }
+    pthread_mutex_lock(&tp_lock);
+    ucp_request_free(s->req);
+    pthread_mutex_unlock(&tp_lock);
+    free(s);
+}
+
+void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
+{
+    volatile int done = 0;
+    pthread_mutex_lock(&tp_lock);
+    struct unexpected **pp = &uq_head, *u = NULL;
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->src == (uint32_t)src && (*pp)->tag == tag) {
+            u = *pp;
+            *pp = u->next;
+            if (uq_tail == &u->next)
+                uq_tail = pp;
+            break;
+        }
+    if (u) {
+        if (u->len != len)
+            size_mismatch(u->src, u->len, len);
+        if (u->desc)
+            pull(u->desc, buf, len, &done);
+        else {
+            memcpy(buf, u->data, len);
+            done = 1;
+        }
+        free(u->data);
+        free(u);
+    } else {
+        if (nposted == MAX_POSTED)
+            loom_die(LOOM_EXIT_PEER, "too many receives posted at once");
+        posted[nposted++] = (struct posted){(uint32_t)src, tag, buf, len, &done};
+    }
+    pthread_mutex_unlock(&tp_lock);
+    int idle = 0;
+    while (!done)
+        progress(&idle);
+}
+
+void loom_tp_closing(void)
+{
+    closing = 1;
+}
+
+static void flush_worker(void)
+{
+    ucp_request_param_t p = {.op_attr_mask = 0};
+    ucs_status_ptr_t r = ucp_worker_flush_nbx(worker, &p);
+    if (UCS_PTR_IS_PTR(r)) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS)
+            ucp_worker_progress(worker);
+        ucp_request_free(r);
+    }
+}
+
+/* Flush what is in flight (so every message we sent has landed), then
+ * close every endpoint and the worker.  loom_finalize calls it after
+ * loom_tp_closing() and a barrier, so no peer treats our disconnect as a
+ * failure and no peer still waits for a message from us. */
+void loom_tp_close(void)
+{
+    if (!worker)
+        return;
+    closing = 1;
+    pthread_mutex_lock(&tp_lock);
+    flush_worker();
+    for (int i = 0; i < npeers; i++) {
+        if (!eps || !eps[i])
+            continue;
+        ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                 .flags = UCP_EP_CLOSE_FLAG_FORCE};
+        ucs_status_ptr_t r = ucp_ep_close_nbx(eps[i], &p);
+        if (UCS_PTR_IS_PTR(r)) {
+            while (ucp_request_check_status(r) == UCS_INPROGRESS)
+                ucp_worker_progress(worker);
+            ucp_request_free(r);
+        }
+    }
+    free(eps);
+    eps = NULL;
+    while (uq_head) {
+        struct unexpected *u = uq_head;
+        uq_head = u->next;
+        if (u->desc)
+            ucp_am_data_release(worker, u->desc);
+        free(u->data);
+        free(u);
+    }
+    uq_tail = &uq_head;
+    ucp_worker_release_address(worker, my_addr);
+    ucp_worker_destroy(worker);
+    ucp_cleanup(ctx);
+    worker = NULL;
+    pthread_mutex_unlock(&tp_lock);
+}
