@@ -165,7 +165,7 @@ int loom_rv_pollfds(const loom_rv *rv, struct pollfd *fds);
  * Fills ev with at most one event and returns its kind.  Never blocks. */
 loom_rv_event_kind loom_rv_step(loom_rv *rv, const struct pollfd *fds, int nfds,
                                 loom_rv_event *ev);
-int loom_rv_joined(const loom_rv *rv, int rank); /* 1 if rank has joined */
+int loom_rv_joined(const loom_rv *rv, int rank); /* 1 if rank ever joined */
 int loom_rv_njoined(const loom_rv *rv);
 /* Tell every connected rank to stop (they _exit), then close them. */
 void loom_rv_abort_all(loom_rv *rv, int code, const char *why);

@@ -48,6 +48,7 @@ struct loom_rv {
     struct conn *conns;
     int nconns, maxconns;
     struct conn **by_rank;
+    uint8_t *ever_joined;    /* per rank: joined at some point */
     int njoined, nbye, table_sent, done_reported;
     loom_rv_event queue[64];
     int qhead, qlen;
@@ -101,11 +102,13 @@ loom_rv *loom_rv_open(const char *host, int port, int nranks,
     rv->maxconns = 2 * nranks + 16; /* room for strays, bounded */
     rv->conns = calloc((size_t)rv->maxconns, sizeof *rv->conns);
     rv->by_rank = calloc((size_t)nranks, sizeof *rv->by_rank);
-    if (!rv->conns || !rv->by_rank) {
+    rv->ever_joined = calloc((size_t)nranks, 1);
+    if (!rv->conns || !rv->by_rank || !rv->ever_joined) {
         snprintf(err, errlen, "out of memory");
         close(fd);
         free(rv->conns);
         free(rv->by_rank);
+        free(rv->ever_joined);
         free(rv);
         return NULL;
     }
@@ -123,7 +126,7 @@ loom_rv *loom_rv_open(const char *host, int port, int nranks,
 
 int loom_rv_port(const loom_rv *rv) { return rv->port; }
 int loom_rv_nfds(const loom_rv *rv) { return 1 + rv->nconns; }
-int loom_rv_joined(const loom_rv *rv, int rank) { return rv->by_rank[rank] != NULL; }
+int loom_rv_joined(const loom_rv *rv, int rank) { return rv->ever_joined[rank]; }
 int loom_rv_njoined(const loom_rv *rv) { return rv->njoined; }
 
 int loom_rv_pollfds(const loom_rv *rv, struct pollfd *fds)
@@ -136,8 +139,11 @@ int loom_rv_pollfds(const loom_rv *rv, struct pollfd *fds)
 
 static void drop(loom_rv *rv, struct conn *c)
 {
-    if (c->rank >= 0 && rv->by_rank[c->rank] == c)
-        rv->by_rank[c->rank] = NULL; /* slot stays counted in njoined */
+    if (c->rank >= 0 && rv->by_rank[c->rank] == c) {
+        rv->by_rank[c->rank] = NULL;
+        if (!rv->table_sent)
+            rv->njoined--; /* the table needs every rank connected */
+    }
     close(c->fd);
     loom_fbuf_free(&c->in);
     free(c->addr);
@@ -247,7 +253,7 @@ static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
                  rank, nranks, rv->nranks);
         return refuse(rv, c, why);
     }
-    if (rv->by_rank[rank] || rv->table_sent) {
+    if (rv->ever_joined[rank] || rv->table_sent) {
         snprintf(why, sizeof why, "rank %u joined already", rank);
         return refuse(rv, c, why);
     }
@@ -261,6 +267,7 @@ static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
     c->rank = (int)rank;
     c->last_heard = loom_wtime();
     rv->by_rank[rank] = c;
+    rv->ever_joined[rank] = 1;
     if (++rv->njoined == rv->nranks)
         send_table(rv);
 }
@@ -428,5 +435,6 @@ void loom_rv_close(loom_rv *rv)
     close(rv->lfd);
     free(rv->conns);
     free(rv->by_rank);
+    free(rv->ever_joined);
     free(rv);
 }

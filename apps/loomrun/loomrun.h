@@ -1,0 +1,49 @@
+/* loomrun.h — what loomrun's files share: one record per rank it started. */
+#ifndef LOOMRUN_H
+#define LOOMRUN_H
+
+#include "hostfile.h"
+#include <sys/types.h>
+
+/* A stream of a rank's output, forwarded line by line with a tag. */
+typedef struct out_stream {
+    int fd;          /* read end of the pipe, -1 when closed */
+    int to;          /* 1 (stdout) or 2 (stderr) */
+    char buf[8192];
+    size_t len;
+} out_stream;
+
+typedef struct rank_proc {
+    int rank, local_rank;
+    const loom_host *host;
+    pid_t pid;          /* the child: the program, or the remote shell */
+    int running;
+    int status;         /* wait status once reaped */
+    double lost_at;     /* >0: the rendezvous reported it lost at this time */
+    char lost_why[512];
+    out_stream out, err;
+} rank_proc;
+
+/* What every rank is started with. */
+typedef struct job {
+    int n;
+    rank_proc *ranks;
+    char **argv;        /* program and its arguments */
+    char **rsh;         /* remote shell command words, NULL-terminated */
+    char rendezvous[300];
+    char key_hex[33];
+    int tag;            /* tag output lines with the rank */
+} job;
+
+/* spawn.c: start rank p of job j.  Returns 0, or -1 (message printed). */
+int loom_spawn(const job *j, rank_proc *p);
+/* spawn.c: 1 if rsh names ssh/rsh (the remote side runs a shell). */
+int loom_rsh_is_shell(char **rsh);
+
+/* output.c: forward what stream s has; prefix "[rank] " when tag.
+ * Returns 0 at EOF (s->fd closed), else 1. */
+int loom_out_pump(out_stream *s, int rank, int tag);
+/* output.c: flush a partial last line. */
+void loom_out_flush(out_stream *s, int rank, int tag);
+
+#endif

@@ -1,0 +1,29 @@
+# lib.sh — shared helpers for the shell TAP tests (sourced, not run).
+# Gives: $B (the build folder), $LOOMRUN, $T (a scratch folder removed at
+# exit), plan N, ok COND-STATUS NAME, skip_all REASON, diag TEXT, and
+# run_job OUTFILE CMD... (runs CMD with a 60 s safety limit, stdout+stderr
+# to OUTFILE, and sets $rc).
+B=${LOOMTEST_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
+LOOMRUN=$B/bin/loomrun
+T=$(mktemp -d /tmp/loomtest.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+_n=0
+_failed=0
+plan() { echo "1..$1"; }
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+ok() { # ok STATUS NAME: STATUS 0 passes
+    _n=$((_n + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _failed=1; fi
+}
+run_job() {
+    _out=$1; shift
+    timeout -k 5 60 "$@" >"$_out" 2>&1
+    rc=$?
+}
+# has FILE PATTERN: grep -q with the file shown on failure
+has() {
+    if grep -qE -- "$2" "$1"; then return 0; fi
+    diag "expected /$2/ in:"; sed 's/^/#   /' "$1"; return 1
+}
+finish() { exit $_failed; }

@@ -1,0 +1,34 @@
+#!/bin/sh
+# foreign.t — a Loom program started by another launcher takes its rank
+# from that launcher's variables and meets at LOOM_RENDEZVOUS (rank 0
+# serves it): Slurm's variables set by hand on plain processes, and Open
+# MPI's mpirun when it is installed.
+. "$(dirname "$0")/../lib.sh"
+plan 3
+key=0123456789abcdef0123456789abcdef
+port=$((20000 + $$ % 20000))
+pids=
+for r in 0 1 2; do
+    SLURM_PROCID=$r SLURM_NTASKS=3 SLURM_LOCALID=$r LOOM_RENDEZVOUS=127.0.0.1:$port \
+        LOOM_JOB_KEY=$key timeout 60 "$B/tests/bin/coll_check" >"$T/slurm.$r" 2>&1 &
+    pids="$pids $!"
+done
+st=0
+for p in $pids; do wait $p || st=1; done
+[ $st -eq 0 ] && has "$T/slurm.0" "coll_check: ok P=3"
+ok $? "3 ranks from Slurm variables meet and compute exactly"
+
+SLURM_PROCID=1 SLURM_NTASKS=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
+[ $? -ne 0 ] && has "$T/norv" "LOOM_RENDEZVOUS is not set"
+ok $? "a foreign-launched rank without LOOM_RENDEZVOUS stops with a clear message"
+
+if command -v mpirun >/dev/null 2>&1; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 90 \
+        mpirun --oversubscribe -n 2 -x LOOM_RENDEZVOUS=127.0.0.1:$((port + 1)) \
+        -x LOOM_JOB_KEY=$key "$B/tests/bin/coll_check" >"$T/mpi" 2>&1
+    [ $? -eq 0 ] && has "$T/mpi" "coll_check: ok P=2"
+    ok $? "2 ranks under Open MPI's mpirun compute exactly"
+else
+    echo "ok 3 # SKIP mpirun not installed"
+fi
+finish
