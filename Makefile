@@ -81,11 +81,16 @@ check:
 	@$(MAKE) --no-print-directory all
 	LOOMTEST_BUILD=$(abspath $(BUILD)) prove --exec '' $(UNITS) $(TESTS_SH)
 
+ML100K := ../shared/data/movielens-100k
 demo:
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory all
-	$(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-demo \
-	    --train ../shared/data/movielens-100k/u1.base --test ../shared/data/movielens-100k/u1.test
+	@if [ -f $(ML100K)/u1.base ]; then \
+	    set -x; $(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-demo --train $(ML100K)/u1.base --test $(ML100K)/u1.test; \
+	else \
+	    echo "demo: $(ML100K) not found; training on generated ratings instead"; \
+	    set -x; $(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-demo --synthetic 3000; \
+	fi
 
 bench:
 	@tools/deps.sh bench
