@@ -62,8 +62,8 @@ $(BUILD)/bin/%: $(BUILD)/obj/apps/%.o $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(BUILD)/libloom.a \
-                       $(filter-out $(BUILD)/obj/apps/loomrun/loomrun.o,$(RUN_OBJ))
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o \
+                       $(filter-out $(BUILD)/obj/apps/loomrun/loomrun.o,$(RUN_OBJ)) $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
@@ -79,7 +79,7 @@ TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/launcher/*.t tests/cluster/*.
 check:
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory all
-	LOOMTEST_BUILD=$(abspath $(BUILD)) prove --exec '' $(UNITS) $(TESTS_SH)
+	LOOMTEST_BUILD=$(abspath $(BUILD)) LOOMTEST_SANITIZE=$(SANITIZE) prove --exec '' $(UNITS) $(TESTS_SH)
 
 ML100K := ../shared/data/movielens-100k
 demo:

@@ -161,7 +161,8 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
         if (rndv)
             pull(data, p->buf, len, p->done);
         else {
-            memcpy(p->buf, data, len);
+            if (len)
+                memcpy(p->buf, data, len);
             *p->done = 1;
         }
         posted[i] = posted[--nposted];
@@ -182,7 +183,8 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
     u->data = malloc(len ? len : 1);
     if (!u->data)
         loom_die(LOOM_EXIT_PEER, "out of memory queueing a message");
-    memcpy(u->data, data, len);
+    if (len)
+        memcpy(u->data, data, len);
     return UCS_OK;
 }
 
@@ -315,7 +317,8 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
         if (u->desc)
             pull(u->desc, buf, len, &done);
         else {
-            memcpy(buf, u->data, len);
+            if (len)
+                memcpy(buf, u->data, len);
             done = 1;
         }
         free(u->data);

@@ -395,17 +395,20 @@ int main(int argc, char **argv)
     J.rsh = split_words(rsh ? rsh : loom_icv.rsh);
     J.ranks = calloc((size_t)n, sizeof *J.ranks);
     int *host_of = calloc((size_t)n, sizeof *host_of), *lrank = calloc((size_t)n, sizeof *lrank);
-    if (loom_place(&hl, n, host_of, lrank, hostfile ? hostfile : "this machine", err,
-                   sizeof err)) {
-        msg("%s", err);
-        return 1;
-    }
+    int placed = loom_place(&hl, n, host_of, lrank, hostfile ? hostfile : "this machine", err,
+                            sizeof err) == 0;
     int any_local = 0, any_remote = 0;
-    for (int r = 0; r < n; r++) {
+    for (int r = 0; placed && r < n; r++) {
         J.ranks[r] = (rank_proc){.rank = r, .local_rank = lrank[r],
                                  .host = &hl.hosts[host_of[r]]};
         any_local |= J.ranks[r].host->local;
         any_remote |= !J.ranks[r].host->local;
+    }
+    free(host_of);
+    free(lrank);
+    if (!placed) {
+        msg("%s", err);
+        return 1;
     }
     if (any_local && !runnable(J.argv[0])) {
         msg("cannot run '%s': %s", J.argv[0],
@@ -446,5 +449,9 @@ int main(int argc, char **argv)
             stop_job(1, "could not start every rank");
     event_loop();
     loom_rv_close(rv);
+    free(J.ranks);
+    free(J.rsh[0]); /* split_words' copy of the string */
+    free(J.rsh);
+    loom_hostlist_free(&hl);
     return exit_code;
 }

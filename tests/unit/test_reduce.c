@@ -5,6 +5,7 @@
 #include "internal.h"
 #include "../tap.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -69,7 +70,7 @@ static void test_int64(void)
                L(P53 + 2, 2 * P53 + 1, -P53 - 2, INT64_MAX, INT64_MIN, 3999999997),
                L(1, P53, -P53 - 1, 5, INT64_MIN + 5, -3),
                L(P53 + 1, P53 + 1, -1, INT64_MAX - 5, -5, 4000000000),
-               "%ld");
+               "%" PRId64);
 }
 
 static void test_float(void)
