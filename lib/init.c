@@ -152,6 +152,10 @@ int loom_init(int *argc, char ***argv)
         loom_log("%s", err);
         return LOOM_ERR_ENV;
     }
+    /* Under loomrun stdout is a pipe to the tagger: print lines as they
+     * come, so progress shows while the job runs. */
+    if (loom_icv.source == LOOM_SRC_LOOMRUN)
+        setvbuf(stdout, NULL, _IOLBF, 0);
     if (loom_icv.rank == 0 && loom_env_unknown(unknown, sizeof unknown))
         loom_log("warning: ignoring unknown variable(s) %s (see docs/env.md)", unknown);
     if (loom_icv.display_env && loom_icv.rank == 0)
