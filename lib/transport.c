@@ -82,17 +82,25 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
     fail_peer((int)(intptr_t)arg, ucs_status_string(status));
 }
 
-/* The endpoint to rank dst, created on first use.  Caller holds tp_lock. */
+/* The endpoint to rank dst, created on first use.  Caller holds tp_lock.
+ *
+ * A peer on another host gets UCP_ERR_HANDLING_MODE_PEER, so a dead peer
+ * raises ep_error instead of hanging a send.  A peer on this host does
+ * not: UCX's shared-memory transports (posix, sysv, cma) cannot handle
+ * peer failure, and asking for it would push same-host traffic onto TCP
+ * over loopback (40x the latency).  A same-host peer's death is caught by
+ * the launcher's waitpid and heartbeats instead, which end the job. */
 static ucp_ep_h get_ep(int dst)
 {
     if (eps[dst])
         return eps[dst];
+    int same_host = !strcmp(peers[dst].host, peers[loom_icv.rank].host);
     ucp_ep_params_t p = {
         .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                       UCP_EP_PARAM_FIELD_ERR_HANDLER,
         .address = (const ucp_address_t *)peers[dst].addr,
-        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_mode = same_host ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER,
         .err_handler = {.cb = ep_error, .arg = (void *)(intptr_t)dst},
     };
     ucs_status_t st = ucp_ep_create(worker, &p, &eps[dst]);
