@@ -15,15 +15,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct loom_icv loom_icv = {
-    .rank = 0, .nranks = 1, .local_rank = 0,
-    .timeout = 6.0, .join_timeout = 60.0,
-    .rsh = "ssh",
-};
+#define ICV_DEFAULTS                          \
+    .rank = 0, .nranks = 1, .local_rank = 0,  \
+    .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh"
+
+struct loom_icv loom_icv = {ICV_DEFAULTS};
+
+/* Plain decimal only: no leading space or '+', no hex, no exponent games
+ * beyond what a person writes ("2", "0.5", "1e3"). */
+static int plain_number(const char *s, int allow_minus)
+{
+    if (allow_minus && *s == '-')
+        s++;
+    if (!(*s >= '0' && *s <= '9') && *s != '.')
+        return 0;
+    return strpbrk(s, "xXpP") == NULL;
+}
 
 int loom_parse_seconds(const char *s, double *out)
 {
     char *end;
+    if (!plain_number(s, 0))
+        return -1;
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e6)
@@ -35,6 +48,8 @@ int loom_parse_seconds(const char *s, double *out)
 int loom_parse_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
+    if (!plain_number(s, 1) || strchr(s, '.'))
+        return -1;
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < lo || v > hi)
@@ -68,8 +83,8 @@ int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
         colon = rb + 1;
     } else {
         colon = strrchr(s, ':');
-        if (!colon)
-            return -1;
+        if (!colon || memchr(s, ':', (size_t)(colon - s)))
+            return -1; /* an IPv6 address needs brackets */
         hl = (size_t)(colon - s);
     }
     long p;
@@ -162,6 +177,15 @@ static const struct var {
 
 int loom_env_load(char *err, size_t errlen)
 {
+    /* Start from the defaults: a variable unset since the last load must
+     * not keep its old value.  The rank fields belong to
+     * loom_discover_rank and are kept. */
+    struct loom_icv fresh = {ICV_DEFAULTS};
+    fresh.rank = loom_icv.rank;
+    fresh.nranks = loom_icv.nranks;
+    fresh.local_rank = loom_icv.local_rank;
+    fresh.source = loom_icv.source;
+    loom_icv = fresh;
     for (size_t i = 0; i < NVARS; i++) {
         const char *v = getenv(vars[i].name);
         if (v && vars[i].set(v)) {
@@ -191,7 +215,7 @@ void loom_env_display(int verbose)
 int loom_env_unknown(char *buf, size_t len)
 {
     extern char **environ;
-    int n = 0;
+    int n = 0, shown = 0;
     buf[0] = 0;
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "LOOM_", 5))
@@ -203,8 +227,10 @@ int loom_env_unknown(char *buf, size_t len)
         if (known)
             continue;
         size_t used = strlen(buf);
-        if (used + nl + 3 < len)
-            snprintf(buf + used, len - used, "%s%.*s", n ? ", " : "", (int)nl, *e);
+        if (used + nl + 3 < len) {
+            snprintf(buf + used, len - used, "%s%.*s", shown ? ", " : "", (int)nl, *e);
+            shown++;
+        }
         n++;
     }
     return n;

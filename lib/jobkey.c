@@ -78,16 +78,19 @@ static int hexval(char c)
     return -1;
 }
 
+/* Leaves key untouched unless all 32 digits are valid. */
 int loom_key_parse(const char *hex, uint8_t key[16])
 {
+    uint8_t k[16];
     if (strlen(hex) != 32)
         return -1;
     for (int i = 0; i < 16; i++) {
         int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
         if (hi < 0 || lo < 0)
             return -1;
-        key[i] = (uint8_t)(hi << 4 | lo);
+        k[i] = (uint8_t)(hi << 4 | lo);
     }
+    memcpy(key, k, 16);
     return 0;
 }
 

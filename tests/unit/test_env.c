@@ -129,7 +129,8 @@ static void test_parse_hostport(void)
     }
     static const char *const bad[] = {
         "", "localhost", "h:0", "h:65536", "h:", ":80", "h:-1", "h:80x", "h:8 0",
-        "[::1]", "[::1]80", "[::1]:", "[]:80", "[::1:80", "[::1]:0", "[::1]:70000",
+        "[::1]", "[::1]80", "[::1]x8080", "[::1]]:80", "[::1]:", "[]:80", "[::1:80",
+        "[::1]:0", "[::1]:70000",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char host[64] = "untouched";
@@ -210,7 +211,14 @@ static void test_env_load(void)
     load_bad("LOOM_TIMEOUT", "-3", "seconds > 0");
     load_bad("LOOM_TIMEOUT", "5s", "seconds > 0");
     load_bad("LOOM_TIMEOUT", "", "seconds > 0");
-    ok(loom_icv.timeout == 1e6, "a rejected LOOM_TIMEOUT leaves the value as it was");
+    load_bad("LOOM_TIMEOUT", " 2", "seconds > 0");
+    load_bad("LOOM_TIMEOUT", "+2", "seconds > 0");
+    load_bad("LOOM_TIMEOUT", "0x1p3", "seconds > 0");
+    {
+        char err[512];
+        ok(load(err, sizeof err) == LOOM_OK && loom_icv.timeout == 6.0,
+           "with LOOM_TIMEOUT unset again, a reload gives the default 6 s");
+    }
 
     ok(load_good("LOOM_JOIN_TIMEOUT", "0.25") && loom_icv.join_timeout == 0.25,
        "LOOM_JOIN_TIMEOUT=0.25 sets join_timeout");
@@ -225,6 +233,8 @@ static void test_env_load(void)
     load_bad("LOOM_RENDEZVOUS", "10.0.0.1", "host:port");
     load_bad("LOOM_RENDEZVOUS", "10.0.0.1:0", "host:port");
     load_bad("LOOM_RENDEZVOUS", "10.0.0.1:65536", "host:port");
+    load_bad("LOOM_RENDEZVOUS", "::1:80", "host:port");
+    load_bad("LOOM_RENDEZVOUS", "h: 80", "host:port");
 
     static const uint8_t key[16] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
                                     0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff};
@@ -255,7 +265,11 @@ static void test_env_load(void)
     memset(longv, 'x', sizeof longv - 1);
     longv[sizeof longv - 1] = 0;
     load_bad("LOOM_RSH", longv, "remote-shell command");
-    is_str(loom_icv.rsh, "ip netns exec", "a rejected LOOM_RSH leaves rsh as it was");
+    {
+        char err[512];
+        ok(load(err, sizeof err) == LOOM_OK, "reload with LOOM_RSH unset");
+        is_str(loom_icv.rsh, "ssh", "with LOOM_RSH unset again, rsh is the default ssh");
+    }
 
     ok(load_good("LOOM_RENDEZVOUS_HOST", "192.168.1.5") &&
            !strcmp(loom_icv.rendezvous_host, "192.168.1.5"),

@@ -199,5 +199,12 @@ int main(void)
     test_vectors();
     test_key_text();
     test_ct_equal();
+    {
+        uint8_t k[16], before[16];
+        memset(k, 0xab, sizeof k);
+        memcpy(before, k, sizeof k);
+        ok(loom_key_parse("ffffffffffffffffffffffffffffffgf", k) == -1 && !memcmp(k, before, 16),
+           "a rejected key leaves the previous key bytes untouched");
+    }
     return done_testing();
 }
