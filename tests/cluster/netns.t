@@ -30,7 +30,7 @@ for h in $H; do
     ip -n $h link set lo up
 done
 sleep 0.3 # the bridge (STP off) forwards once its ports are up
-plan 3
+plan 4
 printf '# three hosts\nloomh1%s slots=1\nloomh2%s slots=1\nloomh3%s slots=1\n' $$ $$ $$ >"$T/hosts"
 export LOOM_RSH="ip netns exec" LOOM_RENDEZVOUS_HOST=10.213.$net.1 UCX_TLS=tcp,self
 
@@ -55,4 +55,8 @@ sleep 0.5
 left=$(pgrep -f "$T/pid" | wc -l)
 [ $rc -ne 0 ] && [ $dt -le 10 ] && [ "$left" -eq 0 ] && has "$T/o3" "rank 2 \(host [^)]*\)"
 ok $? "cutting host 3's link ends the job in ${dt}s naming rank 2 (exit $rc, $left left)"
+printf 'loomh1%s slots=1\nloomgone%s slots=1\n' $$ $$ >"$T/hosts4"
+run_job "$T/o4" ip netns exec loomh1$$ "$LOOMRUN" -H "$T/hosts4" "$B/tests/bin/coll_check"
+[ $rc -ne 0 ] && has "$T/o4" "rank 1 \(host loomgone$$.*the remote shell 'ip' failed with status 255 before the rank started"
+ok $? "a host the remote shell cannot reach is named, and the job ends (exit $rc)"
 finish
