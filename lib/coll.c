@@ -68,7 +68,22 @@ static int check_state(void)
     return loom_state == 1 ? LOOM_OK : LOOM_ERR_STATE;
 }
 
+/* A barrier is also the DSM's synchronization point: writes are released
+ * before it, stale copies dropped after it, and it ends an epoch. */
 int loom_barrier(void)
+{
+    if (check_state())
+        return LOOM_ERR_STATE;
+    if (loom_icv.nranks == 1)
+        return LOOM_OK;
+    loom_release();
+    loom_coll_barrier();
+    loom_acquire();
+    loom_dsm_epoch_end();
+    return LOOM_OK;
+}
+
+int loom_coll_barrier(void)
 {
     if (check_state())
         return LOOM_ERR_STATE;
@@ -253,6 +268,27 @@ int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
             loom_tp_recv(r + 1, tag_of(s, 0xffff), buf, bytes);
         else
             loom_tp_wait_send(loom_tp_isend(r - 1, tag_of(s, 0xffff), buf, bytes));
+    }
+    return LOOM_OK;
+}
+
+/* Ring allgather: in step i pass block (r - i) right, take (r - i - 1)
+ * from the left. */
+int loom_allgather(const void *mine, void *all, size_t len)
+{
+    if (check_state())
+        return LOOM_ERR_STATE;
+    int P = loom_icv.nranks, r = loom_icv.rank;
+    char *a = all;
+    memmove(a + (size_t)r * len, mine, len);
+    if (P == 1)
+        return LOOM_OK;
+    uint64_t s = ++seq;
+    int right = (r + 1) % P, left = (r - 1 + P) % P;
+    for (int i = 0; i < P - 1; i++) {
+        int bs = (r - i + P) % P, br = (r - i - 1 + P) % P;
+        exchange(right, a + (size_t)bs * len, len, left, a + (size_t)br * len, len,
+                 tag_of(s, (unsigned)i));
     }
     return LOOM_OK;
 }

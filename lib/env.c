@@ -17,7 +17,8 @@
 
 #define ICV_DEFAULTS                          \
     .rank = 0, .nranks = 1, .local_rank = 0,  \
-    .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh"
+    .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh", \
+    .dsm_arena = (size_t)1 << 40
 
 struct loom_icv loom_icv = {ICV_DEFAULTS};
 
@@ -135,6 +136,43 @@ static int set_rv_host(const char *v)
 {
     return set_string(loom_icv.rendezvous_host, sizeof loom_icv.rendezvous_host, v);
 }
+static int known_policy(const char *v)
+{
+    return !strcasecmp(v, "local") || !strcasecmp(v, "bsp");
+}
+static int set_coherence(const char *v)
+{
+    return known_policy(v) ? set_string(loom_icv.coherence, sizeof loom_icv.coherence, v) : -1;
+}
+/* LOOM_CHECK: comma-separated checks; "dsm" (overwrite conflicts) for now,
+ * "all"/"1" for every check, "0"/"none" for none. */
+static int set_check(const char *v)
+{
+    char buf[128];
+    if (strlen(v) >= sizeof buf)
+        return -1;
+    strcpy(buf, v);
+    loom_icv.check_dsm = 0;
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcasecmp(t, "dsm") || !strcasecmp(t, "all") || !strcmp(t, "1"))
+            loom_icv.check_dsm = 1;
+        else if (strcasecmp(t, "none") && strcmp(t, "0"))
+            return -1;
+    }
+    return 0;
+}
+static int set_arena(const char *v)
+{
+    char *end;
+    if (!plain_number(v, 0))
+        return -1;
+    double x = strtod(v, &end);
+    double mult = *end == 'G' || *end == 'g' ? 1 << 30 : *end == 'T' || *end == 't' ? 1ull << 40 : 0;
+    if (mult == 0 || end[1] || !(x >= 1 / 1024.0 && x * mult <= (double)(1ull << 46)))
+        return -1;
+    loom_icv.dsm_arena = ((size_t)(x * mult) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    return 0;
+}
 /* Rank variables are parsed by loom_discover_rank; here they are only
  * known names. */
 static int set_none(const char *v) { (void)v; return 0; }
@@ -150,6 +188,13 @@ static void show_display(char *b, size_t n)
     snprintf(b, n, "%s", loom_icv.display_env == 2 ? "verbose" : loom_icv.display_env ? "true" : "false");
 }
 static void show_rsh(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rsh); }
+static void show_coherence(char *b, size_t n)
+{
+    snprintf(b, n, "%s", loom_icv.coherence[0] ? loom_icv.coherence
+                                                : loom_icv.nranks > 1 ? "bsp" : "local");
+}
+static void show_check(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.check_dsm ? "dsm" : "none"); }
+static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous_host); }
 static void show_rank(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.rank); }
 static void show_nranks(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.nranks); }
@@ -169,11 +214,40 @@ static const struct var {
     {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
     {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
     {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
+    {"LOOM_COHERENCE", set_coherence, show_coherence, "local or bsp (ssp, ring and priority are not available yet)", 0},
+    {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, all, none", 0},
+    {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
     {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command, e.g. ssh or \"ip netns exec\"", 1},
     {"LOOM_RENDEZVOUS_HOST", set_rv_host, show_rv_host, "the address ranks use to reach loomrun", 1},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
+
+#define COH_PREFIX "LOOM_COHERENCE_"
+
+/* LOOM_COHERENCE_<NAME>=policy for the allocation named NAME. */
+static int load_named(char *err, size_t errlen)
+{
+    extern char **environ;
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, COH_PREFIX, strlen(COH_PREFIX)))
+            continue;
+        const char *name = *e + strlen(COH_PREFIX), *eq = strchr(name, '=');
+        size_t nl = eq ? (size_t)(eq - name) : 0;
+        if (!eq || !nl || nl >= 64 || !known_policy(eq + 1) ||
+            loom_icv.ncoherence_named == 16) {
+            snprintf(err, errlen, "%.*s is not valid: expected LOOM_COHERENCE_<NAME>=local "
+                     "or bsp, NAME an allocation's name (at most 16 such variables)",
+                     (int)(strcspn(*e, "=")), *e);
+            return LOOM_ERR_ENV;
+        }
+        int k = loom_icv.ncoherence_named++;
+        memcpy(loom_icv.coherence_named[k].alloc, name, nl);
+        loom_icv.coherence_named[k].alloc[nl] = 0;
+        snprintf(loom_icv.coherence_named[k].policy, 16, "%s", eq + 1);
+    }
+    return LOOM_OK;
+}
 
 int loom_env_load(char *err, size_t errlen)
 {
@@ -194,7 +268,7 @@ int loom_env_load(char *err, size_t errlen)
             return LOOM_ERR_ENV;
         }
     }
-    return LOOM_OK;
+    return load_named(err, errlen);
 }
 
 void loom_env_display(int verbose)
@@ -218,7 +292,7 @@ int loom_env_unknown(char *buf, size_t len)
     int n = 0, shown = 0;
     buf[0] = 0;
     for (char **e = environ; *e; e++) {
-        if (strncmp(*e, "LOOM_", 5))
+        if (strncmp(*e, "LOOM_", 5) || !strncmp(*e, COH_PREFIX, strlen(COH_PREFIX)))
             continue;
         size_t nl = strcspn(*e, "=");
         int known = 0;

@@ -176,6 +176,8 @@ int loom_init(int *argc, char ***argv)
         return rc;
     loom_tp_set_peers(peers, loom_icv.nranks);
     loom_state = 1;
+    if ((rc = loom_dsm_init()))
+        return rc;
     return LOOM_OK;
 }
 
@@ -184,9 +186,10 @@ int loom_finalize(void)
     if (loom_state != 1)
         return LOOM_ERR_STATE;
     if (loom_icv.nranks > 1) {
-        loom_barrier();
+        loom_barrier(); /* also releases what is still dirty */
+        loom_dsm_fini();
         loom_tp_closing();
-        loom_barrier();
+        loom_coll_barrier();
         loom_tp_close();
         loom_join_leave();
         loom_join_free(peers, loom_icv.nranks);

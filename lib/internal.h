@@ -35,6 +35,11 @@ struct loom_icv {
     double timeout;           /* LOOM_TIMEOUT: heartbeat timeout, seconds */
     double join_timeout;      /* LOOM_JOIN_TIMEOUT: rendezvous wait, seconds */
     int display_env;          /* LOOM_DISPLAY_ENV: 0 no, 1 yes, 2 verbose */
+    char coherence[16];       /* LOOM_COHERENCE: default policy, "" = bsp */
+    struct { char alloc[64], policy[16]; } coherence_named[16]; /* LOOM_COHERENCE_<NAME> */
+    int ncoherence_named;
+    int check_dsm;            /* LOOM_CHECK contains dsm (or all) */
+    size_t dsm_arena;         /* LOOM_DSM_ARENA: bytes of address space */
     char rsh[256];            /* LOOM_RSH (launcher) */
     char rendezvous_host[256];/* LOOM_RENDEZVOUS_HOST (launcher) */
 };
@@ -201,6 +206,30 @@ void loom_join_leave(void);
 int loom_tp_open(void **addr, size_t *addrlen);
 /* Adopt the peers' addresses (kept; endpoints are made lazily). */
 void loom_tp_set_peers(loom_peer *peers, int n);
+/* Generic active messages: handlers run in whichever thread drives
+ * progress, under the transport lock; they must not block.  Ids 2..15. */
+typedef void (*loom_am_fn)(const void *hdr, size_t hlen, void *data, size_t len);
+void loom_tp_am_register(unsigned id, loom_am_fn fn);
+/* Send header + data to dst without waiting; data (malloc'd or NULL) is
+ * freed when the send completes. */
+void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+                     size_t len);
+/* Register [addr, addr+len) for remote reads; *rkey is a packed key of
+ * *rkey_len bytes to hand to peers (free with loom_tp_rkey_buffer_free). */
+int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
+void loom_tp_mem_unmap(void *memh);
+void loom_tp_rkey_buffer_free(void *rkey_buf);
+void *loom_tp_rkey_unpack(int peer, const void *buf);
+void loom_tp_rkey_destroy(void *rkey);
+/* Start reading len bytes at peer's raddr into buf; *done becomes 1. */
+void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
+                 volatile int *done);
+/* Drive progress until *flag is set / *count reaches target. */
+void loom_tp_wait_flag(volatile int *flag);
+void loom_tp_wait_count(volatile long *count, long target);
+/* 1 if the calling thread is inside the transport (holds its lock). */
+int loom_tp_busy(void);
+
 /* From now on a peer's disconnect is expected, not a failure. */
 void loom_tp_closing(void);
 void loom_tp_close(void);
@@ -214,9 +243,19 @@ void loom_tp_wait_send(loom_sreq *r);
 void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len);
 
 /* ---- coll.c ---------------------------------------------------------- */
+/* The barrier alone, without the DSM's release and acquire. */
+int loom_coll_barrier(void);
 size_t loom_type_size(loom_type t);
+/* Every rank's len bytes, in rank order, into all (P * len bytes). */
+int loom_allgather(const void *mine, void *all, size_t len);
 /* a[i] = a[i] op b[i] for i < n.  Exported for the unit tests. */
 void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op);
+
+/* ---- dsm/ (called by init and the barrier) ---------------------------- */
+int loom_dsm_init(void);       /* message handlers and the fault handler */
+void loom_dsm_fini(void);      /* free every allocation left (finalize) */
+void loom_dsm_epoch_end(void); /* a barrier ended an epoch */
+void loom_lock_init(void);
 
 /* ---- init.c ---------------------------------------------------------- */
 extern int loom_state; /* 0 before init, 1 running, 2 finalized */

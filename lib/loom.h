@@ -84,6 +84,73 @@ void loom_abort(int code, const char *fmt, ...);
 /* Wall-clock seconds from an arbitrary fixed origin (monotonic). */
 double loom_wtime(void);
 
+/* ---- Distributed shared memory (docs/dsm.md) --------------------------
+ *
+ * loom_alloc is collective: every rank calls it with the same size and
+ * options, in the same order, and gets the same address.  The memory is
+ * cut into units (pages, or rows of row_size bytes); each unit has a home
+ * rank, given by the distribution, holding its master copy.
+ *   page units: plain loads and stores from any rank and thread; a rank's
+ *     writes reach the home at release points (loom_barrier,
+ *     loom_release, loom_unlock) and merge by the merge mode; after an
+ *     acquire (loom_barrier, loom_acquire, loom_lock) a rank sees every
+ *     write released before it.
+ *   row units: loom_row_get / put / add / prefetch (thread-safe).
+ * With one rank an allocation is plain memory: no faults, no copies. */
+
+typedef enum loom_unit_kind { LOOM_UNIT_PAGE = 0, LOOM_UNIT_ROW } loom_unit_kind;
+typedef enum loom_dist { LOOM_DIST_BLOCK = 0, LOOM_DIST_CYCLIC, LOOM_DIST_HASH,
+                         LOOM_DIST_EXPLICIT } loom_dist;
+typedef enum loom_merge { LOOM_MERGE_OVERWRITE = 0, LOOM_MERGE_ADD } loom_merge;
+
+typedef struct loom_alloc_opts {
+    const char *name;      /* for messages and LOOM_COHERENCE_<NAME>; may be NULL */
+    loom_unit_kind unit;   /* LOOM_UNIT_PAGE (default) or LOOM_UNIT_ROW */
+    size_t row_size;       /* row units: bytes per row (any size > 0) */
+    size_t page_unit;      /* page units: bytes per unit, a multiple of the OS
+                              page; 0 = 64 KiB */
+    loom_dist dist;        /* which rank is home of a unit; default block */
+    int (*home_of)(size_t unit, int nranks, void *arg); /* LOOM_DIST_EXPLICIT */
+    void *home_arg;
+    loom_merge merge;      /* how concurrent writes to a unit combine */
+    loom_type type;        /* element type for LOOM_MERGE_ADD (default int32) */
+    int numa_node;         /* node for home memory; 0 with numa_node_set = 0
+                              means "this rank's local node" */
+    int numa_node_set;
+    const char *coherence; /* policy name; NULL = LOOM_COHERENCE or the default */
+} loom_alloc_opts;
+
+/* Collective.  Returns the allocation's address, the same on every rank, or
+ * NULL after printing why (bad options, ranks that disagree, no memory).
+ * opts may be NULL (page units, block, overwrite). */
+void *loom_alloc(size_t bytes, const loom_alloc_opts *opts);
+/* Collective.  Frees what loom_alloc returned; LOOM_ERR_ARG for any other
+ * pointer. */
+int loom_free(void *p);
+
+/* Push this rank's writes to their homes (release) / drop stale copies so
+ * the next access sees released writes (acquire).  loom_barrier does both
+ * around the barrier.  Call with no other thread of this rank inside a
+ * Loom allocation's accesses. */
+int loom_release(void);
+int loom_acquire(void);
+
+/* Row units.  loom_row_get returns a pointer to row `row` of the row-unit
+ * allocation `array` (the address loom_alloc returned), fresh as the
+ * coherence policy promises, valid until the next release or acquire; NULL
+ * (with a message) for a bad array or row.  Read through it; write with
+ * put (overwrite the row) or add (element-wise, merged at the home by
+ * addition: nothing is lost).  All are thread-safe. */
+const void *loom_row_get(void *array, size_t row);
+int loom_row_put(void *array, size_t row, const void *data);
+int loom_row_add(void *array, size_t row, const void *delta);
+int loom_row_prefetch(void *array, const size_t *rows, size_t n);
+
+/* Distributed locks on an id (e.g. a global address cast to uint64_t), with
+ * acquire/release semantics: loom_lock acquires, loom_unlock releases. */
+int loom_lock(uint64_t id);
+int loom_unlock(uint64_t id);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,7 +14,8 @@
  * Large messages thus land in the user's buffer with no extra copy.
  *
  * Locking: all UCX calls happen under tp_lock (the worker is created in
- * SERIALIZED mode); handlers run inside ucp_worker_progress, under it. */
+ * SERIALIZED mode); handlers run inside ucp_worker_progress, under it, and
+ * may send (the lock is recursive). */
 #include "internal.h"
 
 #include <pthread.h>
@@ -55,7 +56,23 @@ struct loom_sreq {
     void *req;
 };
 
-static pthread_mutex_t tp_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: message handlers run under it and may send replies. */
+static pthread_mutex_t tp_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static __thread int in_tp; /* depth of tp_lock held by this thread */
+
+static void lock_tp(void)
+{
+    pthread_mutex_lock(&tp_lock);
+    in_tp++;
+}
+
+static void unlock_tp(void)
+{
+    in_tp--;
+    pthread_mutex_unlock(&tp_lock);
+}
+
+int loom_tp_busy(void) { return in_tp > 0; }
 static ucp_context_h ctx;
 static ucp_worker_h worker;
 static ucp_address_t *my_addr;
@@ -253,9 +270,9 @@ void loom_tp_set_peers(loom_peer *p, int n)
  * several ranks must not starve the rank we wait for). */
 static void progress(int *idle)
 {
-    pthread_mutex_lock(&tp_lock);
+    lock_tp();
     unsigned n = ucp_worker_progress(worker);
-    pthread_mutex_unlock(&tp_lock);
+    unlock_tp();
     if (n)
         *idle = 0;
     else if (++*idle > 64)
@@ -269,10 +286,10 @@ loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
         loom_die(LOOM_EXIT_PEER, "out of memory");
     s->hdr = (struct msg_hdr){.src = (uint32_t)loom_icv.rank, .tag = tag};
     ucp_request_param_t p = {.op_attr_mask = 0};
-    pthread_mutex_lock(&tp_lock);
+    lock_tp();
     ucs_status_ptr_t r = ucp_am_send_nbx(get_ep(dst), LOOM_AM_MSG, &s->hdr,
                                          sizeof s->hdr, buf, len, &p);
-    pthread_mutex_unlock(&tp_lock);
+    unlock_tp();
     if (UCS_PTR_IS_ERR(r))
         fail_peer(dst, ucs_status_string(UCS_PTR_STATUS(r)));
     if (r == NULL || UCS_PTR_IS_ERR(r)) {
@@ -289,9 +306,9 @@ void loom_tp_wait_send(loom_sreq *s)
         return;
     int idle = 0;
     for (;;) {
-        pthread_mutex_lock(&tp_lock);
+        lock_tp();
         ucs_status_t st = ucp_request_check_status(s->req);
-        pthread_mutex_unlock(&tp_lock);
+        unlock_tp();
         if (st != UCS_INPROGRESS) {
             if (st != UCS_OK && !closing)
                 loom_die(LOOM_EXIT_PEER, "sending a message failed: %s",
@@ -300,16 +317,16 @@ void loom_tp_wait_send(loom_sreq *s)
         }
         progress(&idle);
     }
-    pthread_mutex_lock(&tp_lock);
+    lock_tp();
     ucp_request_free(s->req);
-    pthread_mutex_unlock(&tp_lock);
+    unlock_tp();
     free(s);
 }
 
 void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
 {
     volatile int done = 0;
-    pthread_mutex_lock(&tp_lock);
+    lock_tp();
     struct unexpected **pp = &uq_head, *u = NULL;
     for (; *pp; pp = &(*pp)->next)
         if ((*pp)->src == (uint32_t)src && (*pp)->tag == tag) {
@@ -336,9 +353,220 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
             loom_die(LOOM_EXIT_PEER, "too many receives posted at once");
         posted[nposted++] = (struct posted){(uint32_t)src, tag, buf, len, &done};
     }
-    pthread_mutex_unlock(&tp_lock);
+    unlock_tp();
     int idle = 0;
     while (!done)
+        progress(&idle);
+}
+
+
+/* ---- generic active messages (the DSM's protocol) -------------------- */
+
+#define MAX_AM 16
+static loom_am_fn am_fns[MAX_AM];
+
+struct am_pending { /* a rendezvous-size message being pulled */
+    unsigned id;
+    void *hdr;
+    size_t hlen;
+    void *data;
+    size_t len;
+    volatile int done;
+};
+
+static void am_pulled(void *request, ucs_status_t status, size_t length, void *user)
+{
+    (void)length;
+    struct am_pending *p = user;
+    if (status != UCS_OK)
+        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s", ucs_status_string(status));
+    ucp_request_free(request);
+    am_fns[p->id](p->hdr, p->hlen, p->data, p->len);
+    free(p->hdr);
+    free(p->data);
+    free(p);
+}
+
+static ucs_status_t am_generic(void *arg, const void *header, size_t hlen, void *data,
+                               size_t len, const ucp_am_recv_param_t *param)
+{
+    unsigned id = (unsigned)(uintptr_t)arg;
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        am_fns[id](header, hlen, data, len);
+        return UCS_OK;
+    }
+    struct am_pending *p = calloc(1, sizeof *p);
+    if (!p || !(p->hdr = malloc(hlen ? hlen : 1)) || !(p->data = malloc(len ? len : 1)))
+        loom_die(LOOM_EXIT_PEER, "out of memory receiving a %zu-byte message", len);
+    memcpy(p->hdr, header, hlen);
+    p->id = id;
+    p->hlen = hlen;
+    p->len = len;
+    ucp_request_param_t rp = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.recv_am = am_pulled,
+        .user_data = p,
+    };
+    ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker, data, p->data, len, &rp);
+    if (UCS_PTR_IS_ERR(r))
+        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
+                 ucs_status_string(UCS_PTR_STATUS(r)));
+    if (r == NULL) { /* landed at once */
+        am_fns[id](p->hdr, hlen, p->data, len);
+        free(p->hdr);
+        free(p->data);
+        free(p);
+    }
+    return UCS_OK;
+}
+
+void loom_tp_am_register(unsigned id, loom_am_fn fn)
+{
+    if (id < 2 || id >= MAX_AM)
+        loom_die(1, "internal: AM id %u out of range", id);
+    am_fns[id] = fn;
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = id,
+        .cb = am_generic,
+        .arg = (void *)(uintptr_t)id,
+    };
+    lock_tp();
+    ucs_status_t st = ucp_worker_set_am_recv_handler(worker, &hp);
+    unlock_tp();
+    if (st != UCS_OK)
+        loom_die(1, "cannot register a message handler: %s", ucs_status_string(st));
+}
+
+struct am_send { /* lives until the send completes */
+    void *hdr;
+    void *data; /* freed at completion */
+};
+
+static void am_sent(void *request, ucs_status_t status, void *user)
+{
+    struct am_send *a = user;
+    if (status != UCS_OK && !closing)
+        loom_die(LOOM_EXIT_PEER, "sending a message failed: %s", ucs_status_string(status));
+    free(a->hdr);
+    free(a->data);
+    free(a);
+    if (request)
+        ucp_request_free(request);
+}
+
+void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+                     size_t len)
+{
+    struct am_send *a = malloc(sizeof *a);
+    if (!a || !(a->hdr = malloc(hlen ? hlen : 1)))
+        loom_die(LOOM_EXIT_PEER, "out of memory");
+    memcpy(a->hdr, hdr, hlen);
+    a->data = data;
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = am_sent,
+        .user_data = a,
+    };
+    lock_tp();
+    ucs_status_ptr_t r = ucp_am_send_nbx(get_ep(dst), id, a->hdr, hlen, data, len, &p);
+    unlock_tp();
+    if (UCS_PTR_IS_ERR(r))
+        fail_peer(dst, ucs_status_string(UCS_PTR_STATUS(r)));
+    if (r == NULL || UCS_PTR_IS_ERR(r))
+        am_sent(NULL, UCS_OK, a);
+}
+
+/* ---- RMA ------------------------------------------------------------- */
+
+int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
+{
+    ucp_mem_map_params_t mp = {
+        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+        .address = addr,
+        .length = len,
+    };
+    lock_tp();
+    ucs_status_t st = ucp_mem_map(ctx, &mp, (ucp_mem_h *)memh);
+    if (st == UCS_OK)
+        st = ucp_rkey_pack(ctx, *memh, rkey, rkey_len);
+    unlock_tp();
+    if (st != UCS_OK) {
+        loom_log("cannot register %zu bytes for remote access: %s", len,
+                 ucs_status_string(st));
+        return LOOM_ERR_NET;
+    }
+    return LOOM_OK;
+}
+
+void loom_tp_rkey_buffer_free(void *rkey_buf)
+{
+    ucp_rkey_buffer_release(rkey_buf);
+}
+
+void loom_tp_mem_unmap(void *memh)
+{
+    lock_tp();
+    ucp_mem_unmap(ctx, memh);
+    unlock_tp();
+}
+
+void *loom_tp_rkey_unpack(int peer, const void *buf)
+{
+    ucp_rkey_h rk;
+    lock_tp();
+    ucs_status_t st = ucp_ep_rkey_unpack(get_ep(peer), buf, &rk);
+    unlock_tp();
+    if (st != UCS_OK)
+        loom_die(LOOM_EXIT_PEER, "cannot unpack rank %d's memory key: %s", peer,
+                 ucs_status_string(st));
+    return rk;
+}
+
+void loom_tp_rkey_destroy(void *rkey)
+{
+    lock_tp();
+    ucp_rkey_destroy(rkey);
+    unlock_tp();
+}
+
+static void get_done(void *request, ucs_status_t status, void *user)
+{
+    if (status != UCS_OK)
+        loom_die(LOOM_EXIT_PEER, "a remote read failed: %s", ucs_status_string(status));
+    *(volatile int *)user = 1;
+    ucp_request_free(request);
+}
+
+void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
+                 volatile int *done)
+{
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = get_done,
+        .user_data = (void *)done,
+    };
+    lock_tp();
+    ucs_status_ptr_t r = ucp_get_nbx(get_ep(peer), buf, len, raddr, rkey, &p);
+    unlock_tp();
+    if (UCS_PTR_IS_ERR(r))
+        fail_peer(peer, ucs_status_string(UCS_PTR_STATUS(r)));
+    if (r == NULL)
+        *done = 1;
+}
+
+void loom_tp_wait_flag(volatile int *flag)
+{
+    int idle = 0;
+    while (!*flag)
+        progress(&idle);
+}
+
+void loom_tp_wait_count(volatile long *count, long target)
+{
+    int idle = 0;
+    while (*count < target)
         progress(&idle);
 }
 
@@ -367,7 +595,7 @@ void loom_tp_close(void)
     if (!worker)
         return;
     closing = 1;
-    pthread_mutex_lock(&tp_lock);
+    lock_tp();
     flush_worker();
     for (int i = 0; i < npeers; i++) {
         if (!eps || !eps[i])
@@ -396,5 +624,5 @@ void loom_tp_close(void)
     ucp_worker_destroy(worker);
     ucp_cleanup(ctx);
     worker = NULL;
-    pthread_mutex_unlock(&tp_lock);
+    unlock_tp();
 }

@@ -4,14 +4,16 @@
  * The measuring code below is shared with the Open MPI twin,
  * coll_bench_mpi.c, which defines COLL_BENCH_MPI, supplies its own
  * bench_* shims and #includes this file: both programs run exactly the same
- * loops with the same iteration counts.  Per metric: WARMUP untimed calls,
- * a barrier, ITERS timed calls, then the slowest rank's time (a MAX
- * allreduce) divided by ITERS is the cost of one call.  Rank 0 prints one
- * machine-readable line per metric:
+ * loops with the same iteration counts.  Per metric: N/10 untimed calls,
+ * a barrier, N timed calls, then the slowest rank's time (a MAX allreduce)
+ * divided by N is the cost of one call.  Rank 0 prints one
+ * machine-readable line per metric, plus the job size and the counts:
+ *     ranks <P>
  *     barrier_us <float>
  *     allreduce8_us <float>
  *     bcast1m_mibps <float>
- * Usage: coll_bench [scale]   (scale multiplies every ITERS; default 1) */
+ *     iters <barrier N> <allreduce N> <bcast N>
+ * Usage: coll_bench [scale]   (scale multiplies every N; default 1) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +54,15 @@ static void bench_bcast(void *buf, size_t bytes)
 
 #define BCAST_BYTES ((size_t)1 << 20)
 
-/* Iteration counts: fixed, so both libraries run the same loops.  They
- * depend on the rank count only (never on the library): beyond 2 ranks the
- * benchmark host (2 cores) is oversubscribed and every call is several
- * times slower, so 5 times fewer calls keep a run short.  Sized for
- * roughly 0.3-0.6 s per measurement for the slower of the two libraries. */
-static long iters_for(long base, int P, double scale)
+/* Iteration counts: fixed, so both libraries run the same loops, and
+ * sized for shared memory on one host (about 0.3-0.5 s a measurement).
+ * They depend on the rank count only, never on the library: beyond 2 ranks
+ * the benchmark host (2 cores) is oversubscribed and a small call costs
+ * ~25 times more, a 1 MiB bcast ~4 times more.  The scale argument
+ * multiplies all of them (run.sh lowers it when Loom is on TCP). */
+static long iters(long two_ranks, long more_ranks, int P, double scale)
 {
-    long n = (long)((double)base * scale / (P > 2 ? 5 : 1));
+    long n = (long)((double)(P <= 2 ? two_ranks : more_ranks) * scale);
     return n < 1 ? 1 : n;
 }
 
@@ -81,8 +84,9 @@ int main(int argc, char **argv)
         return 2;
     }
     int r = bench_rank(), P = bench_size();
-    long n_bar = iters_for(50000, P, scale), n_ar = iters_for(50000, P, scale);
-    long n_bc = iters_for(2000, P, scale);
+    long n_bar = iters(1500000, 60000, P, scale);
+    long n_ar = iters(1500000, 60000, P, scale);
+    long n_bc = iters(4000, 1000, P, scale);
     long w_bar = n_bar / 10 + 1, w_ar = n_ar / 10 + 1, w_bc = n_bc / 10 + 1;
 
     /* barrier */

@@ -1,0 +1,420 @@
+/* alloc.c — loom_alloc / loom_free, and the release and acquire that
+ * loom_barrier wraps around the barrier.
+ *
+ * Both allocation calls are collective and start by agreeing: every rank
+ * contributes a hash of what it asked for, and an allreduce of its
+ * minimum and maximum tells every rank whether all asked for the same, so
+ * that a mismatch is one clear error on every rank, never corruption.  */
+#include "dsm.h"
+
+#include <numa.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+loom_dsm_alloc *loom_allocs[LOOM_MAX_ALLOCS];
+_Atomic int loom_nallocs; /* table entries in use (live or freed) */
+int loom_dsm_check;
+
+loom_dsm_alloc *loom_dsm_find(const void *p)
+{
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++) {
+        loom_dsm_alloc *a = loom_allocs[i];
+        if (a && a->live && (const char *)p >= a->base && (const char *)p < a->base + a->mapped)
+            return a;
+    }
+    return NULL;
+}
+
+loom_dsm_alloc *loom_dsm_lookup_base(const void *p)
+{
+    loom_dsm_alloc *a = loom_dsm_find(p);
+    return a && a->base == p ? a : NULL;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* 1 if every rank passed the same v (collective). */
+static int agree(uint64_t v)
+{
+    int64_t lo = (int64_t)v, hi = (int64_t)v;
+    loom_allreduce(LOOM_IN_PLACE, &lo, 1, LOOM_INT64, LOOM_MIN);
+    loom_allreduce(LOOM_IN_PLACE, &hi, 1, LOOM_INT64, LOOM_MAX);
+    return lo == hi;
+}
+
+/* The policy for an allocation: its option, else LOOM_COHERENCE_<NAME>,
+ * else LOOM_COHERENCE, else bsp; one rank always runs "local". */
+static const loom_policy *choose_policy(const char *name, const char *opt)
+{
+    if (loom_icv.nranks == 1)
+        return &loom_policy_local;
+    const char *want = opt;
+    for (int i = 0; !want && i < loom_icv.ncoherence_named; i++)
+        if (name && !strcasecmp(loom_icv.coherence_named[i].alloc, name))
+            want = loom_icv.coherence_named[i].policy;
+    if (!want && loom_icv.coherence[0])
+        want = loom_icv.coherence;
+    return loom_policy_find(want ? want : "bsp");
+}
+
+/* Bytes of the home store (at least one page, so it can be registered). */
+static size_t store_len(const loom_dsm_alloc *a)
+{
+    return a->nhome ? a->nhome * a->unit : 4096;
+}
+
+static void destroy(loom_dsm_alloc *a)
+{
+    size_t plen = (a->mapped + 4095) & ~(size_t)4095;
+    if (a->memh)
+        loom_tp_mem_unmap(a->memh);
+    for (int r = 0; a->rkeys && r < loom_icv.nranks; r++)
+        if (a->rkeys[r])
+            loom_tp_rkey_destroy(a->rkeys[r]);
+    if (a->store)
+        munmap(a->store, store_len(a));
+    if (a->shadow)
+        munmap(a->shadow, plen);
+    if (a->memfd > 0)
+        close(a->memfd);
+    if (a->base) {
+        if (loom_arena_contains(a->base))
+            loom_arena_give(a->base, plen);
+        else
+            munmap(a->base, plen);
+    }
+    for (size_t u = 0; a->twin && u < a->nunits; u++)
+        free(a->twin[u]);
+    for (size_t s = 0; a->writer && s < a->nhome; s++)
+        free(a->writer[s]);
+    free(a->writer);
+    free(a->twin);
+    free(a->put);
+    free((void *)a->state);
+    free(a->ulock);
+    free(a->home);
+    free(a->slot);
+    free(a->rkeys);
+    free(a->store_base);
+    free(a->dirty);
+    free(a);
+}
+
+/* Home store, its registration, and every rank's key and address. */
+static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
+{
+    size_t len = store_len(a);
+    a->store = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (a->store == MAP_FAILED) {
+        a->store = NULL;
+        return LOOM_ERR_NOMEM;
+    }
+    if (numa_available() >= 0 && o->numa_node_set) /* else: first touch, local */
+        numa_tonode_memory(a->store, len, o->numa_node);
+    void *rkey;
+    size_t rlen;
+    if (loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
+        return LOOM_ERR_NET;
+    int64_t maxlen = (int64_t)rlen;
+    loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
+    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_icv.nranks;
+    uint8_t *mine = calloc(1, rec), *all = calloc(P, rec);
+    if (!mine || !all)
+        return LOOM_ERR_NOMEM;
+    uint64_t sb = (uint64_t)(uintptr_t)a->store;
+    memcpy(mine, &sb, 8);
+    memcpy(mine + 8, &rlen, 8);
+    memcpy(mine + 16, rkey, rlen);
+    loom_tp_rkey_buffer_free(rkey);
+    loom_allgather(mine, all, rec);
+    for (size_t r = 0; r < P; r++) {
+        memcpy(&a->store_base[r], all + r * rec, 8);
+        if ((int)r != loom_icv.rank)
+            a->rkeys[r] = loom_tp_rkey_unpack((int)r, all + r * rec + 16);
+    }
+    free(mine);
+    free(all);
+    return LOOM_OK;
+}
+
+/* The working copy at a->base (and, for pages, its shadow alias). */
+static int make_working_copy(loom_dsm_alloc *a)
+{
+    size_t plen = (a->mapped + 4095) & ~(size_t)4095;
+    if (a->kind == LOOM_UNIT_ROW) {
+        void *p = mmap(a->base, plen, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        return p == a->base ? LOOM_OK : LOOM_ERR_NOMEM;
+    }
+    a->memfd = memfd_create(a->name[0] ? a->name : "loom", MFD_CLOEXEC);
+    if (a->memfd < 0 || ftruncate(a->memfd, (off_t)plen))
+        return LOOM_ERR_NOMEM;
+    void *p = mmap(a->base, plen, PROT_NONE, MAP_SHARED | MAP_FIXED, a->memfd, 0);
+    a->shadow = mmap(NULL, plen, PROT_READ | PROT_WRITE, MAP_SHARED, a->memfd, 0);
+    if (p != a->base || a->shadow == MAP_FAILED) {
+        a->shadow = NULL;
+        return LOOM_ERR_NOMEM;
+    }
+    return LOOM_OK;
+}
+
+static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    if (!bytes)
+        snprintf(why, n, "size 0");
+    else if (o->unit != LOOM_UNIT_PAGE && o->unit != LOOM_UNIT_ROW)
+        snprintf(why, n, "unknown unit kind %d", (int)o->unit);
+    else if (o->unit == LOOM_UNIT_ROW && !o->row_size)
+        snprintf(why, n, "row units need row_size > 0");
+    else if (o->unit == LOOM_UNIT_PAGE && o->page_unit % (size_t)pg)
+        snprintf(why, n, "page_unit %zu is not a multiple of the page size %ld", o->page_unit, pg);
+    else if ((unsigned)o->dist > LOOM_DIST_EXPLICIT)
+        snprintf(why, n, "unknown distribution %d", (int)o->dist);
+    else if (o->dist == LOOM_DIST_EXPLICIT && !o->home_of)
+        snprintf(why, n, "LOOM_DIST_EXPLICIT needs a home_of function");
+    else if ((unsigned)o->merge > LOOM_MERGE_ADD || (unsigned)o->type > LOOM_DOUBLE)
+        snprintf(why, n, "unknown merge mode or element type");
+    else if (o->merge == LOOM_MERGE_ADD &&
+             (o->unit == LOOM_UNIT_ROW ? o->row_size : o->page_unit ? o->page_unit : 65536) %
+                 loom_type_size(o->type))
+        snprintf(why, n, "the unit size is not a multiple of the element size");
+    else
+        return 0;
+    return -1;
+}
+
+/* Make a visible to the handlers and the fault path. */
+static void publish(loom_dsm_alloc *a, int n)
+{
+    a->live = 1;
+    loom_allocs[a->id] = a;
+    if (a->id == n)
+        atomic_store(&loom_nallocs, n + 1);
+}
+
+void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
+{
+    static const loom_alloc_opts none;
+    const loom_alloc_opts *o = opts ? opts : &none;
+    char why[200];
+    const char *name = o->name ? o->name : "";
+    if (loom_state != 1) {
+        loom_log("loom_alloc('%s') called before loom_init", name);
+        return NULL;
+    }
+    int bad = validate(bytes, o, why, sizeof why);
+    const loom_policy *pol = bad ? NULL : choose_policy(o->name, o->coherence);
+    if (!bad && !pol) {
+        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp)",
+                 o->coherence);
+        bad = 1;
+    }
+    /* Agree on everything that shapes the allocation. */
+    uint64_t h = fnv(0xcbf29ce484222325ULL, &bytes, sizeof bytes);
+    size_t shape[6] = {(size_t)o->unit, o->row_size, o->page_unit, (size_t)o->dist,
+                       (size_t)o->merge, (size_t)o->type};
+    h = fnv(h, shape, sizeof shape);
+    h = fnv(h, pol ? pol->name : "?", pol ? strlen(pol->name) : 1);
+    int64_t sizes[2] = {(int64_t)bytes, -(int64_t)bytes};
+    int32_t anybad = bad;
+    if (loom_icv.nranks > 1) {
+        loom_allreduce(LOOM_IN_PLACE, &anybad, 1, LOOM_INT32, LOOM_MAX);
+        loom_allreduce(LOOM_IN_PLACE, sizes, 2, LOOM_INT64, LOOM_MAX);
+        if (!anybad && !agree(h)) {
+            if (sizes[0] != -sizes[1])
+                snprintf(why, sizeof why, "ranks asked for different sizes (%lld to %lld bytes)",
+                         (long long)-sizes[1], (long long)sizes[0]);
+            else
+                snprintf(why, sizeof why, "ranks passed different options");
+            bad = anybad = 1;
+        }
+    }
+    if (anybad) {
+        if (bad)
+            loom_log("loom_alloc('%s', %zu bytes): %s", name, bytes, why);
+        return NULL;
+    }
+    int n = atomic_load(&loom_nallocs), id = 0;
+    while (id < n && loom_allocs[id])
+        id++;
+    if (id == LOOM_MAX_ALLOCS) {
+        loom_log("loom_alloc('%s'): more than %d live allocations", name, LOOM_MAX_ALLOCS);
+        return NULL;
+    }
+    loom_dsm_alloc *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->id = id;
+    snprintf(a->name, sizeof a->name, "%s", name[0] ? name : "(unnamed)");
+    a->bytes = bytes;
+    a->kind = o->unit;
+    a->unit = o->unit == LOOM_UNIT_ROW ? o->row_size : o->page_unit ? o->page_unit : 65536;
+    a->nunits = (bytes + a->unit - 1) / a->unit;
+    a->mapped = a->nunits * a->unit;
+    a->merge = o->merge;
+    a->type = o->type;
+    a->esize = loom_type_size(o->type);
+    a->policy = pol;
+    a->memfd = -1;
+    int rc = LOOM_OK;
+    size_t plen = (a->mapped + 4095) & ~(size_t)4095;
+    if (pol == &loom_policy_local) { /* plain memory */
+        a->base = mmap(NULL, plen, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (a->base == MAP_FAILED) {
+            a->base = NULL;
+            rc = LOOM_ERR_NOMEM;
+        } else if (numa_available() >= 0 && o->numa_node_set)
+            numa_tonode_memory(a->base, plen, o->numa_node);
+        if (!rc && a->kind == LOOM_UNIT_ROW && !(a->ulock = calloc(a->nunits, sizeof *a->ulock)))
+            rc = LOOM_ERR_NOMEM; /* rows stay thread-safe */
+    } else {
+        rc = loom_arena_init();
+        if (!rc && !(a->base = loom_arena_take(plen)))
+            rc = LOOM_ERR_NOMEM;
+        a->home = calloc(a->nunits, sizeof *a->home);
+        a->slot = calloc(a->nunits, sizeof *a->slot);
+        a->rkeys = calloc((size_t)loom_icv.nranks, sizeof *a->rkeys);
+        a->store_base = calloc((size_t)loom_icv.nranks, sizeof *a->store_base);
+        a->state = calloc(a->nunits, sizeof *a->state);
+        a->ulock = calloc(a->nunits, sizeof *a->ulock);
+        a->twin = calloc(a->nunits, sizeof *a->twin);
+        a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
+        if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
+                    !a->ulock || !a->twin || (a->kind == LOOM_UNIT_ROW && !a->put)))
+            rc = LOOM_ERR_NOMEM;
+        if (!rc)
+            rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
+        if (!rc && loom_dsm_check)
+            a->writer = calloc(a->nhome ? a->nhome : 1, sizeof *a->writer);
+        /* every rank must get this far before keys are exchanged */
+        int32_t st = rc;
+        loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
+        if (!st)
+            st = rc = make_store(a, o);
+        if (!rc)
+            rc = make_working_copy(a);
+        /* Register before the last agreement: once any rank is past it, it
+         * may send diffs here, and they must find the allocation. */
+        if (!rc)
+            publish(a, n);
+        st = rc;
+        loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
+        if (st && !rc)
+            rc = (int)st;
+    }
+    if (rc) {
+        loom_log("loom_alloc('%s', %zu bytes): %s", a->name, bytes, loom_strerror(rc));
+        if (a->live) {
+            a->live = 0;
+            loom_allocs[id] = NULL;
+        }
+        destroy(a);
+        return NULL;
+    }
+    publish(a, n);
+    return a->base;
+}
+
+int loom_free(void *p)
+{
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    loom_dsm_alloc *a = loom_dsm_lookup_base(p);
+    int64_t id = a ? a->id : -1;
+    if (loom_icv.nranks > 1 && !agree((uint64_t)id)) {
+        loom_log("loom_free(%p): ranks are freeing different allocations", p);
+        return LOOM_ERR_ARG;
+    }
+    if (!a) {
+        loom_log("loom_free(%p): not an address loom_alloc returned", p);
+        return LOOM_ERR_ARG;
+    }
+    if (loom_icv.nranks > 1)
+        loom_coll_barrier(); /* nobody reads our store any more */
+    a->live = 0;
+    loom_allocs[a->id] = NULL;
+    destroy(a);
+    return LOOM_OK;
+}
+
+int loom_release(void)
+{
+    static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    if (loom_icv.nranks == 1)
+        return LOOM_OK;
+    pthread_mutex_lock(&one_at_a_time);
+    loom_flush_begin();
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++)
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            loom_allocs[i]->policy->release(loom_allocs[i]);
+    loom_flush_end();
+    pthread_mutex_unlock(&one_at_a_time);
+    return LOOM_OK;
+}
+
+int loom_acquire(void)
+{
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++)
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            loom_allocs[i]->policy->acquire(loom_allocs[i]);
+    return LOOM_OK;
+}
+
+void loom_dsm_epoch_end(void)
+{
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++)
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            loom_dsm_new_epoch(loom_allocs[i]);
+}
+
+const loom_policy *loom_policy_find(const char *name)
+{
+    if (!strcasecmp(name, "local"))
+        return &loom_policy_local;
+    if (!strcasecmp(name, "bsp"))
+        return &loom_policy_bsp;
+    return NULL;
+}
+
+int loom_dsm_init(void)
+{
+    loom_dsm_check = loom_icv.check_dsm;
+    loom_dsm_wire_init();
+    loom_lock_init();
+    return loom_fault_init();
+}
+
+/* At finalize, after the last barrier: free what the program left
+ * allocated, so no registration outlives the transport. */
+void loom_dsm_fini(void)
+{
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++) {
+        loom_dsm_alloc *a = loom_allocs[i];
+        if (a) {
+            a->live = 0;
+            loom_allocs[i] = NULL;
+            destroy(a);
+        }
+    }
+}

@@ -1,0 +1,285 @@
+/* diff.c — moving data between working copies and home stores.
+ *
+ * Fetch: a unit's master copy is read from its home's store, by RMA
+ * (ucp_get_nbx with the home's key) or, at the home, by a local copy.
+ *
+ * Flush: at a release, the policy turns every dirty unit into records
+ *   BYTES  offset, length, new bytes       (overwrite merge; rows' put)
+ *   ADD    offset, length, typed deltas    (add merge; rows' add)
+ * grouped by home into one DIFF message per home:
+ *   header {src, alloc id, record count, bytes}, then records
+ *   {u64 unit, u32 offset, u32 length, payload}.
+ * The home applies them to its store in the message handler, checking
+ * every field first (a bad message is logged and dropped, never applied
+ * out of bounds), and answers ACK; the releasing rank waits for every ACK
+ * so that a release is complete when it returns.  Records for units homed
+ * here are applied directly, under the same lock as the handlers.
+ *
+ * Check mode (LOOM_CHECK=dsm): the home remembers which rank wrote each
+ * byte of each unit in the current epoch; a second writer of the same byte
+ * is reported and the job stopped. */
+#include "dsm.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AM_DIFF 3
+#define AM_ACK 4
+
+struct diff_hdr {
+    uint32_t src, alloc, nrec, pad;
+    uint64_t bytes;
+};
+
+struct rec_hdr {
+    uint64_t unit;
+    uint32_t off, len;
+    uint32_t kind, pad;
+};
+
+/* Per-home outgoing buffers of the flush in progress. */
+struct outbuf {
+    uint8_t *p;
+    size_t len, cap;
+    uint32_t nrec;
+    int alloc; /* records of one allocation per message: flushed on change */
+};
+static struct outbuf *out;
+static volatile long acks_expected, acks_got;
+
+static pthread_mutex_t local_apply = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- applying at the home -------------------------------------------- */
+
+static void conflict(loom_dsm_alloc *a, size_t u, size_t off, int r1, int r2)
+{
+    loom_abort(72, "check: ranks %d and %d both wrote byte %zu of unit %zu of '%s' in the "
+               "same epoch (overwrite merge)", r1, r2, off, u, a->name);
+}
+
+/* Apply one record from rank src to the home store.  Returns 0, or -1 if
+ * the record is invalid (nothing applied). */
+static int apply(loom_dsm_alloc *a, int src, const struct rec_hdr *r, const uint8_t *payload)
+{
+    if (r->unit >= a->nunits || a->home[r->unit] != loom_icv.rank ||
+        (size_t)r->off + r->len > a->unit || r->kind > REC_ADD)
+        return -1;
+    if (r->kind == REC_ADD && (r->off % a->esize || r->len % a->esize))
+        return -1;
+    char *dst = a->store + (size_t)a->slot[r->unit] * a->unit + r->off;
+    if (r->kind == REC_ADD) {
+        loom_reduce_local(dst, payload, r->len / a->esize, a->type, LOOM_SUM);
+        return 0;
+    }
+    if (a->writer) {
+        uint8_t **w = &a->writer[a->slot[r->unit]];
+        if (!*w && !(*w = calloc(a->unit, 1)))
+            loom_die(1, "out of memory (check mode)");
+        for (size_t i = 0; i < r->len; i++) {
+            uint8_t *cell = &(*w)[r->off + i];
+            if (*cell && *cell != (uint8_t)(src + 1))
+                conflict(a, r->unit, r->off + i, *cell - 1, src);
+            *cell = (uint8_t)(src + 1);
+        }
+    }
+    memcpy(dst, payload, r->len);
+    return 0;
+}
+
+/* Apply a DIFF message body.  Returns the number of records applied; logs
+ * and stops at the first invalid one. */
+static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
+{
+    int n = atomic_load(&loom_nallocs);
+    loom_dsm_alloc *a = h->alloc < (uint32_t)n ? loom_allocs[h->alloc] : NULL;
+    if (!a || !a->live || h->src >= (uint32_t)loom_icv.nranks || h->bytes != len) {
+        loom_log("dsm: dropped a diff from rank %u for allocation %u: bad header", h->src,
+                 h->alloc);
+        return;
+    }
+    size_t off = 0;
+    for (uint32_t i = 0; i < h->nrec; i++) {
+        struct rec_hdr r;
+        if (len - off < sizeof r) {
+            loom_log("dsm: dropped a truncated diff from rank %u", h->src);
+            return;
+        }
+        memcpy(&r, p + off, sizeof r);
+        off += sizeof r;
+        if (r.len > len - off || apply(a, (int)h->src, &r, p + off)) {
+            loom_log("dsm: dropped an invalid diff record from rank %u for '%s' (unit %llu, "
+                     "offset %u, length %u)", h->src, a->name, (unsigned long long)r.unit,
+                     r.off, r.len);
+            return;
+        }
+        off += r.len;
+    }
+}
+
+static void on_diff(const void *hdr, size_t hlen, void *data, size_t len)
+{
+    struct diff_hdr h;
+    if (hlen != sizeof h) {
+        loom_log("dsm: dropped a diff with a %zu-byte header", hlen);
+        return;
+    }
+    memcpy(&h, hdr, sizeof h);
+    pthread_mutex_lock(&local_apply);
+    apply_all(&h, data, len);
+    pthread_mutex_unlock(&local_apply);
+    if (h.src < (uint32_t)loom_icv.nranks) {
+        uint32_t one = 1;
+        loom_tp_am_send((int)h.src, AM_ACK, &one, sizeof one, NULL, 0);
+    }
+}
+
+static void on_ack(const void *hdr, size_t hlen, void *data, size_t len)
+{
+    (void)data;
+    (void)len;
+    uint32_t n;
+    if (hlen != sizeof n)
+        return;
+    memcpy(&n, hdr, sizeof n);
+    acks_got += n;
+}
+
+void loom_dsm_wire_init(void)
+{
+    loom_tp_am_register(AM_DIFF, on_diff);
+    loom_tp_am_register(AM_ACK, on_ack);
+}
+
+/* ---- fetching -------------------------------------------------------- */
+
+void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
+{
+    int h = a->home[u];
+    uint64_t off = (uint64_t)a->slot[u] * a->unit;
+    if (h == loom_icv.rank) {
+        pthread_mutex_lock(&local_apply);
+        memcpy(dst, a->store + off, a->unit);
+        pthread_mutex_unlock(&local_apply);
+        return;
+    }
+    volatile int done = 0;
+    loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], &done);
+    loom_tp_wait_flag(&done);
+}
+
+/* ---- flushing -------------------------------------------------------- */
+
+/* Send (or, for our own units, apply) what is buffered for home h. */
+static void send_out(int h)
+{
+    struct outbuf *b = &out[h];
+    if (!b->nrec)
+        return;
+    struct diff_hdr hd = {.src = (uint32_t)loom_icv.rank, .alloc = (uint32_t)b->alloc,
+                          .nrec = b->nrec, .bytes = b->len};
+    if (h == loom_icv.rank) {
+        pthread_mutex_lock(&local_apply);
+        apply_all(&hd, b->p, b->len);
+        pthread_mutex_unlock(&local_apply);
+        free(b->p);
+    } else {
+        acks_expected++;
+        loom_tp_am_send(h, AM_DIFF, &hd, sizeof hd, b->p, b->len);
+    }
+    *b = (struct outbuf){.alloc = -1};
+}
+
+static void put_rec(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len,
+                    uint32_t kind)
+{
+    int h = a->home[u];
+    struct outbuf *b = &out[h];
+    if (b->alloc != a->id) { /* one allocation per message */
+        send_out(h);
+        b->alloc = a->id;
+    }
+    struct rec_hdr r = {.unit = u, .off = (uint32_t)off, .len = (uint32_t)len, .kind = kind};
+    if (b->len + sizeof r + len > b->cap) {
+        b->cap = (b->len + sizeof r + len) * 2 + 4096;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p)
+            loom_die(1, "out of memory flushing writes");
+    }
+    memcpy(b->p + b->len, &r, sizeof r);
+    memcpy(b->p + b->len + sizeof r, p, len);
+    b->len += sizeof r + len;
+    b->nrec++;
+    if (b->len > (4u << 20)) { /* keep messages bounded */
+        send_out(h);
+        b->alloc = a->id;
+    }
+}
+
+void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len)
+{
+    put_rec(a, u, off, p, len, REC_BYTES);
+}
+
+void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len)
+{
+    put_rec(a, u, off, delta, len, REC_ADD);
+}
+
+void loom_flush_begin(void)
+{
+    int P = loom_icv.nranks;
+    if (!out) {
+        out = calloc((size_t)P, sizeof *out);
+        if (!out)
+            loom_die(1, "out of memory");
+    }
+    for (int h = 0; h < P; h++)
+        out[h] = (struct outbuf){.alloc = -1};
+}
+
+void loom_flush_end(void)
+{
+    for (int h = 0; h < loom_icv.nranks; h++)
+        send_out(h);
+    loom_tp_wait_count(&acks_got, acks_expected);
+}
+
+/* ---- bookkeeping ----------------------------------------------------- */
+
+static void spin_lock(atomic_flag *f)
+{
+    for (int i = 0; atomic_flag_test_and_set_explicit(f, memory_order_acquire); i++)
+        if (i > 64)
+            sched_yield();
+}
+
+void loom_unit_lock(loom_dsm_alloc *a, size_t u) { spin_lock(&a->ulock[u]); }
+void loom_unit_unlock(loom_dsm_alloc *a, size_t u)
+{
+    atomic_flag_clear_explicit(&a->ulock[u], memory_order_release);
+}
+
+void loom_dsm_mark_dirty(loom_dsm_alloc *a, size_t u)
+{
+    spin_lock(&a->dirty_lock);
+    if (a->ndirty == a->capdirty) {
+        size_t nc = a->capdirty ? 2 * a->capdirty : 64;
+        size_t *nd = realloc(a->dirty, nc * sizeof *nd);
+        if (!nd)
+            loom_die(1, "out of memory");
+        a->dirty = nd;
+        a->capdirty = nc;
+    }
+    a->dirty[a->ndirty++] = u;
+    atomic_flag_clear_explicit(&a->dirty_lock, memory_order_release);
+}
+
+void loom_dsm_new_epoch(loom_dsm_alloc *a)
+{
+    for (size_t s = 0; a->writer && s < a->nhome; s++)
+        if (a->writer[s])
+            memset(a->writer[s], 0, a->unit);
+}

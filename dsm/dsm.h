@@ -1,0 +1,142 @@
+/* dsm.h — the distributed shared memory's internal structures.
+ *
+ * An allocation spans [base, base + mapped) of the global arena, the same
+ * addresses on every rank, cut into units (pages of `unit` bytes, or rows).
+ * Every unit has a home rank (dist.c) whose *home store* holds the master
+ * copy: a separate, registered, NUMA-placed buffer of the units it homes,
+ * indexed by slot.  What a program touches at `base` is, on every rank
+ * (home included), a *working copy* that the coherence policy keeps fresh
+ * enough: it is fetched from the home store on a miss, written locally,
+ * and diffed back at release.  Because user code never touches a home
+ * store, diffs from other ranks are applied to it in message handlers
+ * without racing the home's own threads.
+ *
+ * Page units: the working copy is a memfd mapped twice, at `base` (its
+ * protection tracks each unit's state: none = invalid, read = clean,
+ * read/write = dirty with a twin) and at `shadow` (always writable), so a
+ * fetch lands fully before the unit becomes accessible.
+ * Row units: the working copy at `base` is plain memory; validity is a
+ * per-row state byte, and own additions wait in a per-row delta buffer.
+ *
+ * With one rank (policy "local") an allocation is plain memory at `base`:
+ * no store, no states, no faults. */
+#ifndef LOOM_DSM_H
+#define LOOM_DSM_H
+
+#include "internal.h"
+
+#include <stdatomic.h>
+
+/* Unit states (page and row). */
+enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2 };
+
+/* Record kinds inside a diff message. */
+enum { REC_BYTES = 0, REC_ADD = 1 };
+
+struct loom_policy;
+
+typedef struct loom_dsm_alloc {
+    int id;                      /* same on every rank */
+    int live;
+    char name[64];
+    char *base;                  /* global address */
+    size_t bytes, mapped;        /* asked for; rounded up to whole units */
+    loom_unit_kind kind;
+    size_t unit;                 /* bytes per unit (page unit or row size) */
+    size_t nunits;
+    loom_merge merge;
+    loom_type type;
+    size_t esize;                /* element size of `type` */
+    const struct loom_policy *policy;
+
+    int *home;                   /* unit -> home rank */
+    uint32_t *slot;              /* unit -> index in its home's store */
+    size_t nhome;                /* units homed here */
+    char *store;                 /* nhome * unit bytes: the master copies */
+    void *memh;                  /* its registration */
+    void **rkeys;                /* per rank: unpacked key of its store */
+    uint64_t *store_base;        /* per rank: its store's address */
+
+    int memfd;                   /* page units: the working copy's memfd */
+    char *shadow;                /* page units: always-writable alias */
+    _Atomic uint8_t *state;      /* per unit: U_* */
+    atomic_flag *ulock;          /* per unit: held while it changes state */
+    void **twin;                 /* page: twin of a dirty unit; row: pending adds */
+    uint8_t *put;                /* rows: 1 if put since the last release */
+
+    atomic_flag dirty_lock;
+    size_t *dirty;               /* units with something to release */
+    size_t ndirty, capdirty;
+
+    uint8_t **writer;            /* check mode, per home slot: writer+1 per byte */
+} loom_dsm_alloc;
+
+/* A coherence policy: one table of hooks, one file per policy.  The fault
+ * path and the row path call only these. */
+typedef struct loom_policy {
+    const char *name;
+    /* A page unit was touched while invalid: make the working copy valid. */
+    void (*read_miss)(loom_dsm_alloc *a, size_t unit);
+    /* A clean page unit is about to be written: remember how it was. */
+    void (*first_write)(loom_dsm_alloc *a, size_t unit);
+    /* A row is read while invalid: fetch it (own pending adds re-applied). */
+    void (*row_miss)(loom_dsm_alloc *a, size_t row);
+    /* Push this rank's writes of a toward their homes (into the flush). */
+    void (*release)(loom_dsm_alloc *a);
+    /* Drop what may be stale. */
+    void (*acquire)(loom_dsm_alloc *a);
+} loom_policy;
+
+extern const loom_policy loom_policy_local;
+extern const loom_policy loom_policy_bsp;
+const loom_policy *loom_policy_find(const char *name);
+
+/* ---- arena.c ----------------------------------------------------------- */
+/* Reserve the global arena (collective; same address on every rank). */
+int loom_arena_init(void);
+/* Deterministic first-fit: same sequence of calls -> same addresses. */
+char *loom_arena_take(size_t bytes);
+void loom_arena_give(char *p, size_t bytes);
+int loom_arena_contains(const void *p);
+
+/* ---- alloc.c ----------------------------------------------------------- */
+extern loom_dsm_alloc *loom_allocs[];
+extern _Atomic int loom_nallocs;
+#define LOOM_MAX_ALLOCS 1024
+/* The live allocation holding address p, or NULL.  Async-signal-safe. */
+loom_dsm_alloc *loom_dsm_find(const void *p);
+/* The live allocation whose base is exactly p, or NULL. */
+loom_dsm_alloc *loom_dsm_lookup_base(const void *p);
+extern int loom_dsm_check; /* LOOM_CHECK includes dsm conflict checks */
+
+/* ---- dist.c ------------------------------------------------------------ */
+/* Fill a->home, a->slot, a->nhome.  Returns LOOM_OK or LOOM_ERR_ARG (an
+ * explicit home function returned a rank out of range). */
+int loom_dist_place(loom_dsm_alloc *a, loom_dist d,
+                    int (*fn)(size_t, int, void *), void *arg);
+
+/* ---- diff.c: moving writes home ---------------------------------------- */
+void loom_dsm_wire_init(void);
+/* Bring unit u's working copy up to date from its home (blocking). */
+void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst);
+/* Start/finish a flush: between them, loom_flush_* add records. */
+void loom_flush_begin(void);
+void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);
+void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len);
+void loom_flush_end(void); /* sends, applies local ones, waits for acks */
+/* Record unit u as having something to release (once per epoch). */
+void loom_dsm_mark_dirty(loom_dsm_alloc *a, size_t u);
+/* Forget check-mode writers at an epoch boundary. */
+void loom_dsm_new_epoch(loom_dsm_alloc *a);
+
+/* ---- fault.c ----------------------------------------------------------- */
+int loom_fault_init(void);
+
+/* Spin lock on a unit; yields the core while waiting. */
+void loom_unit_lock(loom_dsm_alloc *a, size_t u);
+void loom_unit_unlock(loom_dsm_alloc *a, size_t u);
+
+/* The page-unit protection helper: set [u0, u1) to prot (coalesced). */
+void loom_dsm_protect(loom_dsm_alloc *a, size_t u0, size_t u1, int prot);
+
+#endif

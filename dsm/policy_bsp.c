@@ -1,0 +1,140 @@
+/* policy_bsp.c — release consistency, bulk-synchronous style.
+ *
+ * Guarantee: after an acquire (every loom_barrier ends with one), a rank's
+ * reads see every write released before it by any rank (every
+ * loom_barrier starts with a release), and always its own writes.
+ *   read miss    fetch the unit from its home
+ *   first write  keep a twin of the clean unit
+ *   release      diff each dirty unit against its twin (changed bytes for
+ *                overwrite merge, element deltas for add merge) and send
+ *                the records home; rows send their put and pending adds
+ *   acquire      invalidate every clean unit (dirty ones keep their data) */
+#include "dsm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static void read_miss(loom_dsm_alloc *a, size_t u)
+{
+    loom_dsm_fetch(a, u, a->shadow + u * a->unit);
+}
+
+static void first_write(loom_dsm_alloc *a, size_t u)
+{
+    void *t = malloc(a->unit);
+    if (!t)
+        loom_die(1, "out of memory (twin of '%s')", a->name);
+    memcpy(t, a->shadow + u * a->unit, a->unit);
+    a->twin[u] = t;
+    loom_dsm_mark_dirty(a, u);
+}
+
+static void row_miss(loom_dsm_alloc *a, size_t row)
+{
+    char *p = a->base + row * a->unit;
+    loom_dsm_fetch(a, row, p);
+    if (a->put[row] & 2) /* own adds not yet released stay visible */
+        loom_reduce_local(p, a->twin[row], a->unit / a->esize, a->type, LOOM_SUM);
+}
+
+/* Records for one dirty page unit: runs of changed bytes, or runs of
+ * non-zero element deltas. */
+static void diff_page(loom_dsm_alloc *a, size_t u)
+{
+    const char *cur = a->shadow + u * a->unit, *old = a->twin[u];
+    size_t n = a->unit;
+    if (a->merge == LOOM_MERGE_OVERWRITE) {
+        for (size_t i = 0; i < n;) {
+            if (cur[i] == old[i]) {
+                i++;
+                continue;
+            }
+            size_t j = i;
+            while (j < n && cur[j] != old[j])
+                j++;
+            loom_flush_bytes(a, u, i, cur + i, j - i);
+            i = j;
+        }
+        return;
+    }
+    /* add merge: delta = current - twin, element by element, in the twin */
+    size_t es = a->esize, ne = n / es;
+    char *d = a->twin[u];
+    for (size_t k = 0; k < ne; k++) {
+        switch (a->type) {
+        case LOOM_INT32: { int32_t x, y; memcpy(&x, cur + k * es, 4); memcpy(&y, d + k * es, 4);
+                           x = (int32_t)((uint32_t)x - (uint32_t)y); memcpy(d + k * es, &x, 4); break; }
+        case LOOM_INT64: { int64_t x, y; memcpy(&x, cur + k * es, 8); memcpy(&y, d + k * es, 8);
+                           x = (int64_t)((uint64_t)x - (uint64_t)y); memcpy(d + k * es, &x, 8); break; }
+        case LOOM_FLOAT: { float x, y; memcpy(&x, cur + k * es, 4); memcpy(&y, d + k * es, 4);
+                           x -= y; memcpy(d + k * es, &x, 4); break; }
+        case LOOM_DOUBLE: { double x, y; memcpy(&x, cur + k * es, 8); memcpy(&y, d + k * es, 8);
+                            x -= y; memcpy(d + k * es, &x, 8); break; }
+        }
+    }
+    static const char zero[8];
+    for (size_t k = 0; k < ne;) {
+        if (!memcmp(d + k * es, zero, es)) {
+            k++;
+            continue;
+        }
+        size_t j = k;
+        while (j < ne && memcmp(d + j * es, zero, es))
+            j++;
+        loom_flush_add(a, u, k * es, d + k * es, (j - k) * es);
+        k = j;
+    }
+}
+
+static void release(loom_dsm_alloc *a)
+{
+    for (size_t i = 0; i < a->ndirty; i++) {
+        size_t u = a->dirty[i];
+        if (a->kind == LOOM_UNIT_PAGE) {
+            diff_page(a, u);
+            free(a->twin[u]);
+            a->twin[u] = NULL;
+            atomic_store(&a->state[u], U_CLEAN);
+            loom_dsm_protect(a, u, u + 1, PROT_READ);
+            continue;
+        }
+        if (a->put[u] & 1)
+            loom_flush_bytes(a, u, 0, a->base + u * a->unit, a->unit);
+        if (a->put[u] & 2) {
+            loom_flush_add(a, u, 0, a->twin[u], a->unit);
+            memset(a->twin[u], 0, a->unit);
+        }
+        a->put[u] = 0;
+    }
+    a->ndirty = 0;
+}
+
+static void acquire(loom_dsm_alloc *a)
+{
+    if (a->kind == LOOM_UNIT_ROW) {
+        for (size_t r = 0; r < a->nunits; r++)
+            if (!a->put[r])
+                atomic_store(&a->state[r], U_INVALID);
+        return;
+    }
+    size_t run = 0;
+    for (size_t u = 0; u <= a->nunits; u++) {
+        int drop = u < a->nunits && atomic_load(&a->state[u]) == U_CLEAN;
+        if (drop)
+            atomic_store(&a->state[u], U_INVALID);
+        if (u == a->nunits || atomic_load(&a->state[u]) == U_DIRTY) {
+            loom_dsm_protect(a, run, u, PROT_NONE);
+            run = u + 1;
+        }
+    }
+}
+
+const loom_policy loom_policy_bsp = {
+    .name = "bsp",
+    .read_miss = read_miss,
+    .first_write = first_write,
+    .row_miss = row_miss,
+    .release = release,
+    .acquire = acquire,
+};

@@ -1,0 +1,161 @@
+/* row.c — the row path: get / put / add / prefetch on row-unit allocations.
+ *
+ * Rows are never protected: validity is a per-row state byte, and a row's
+ * pending writes are flags in a->put (1 put, 2 add, 4 listed as dirty) with
+ * the pending additions summed in a->twin[row].  Every call takes the
+ * row's lock, so any number of threads may use any rows; additions from
+ * all threads and ranks are summed at the home, none lost.  With the
+ * local policy (one rank) rows are plain memory and only the lock
+ * remains. */
+#include "dsm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { PUT = 1, ADD = 2, LISTED = 4 };
+
+/* The allocation of `array` if row is valid in it; else a message and
+ * NULL. */
+static loom_dsm_alloc *checked(void *array, size_t row, const char *fn)
+{
+    loom_dsm_alloc *a = loom_dsm_lookup_base(array);
+    if (!a)
+        loom_log("%s: %p is not an address loom_alloc returned", fn, array);
+    else if (a->kind != LOOM_UNIT_ROW)
+        loom_log("%s: '%s' has page units, not rows", fn, a->name);
+    else if (row >= a->nunits)
+        loom_log("%s: row %zu is out of range for '%s' (%zu rows)", fn, row, a->name,
+                 a->nunits);
+    else
+        return a;
+    return NULL;
+}
+
+/* Make row valid; caller holds its lock. */
+static void ensure(loom_dsm_alloc *a, size_t row)
+{
+    if (a->state && atomic_load(&a->state[row]) == U_INVALID) {
+        a->policy->row_miss(a, row);
+        atomic_store(&a->state[row], U_CLEAN);
+    }
+}
+
+static void listed(loom_dsm_alloc *a, size_t row)
+{
+    if (!(a->put[row] & LISTED)) {
+        a->put[row] |= LISTED;
+        loom_dsm_mark_dirty(a, row);
+    }
+}
+
+const void *loom_row_get(void *array, size_t row)
+{
+    loom_dsm_alloc *a = checked(array, row, "loom_row_get");
+    if (!a)
+        return NULL;
+    if (a->state && atomic_load(&a->state[row]) == U_INVALID) {
+        loom_unit_lock(a, row);
+        ensure(a, row);
+        loom_unit_unlock(a, row);
+    }
+    return a->base + row * a->unit;
+}
+
+int loom_row_put(void *array, size_t row, const void *data)
+{
+    loom_dsm_alloc *a = checked(array, row, "loom_row_put");
+    if (!a || !data)
+        return LOOM_ERR_ARG;
+    loom_unit_lock(a, row);
+    memcpy(a->base + row * a->unit, data, a->unit);
+    if (a->state) {
+        atomic_store(&a->state[row], U_CLEAN);
+        if (a->put[row] & ADD) /* the put supersedes earlier additions */
+            memset(a->twin[row], 0, a->unit);
+        a->put[row] = (uint8_t)((a->put[row] & ~ADD) | PUT);
+        listed(a, row);
+    }
+    loom_unit_unlock(a, row);
+    return LOOM_OK;
+}
+
+int loom_row_add(void *array, size_t row, const void *delta)
+{
+    loom_dsm_alloc *a = checked(array, row, "loom_row_add");
+    if (!a || !delta)
+        return LOOM_ERR_ARG;
+    size_t n = a->unit / a->esize;
+    loom_unit_lock(a, row);
+    if (!a->state) {
+        loom_reduce_local(a->base + row * a->unit, delta, n, a->type, LOOM_SUM);
+        loom_unit_unlock(a, row);
+        return LOOM_OK;
+    }
+    if (!a->twin[row] && !(a->twin[row] = calloc(1, a->unit))) {
+        loom_unit_unlock(a, row);
+        return LOOM_ERR_NOMEM;
+    }
+    loom_reduce_local(a->twin[row], delta, n, a->type, LOOM_SUM);
+    if (atomic_load(&a->state[row]) != U_INVALID) /* keep own writes visible */
+        loom_reduce_local(a->base + row * a->unit, delta, n, a->type, LOOM_SUM);
+    a->put[row] |= ADD;
+    listed(a, row);
+    loom_unit_unlock(a, row);
+    return LOOM_OK;
+}
+
+int loom_row_prefetch(void *array, const size_t *rows, size_t n)
+{
+    loom_dsm_alloc *a = loom_dsm_lookup_base(array);
+    if (!a || a->kind != LOOM_UNIT_ROW || (n && !rows)) {
+        loom_log("loom_row_prefetch: %p is not a row-unit allocation", array);
+        return LOOM_ERR_ARG;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (rows[i] >= a->nunits) {
+            loom_log("loom_row_prefetch: row %zu is out of range for '%s' (%zu rows)",
+                     rows[i], a->name, a->nunits);
+            return LOOM_ERR_ARG;
+        }
+    if (!a->state)
+        return LOOM_OK;
+    /* In batches: lock each invalid row we can, start every remote read,
+     * wait for them all, then mark the rows valid.  A row another thread
+     * holds is left to it. */
+    enum { BATCH = 256 };
+    size_t got[BATCH];
+    volatile int done[BATCH];
+    for (size_t i = 0; i < n;) {
+        int k = 0;
+        for (; i < n && k < BATCH; i++) {
+            size_t r = rows[i];
+            if (atomic_load(&a->state[r]) != U_INVALID ||
+                atomic_flag_test_and_set_explicit(&a->ulock[r], memory_order_acquire))
+                continue;
+            if (atomic_load(&a->state[r]) != U_INVALID) {
+                loom_unit_unlock(a, r);
+                continue;
+            }
+            int h = a->home[r];
+            done[k] = 0;
+            if (h == loom_icv.rank) {
+                loom_dsm_fetch(a, r, a->base + r * a->unit);
+                done[k] = 1;
+            } else
+                loom_tp_get(h, a->base + r * a->unit, a->unit,
+                            a->store_base[h] + (uint64_t)a->slot[r] * a->unit, a->rkeys[h],
+                            &done[k]);
+            got[k++] = r;
+        }
+        for (int j = 0; j < k; j++) {
+            loom_tp_wait_flag(&done[j]);
+            size_t r = got[j];
+            if (a->put[r] & ADD)
+                loom_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
+                                  a->type, LOOM_SUM);
+            atomic_store(&a->state[r], U_CLEAN);
+            loom_unit_unlock(a, r);
+        }
+    }
+    return LOOM_OK;
+}
