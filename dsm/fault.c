@@ -49,6 +49,41 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
     signal(sig, SIG_DFL); /* the access is retried and kills us as usual */
 }
 
+/* Bring unit u of a to at least `want` (U_CLEAN or U_DIRTY), as a read
+ * or write fault would. */
+static void make_valid(loom_dsm_alloc *a, size_t u, int want)
+{
+    loom_unit_lock(a, u);
+    int st = atomic_load(&a->state[u]);
+    if (st == U_INVALID) {
+        a->policy->read_miss(a, u);
+        st = U_CLEAN;
+    }
+    if (want == U_DIRTY && st == U_CLEAN) {
+        a->policy->first_write(a, u);
+        st = U_DIRTY;
+    }
+    atomic_store(&a->state[u], (uint8_t)st);
+    loom_dsm_protect(a, u, u + 1, st == U_DIRTY ? PROT_READ | PROT_WRITE : PROT_READ);
+    loom_unit_unlock(a, u);
+}
+
+int loom_touch(void *p, size_t len, int write)
+{
+    loom_dsm_alloc *a = loom_dsm_find(p);
+    if (!a || (char *)p + len > a->base + a->mapped) {
+        loom_log("loom_touch: [%p, +%zu) is not inside one Loom allocation", p, len);
+        return LOOM_ERR_ARG;
+    }
+    if (!len || a->kind != LOOM_UNIT_PAGE || !a->state)
+        return LOOM_OK; /* rows and plain memory are always accessible */
+    size_t u0 = (size_t)((char *)p - a->base) / a->unit;
+    size_t u1 = (size_t)((char *)p + len - 1 - a->base) / a->unit;
+    for (size_t u = u0; u <= u1; u++)
+        make_valid(a, u, write ? U_DIRTY : U_CLEAN);
+    return LOOM_OK;
+}
+
 static void on_segv(int sig, siginfo_t *si, void *ucv)
 {
     loom_dsm_alloc *a = loom_dsm_find(si->si_addr);
@@ -62,20 +97,7 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
                  a->name, si->si_addr);
     ucontext_t *uc = ucv;
     int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-    size_t u = (size_t)((char *)si->si_addr - a->base) / a->unit;
-    loom_unit_lock(a, u);
-    int st = atomic_load(&a->state[u]);
-    if (st == U_INVALID) {
-        a->policy->read_miss(a, u);
-        st = U_CLEAN;
-    }
-    if (write && st == U_CLEAN) {
-        a->policy->first_write(a, u);
-        st = U_DIRTY;
-    }
-    atomic_store(&a->state[u], (uint8_t)st);
-    loom_dsm_protect(a, u, u + 1, st == U_DIRTY ? PROT_READ | PROT_WRITE : PROT_READ);
-    loom_unit_unlock(a, u);
+    make_valid(a, (size_t)((char *)si->si_addr - a->base) / a->unit, write ? U_DIRTY : U_CLEAN);
 }
 
 int loom_fault_init(void)

@@ -218,6 +218,7 @@ void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *d
  * *rkey_len bytes to hand to peers (free with loom_tp_rkey_buffer_free). */
 int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
 void loom_tp_mem_unmap(void *memh);
+long loom_tp_live_registrations(void); /* for leak tests */
 void loom_tp_rkey_buffer_free(void *rkey_buf);
 void *loom_tp_rkey_unpack(int peer, const void *buf);
 void loom_tp_rkey_destroy(void *rkey);

@@ -135,6 +135,12 @@ int loom_free(void *p);
 int loom_release(void);
 int loom_acquire(void);
 
+/* Make [p, p + len) of a page-unit allocation readable now (write = 0) or
+ * writable (write = 1), as touching every unit would.  System calls do not
+ * fault: read(2) into, or write(2) from, Loom memory fails with EFAULT
+ * unless the range was touched since the last acquire.  Call this first. */
+int loom_touch(void *p, size_t len, int write);
+
 /* Row units.  loom_row_get returns a pointer to row `row` of the row-unit
  * allocation `array` (the address loom_alloc returned), fresh as the
  * coherence policy promises, valid until the next release or acquire; NULL

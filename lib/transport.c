@@ -480,6 +480,10 @@ void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *d
 
 /* ---- RMA ------------------------------------------------------------- */
 
+static _Atomic long live_regs; /* registrations not yet unmapped */
+
+long loom_tp_live_registrations(void) { return live_regs; }
+
 int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
 {
     ucp_mem_map_params_t mp = {
@@ -497,6 +501,7 @@ int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rk
                  ucs_status_string(st));
         return LOOM_ERR_NET;
     }
+    live_regs++;
     return LOOM_OK;
 }
 
@@ -510,6 +515,7 @@ void loom_tp_mem_unmap(void *memh)
     lock_tp();
     ucp_mem_unmap(ctx, memh);
     unlock_tp();
+    live_regs--;
 }
 
 void *loom_tp_rkey_unpack(int peer, const void *buf)
