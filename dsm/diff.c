@@ -71,7 +71,14 @@ static int apply(loom_dsm_alloc *a, int src, const struct rec_hdr *r, const uint
         return -1;
     char *dst = a->store + (size_t)a->slot[r->unit] * a->unit + r->off;
     if (r->kind == REC_ADD) {
-        loom_reduce_local(dst, payload, r->len / a->esize, a->type, LOOM_SUM);
+        /* payloads sit at any offset of the message: add through an
+         * aligned bounce buffer */
+        _Alignas(8) uint8_t tmp[1024];
+        for (size_t done = 0; done < r->len; done += sizeof tmp) {
+            size_t k = r->len - done < sizeof tmp ? r->len - done : sizeof tmp;
+            memcpy(tmp, payload + done, k);
+            loom_reduce_local(dst + done, tmp, k / a->esize, a->type, LOOM_SUM);
+        }
         return 0;
     }
     if (a->writer) {
