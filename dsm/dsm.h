@@ -24,6 +24,7 @@
 #define LOOM_DSM_H
 
 #include "internal.h"
+#include "policy.h"
 
 #include <stdatomic.h>
 
@@ -33,9 +34,7 @@ enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2 };
 /* Record kinds inside a diff message. */
 enum { REC_BYTES = 0, REC_ADD = 1 };
 
-struct loom_policy;
-
-typedef struct loom_dsm_alloc {
+struct loom_dsm_alloc {
     int id;                      /* same on every rank */
     int live;
     char name[64];
@@ -69,27 +68,9 @@ typedef struct loom_dsm_alloc {
     size_t ndirty, capdirty;
 
     uint8_t **writer;            /* check mode, per home slot: writer+1 per byte */
-} loom_dsm_alloc;
+};
 
-/* A coherence policy: one table of hooks, one file per policy.  The fault
- * path and the row path call only these. */
-typedef struct loom_policy {
-    const char *name;
-    /* A page unit was touched while invalid: make the working copy valid. */
-    void (*read_miss)(loom_dsm_alloc *a, size_t unit);
-    /* A clean page unit is about to be written: remember how it was. */
-    void (*first_write)(loom_dsm_alloc *a, size_t unit);
-    /* A row is read while invalid: fetch it (own pending adds re-applied). */
-    void (*row_miss)(loom_dsm_alloc *a, size_t row);
-    /* Push this rank's writes of a toward their homes (into the flush). */
-    void (*release)(loom_dsm_alloc *a);
-    /* Drop what may be stale. */
-    void (*acquire)(loom_dsm_alloc *a);
-} loom_policy;
 
-extern const loom_policy loom_policy_local;
-extern const loom_policy loom_policy_bsp;
-const loom_policy *loom_policy_find(const char *name);
 
 /* ---- arena.c ----------------------------------------------------------- */
 /* Reserve the global arena (collective; same address on every rank). */

@@ -1,0 +1,36 @@
+/* policy.h — the coherence-policy interface: one table of hooks, one file
+ * per policy (policy_local.c, policy_bsp.c; ssp, ring and priority to
+ * come).  The fault path (fault.c) and the row path (row.c) call only
+ * these hooks, so a new policy plugs in without touching either.
+ *
+ * Every hook runs in the rank that owns the working copy:
+ *   read_miss, first_write  from the fault path, unit lock held
+ *   row_miss                from the row path, row lock held
+ *   release, acquire        from loom_release/loom_acquire (and so from
+ *                           loom_barrier, loom_lock, loom_unlock), with no
+ *                           other thread of the rank inside the allocation
+ * A hook that moves data uses diff.c (loom_dsm_fetch, loom_flush_*). */
+#ifndef LOOM_DSM_POLICY_H
+#define LOOM_DSM_POLICY_H
+
+typedef struct loom_dsm_alloc loom_dsm_alloc;
+
+typedef struct loom_policy {
+    const char *name;
+    /* A page unit was touched while invalid: make the working copy valid. */
+    void (*read_miss)(loom_dsm_alloc *a, size_t unit);
+    /* A clean page unit is about to be written: remember how it was. */
+    void (*first_write)(loom_dsm_alloc *a, size_t unit);
+    /* A row is read while invalid: fetch it (own pending adds re-applied). */
+    void (*row_miss)(loom_dsm_alloc *a, size_t row);
+    /* Push this rank's writes of a toward their homes (into the flush). */
+    void (*release)(loom_dsm_alloc *a);
+    /* Drop what may be stale. */
+    void (*acquire)(loom_dsm_alloc *a);
+} loom_policy;
+
+extern const loom_policy loom_policy_local;
+extern const loom_policy loom_policy_bsp;
+const loom_policy *loom_policy_find(const char *name);
+
+#endif
