@@ -144,34 +144,32 @@ static int decode(const void *hdr, size_t hlen, struct lock_msg *m)
                    manager_of(m->id) == loom_icv.rank ? 0 : -1;
 }
 
+/* A request (unlock = 0) or a release (unlock = 1) reached the manager. */
+static void on_manager_msg(const void *hdr, size_t hlen, int unlock)
+{
+    struct lock_msg m;
+    if (decode(hdr, hlen, &m)) {
+        loom_log("lock: dropped a malformed %s", unlock ? "unlock" : "lock request");
+        return;
+    }
+    pthread_mutex_lock(&mu);
+    int g = unlock ? mgr_unlock((int)m.src, m.id) : mgr_request((int)m.src, m.id);
+    pthread_mutex_unlock(&mu);
+    grant(g, m.id);
+}
+
 static void on_req(const void *hdr, size_t hlen, void *data, size_t len)
 {
     (void)data;
     (void)len;
-    struct lock_msg m;
-    if (decode(hdr, hlen, &m)) {
-        loom_log("lock: dropped a malformed lock request");
-        return;
-    }
-    pthread_mutex_lock(&mu);
-    int g = mgr_request((int)m.src, m.id);
-    pthread_mutex_unlock(&mu);
-    grant(g, m.id);
+    on_manager_msg(hdr, hlen, 0);
 }
 
 static void on_unlock(const void *hdr, size_t hlen, void *data, size_t len)
 {
     (void)data;
     (void)len;
-    struct lock_msg m;
-    if (decode(hdr, hlen, &m)) {
-        loom_log("lock: dropped a malformed unlock");
-        return;
-    }
-    pthread_mutex_lock(&mu);
-    int g = mgr_unlock((int)m.src, m.id);
-    pthread_mutex_unlock(&mu);
-    grant(g, m.id);
+    on_manager_msg(hdr, hlen, 1);
 }
 
 static void on_grant(const void *hdr, size_t hlen, void *data, size_t len)

@@ -12,15 +12,9 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "../rng.h"
 #include <string.h>
 
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* Additions stream s makes in round k (of R), out of TOTAL over S streams. */
 static long share(long total, long S, long s, int R, int k)

@@ -10,14 +10,8 @@
 #include <loom.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "../rng.h"
 
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 int main(int argc, char **argv)
 {
