@@ -101,6 +101,7 @@ static void destroy(loom_dsm_alloc *a)
     free(a->writer);
     free(a->twin);
     free(a->put);
+    free(a->stamp);
     free((void *)a->state);
     free(a->ulock);
     free(a->home);
@@ -184,6 +185,8 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
         snprintf(why, n, "unknown distribution %d", (int)o->dist);
     else if (o->dist == LOOM_DIST_EXPLICIT && !o->home_of)
         snprintf(why, n, "LOOM_DIST_EXPLICIT needs a home_of function");
+    else if (o->staleness_set && o->staleness < 0)
+        snprintf(why, n, "staleness %d < 0", o->staleness);
     else if ((unsigned)o->merge > LOOM_MERGE_ADD || (unsigned)o->type > LOOM_DOUBLE)
         snprintf(why, n, "unknown merge mode or element type");
     else if (o->merge == LOOM_MERGE_ADD &&
@@ -217,14 +220,15 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     int bad = validate(bytes, o, why, sizeof why);
     const loom_policy *pol = bad ? NULL : choose_policy(o->name, o->coherence);
     if (!bad && !pol) {
-        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp)",
+        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp, ssp)",
                  o->coherence);
         bad = 1;
     }
     /* Agree on everything that shapes the allocation. */
     uint64_t h = fnv(0xcbf29ce484222325ULL, &bytes, sizeof bytes);
-    size_t shape[6] = {(size_t)o->unit, o->row_size, o->page_unit, (size_t)o->dist,
-                       (size_t)o->merge, (size_t)o->type};
+    size_t shape[8] = {(size_t)o->unit, o->row_size, o->page_unit, (size_t)o->dist,
+                       (size_t)o->merge, (size_t)o->type, (size_t)o->staleness_set,
+                       (size_t)o->staleness};
     h = fnv(h, shape, sizeof shape);
     h = fnv(h, pol ? pol->name : "?", pol ? strlen(pol->name) : 1);
     int64_t sizes[2] = {(int64_t)bytes, -(int64_t)bytes};
@@ -292,8 +296,11 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         a->ulock = calloc(a->nunits, sizeof *a->ulock);
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
+        a->stamp = calloc(a->nunits, sizeof *a->stamp);
+        a->staleness = pol != &loom_policy_ssp ? 0
+                       : o->staleness_set ? o->staleness : loom_icv.staleness;
         if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
-                    !a->ulock || !a->twin || (a->kind == LOOM_UNIT_ROW && !a->put)))
+                    !a->ulock || !a->twin || !a->stamp || (a->kind == LOOM_UNIT_ROW && !a->put)))
             rc = LOOM_ERR_NOMEM;
         if (!rc)
             rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
@@ -393,6 +400,8 @@ const loom_policy *loom_policy_find(const char *name)
         return &loom_policy_local;
     if (!strcasecmp(name, "bsp"))
         return &loom_policy_bsp;
+    if (!strcasecmp(name, "ssp"))
+        return &loom_policy_ssp;
     return NULL;
 }
 
@@ -401,6 +410,7 @@ int loom_dsm_init(void)
     loom_dsm_check = loom_icv.check_dsm;
     loom_dsm_wire_init();
     loom_lock_init();
+    loom_clock_init();
     return loom_fault_init();
 }
 
@@ -416,5 +426,61 @@ void loom_dsm_fini(void)
             loom_allocs[i] = NULL;
             destroy(a);
         }
+    }
+}
+
+static void add_stats(const loom_dsm_alloc *a, loom_stats *o)
+{
+    o->bytes_sent += atomic_load(&a->stats.bytes_sent);
+    o->bytes_received += atomic_load(&a->stats.bytes_recv);
+    o->hits += atomic_load(&a->stats.hits);
+    o->misses += atomic_load(&a->stats.misses);
+    o->blocked_reads += atomic_load(&a->stats.blocked);
+    o->blocked_seconds += (double)atomic_load(&a->stats.blocked_ns) * 1e-9;
+    o->forwarded += atomic_load(&a->stats.forwarded);
+    for (int i = 0; i < 8; i++)
+        o->age[i] += atomic_load(&a->stats.age[i]);
+}
+
+int loom_stats_get(void *array, loom_stats *out)
+{
+    if (!out)
+        return LOOM_ERR_ARG;
+    memset(out, 0, sizeof *out);
+    if (array) {
+        loom_dsm_alloc *a = loom_dsm_lookup_base(array);
+        if (!a)
+            return LOOM_ERR_ARG;
+        add_stats(a, out);
+        return LOOM_OK;
+    }
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++)
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            add_stats(loom_allocs[i], out);
+    return LOOM_OK;
+}
+
+/* LOOM_STATS=1: one line per live allocation per rank, at finalize. */
+void loom_dsm_print_stats(void)
+{
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++) {
+        loom_dsm_alloc *a = loom_allocs[i];
+        if (!a || !a->live)
+            continue;
+        loom_stats s = {0};
+        add_stats(a, &s);
+        loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu, "
+                 "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
+                 "forwarded %llu", a->name, a->policy->name,
+                 (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
+                 (unsigned long long)s.hits, (unsigned long long)s.misses,
+                 (unsigned long long)s.blocked_reads, s.blocked_seconds,
+                 (unsigned long long)s.age[0], (unsigned long long)s.age[1],
+                 (unsigned long long)s.age[2], (unsigned long long)s.age[3],
+                 (unsigned long long)s.age[4], (unsigned long long)s.age[5],
+                 (unsigned long long)s.age[6], (unsigned long long)s.age[7],
+                 (unsigned long long)s.forwarded);
     }
 }

@@ -107,6 +107,8 @@ static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
                  h->alloc);
         return;
     }
+    if ((int)h->src != loom_icv.rank)
+        atomic_fetch_add(&a->stats.bytes_recv, len + sizeof *h);
     size_t off = 0;
     for (uint32_t i = 0; i < h->nrec; i++) {
         struct rec_hdr r;
@@ -172,6 +174,7 @@ void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
         pthread_mutex_unlock(&local_apply);
         return;
     }
+    atomic_fetch_add(&a->stats.bytes_recv, a->unit);
     volatile int done = 0;
     loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], &done);
     loom_tp_wait_flag(&done);
@@ -194,6 +197,7 @@ static void send_out(int h)
         free(b->p);
     } else {
         acks_expected++;
+        atomic_fetch_add(&loom_allocs[b->alloc]->stats.bytes_sent, b->len + sizeof hd);
         loom_tp_am_send(h, AM_DIFF, &hd, sizeof hd, b->p, b->len);
     }
     *b = (struct outbuf){.alloc = -1};

@@ -68,6 +68,13 @@ struct loom_dsm_alloc {
     size_t ndirty, capdirty;
 
     uint8_t **writer;            /* check mode, per home slot: writer+1 per byte */
+
+    int staleness;               /* clocks a copy may lag (bsp 0, ssp s) */
+    uint64_t *stamp;             /* per unit: global clock its copy reflects */
+    struct {                     /* what loom_stats reports */
+        _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
+            forwarded, age[8];
+    } stats;
 };
 
 
@@ -109,6 +116,18 @@ void loom_flush_end(void); /* sends, applies local ones, waits for acks */
 void loom_dsm_mark_dirty(loom_dsm_alloc *a, size_t u);
 /* Forget check-mode writers at an epoch boundary. */
 void loom_dsm_new_epoch(loom_dsm_alloc *a);
+
+/* ---- clock.c ----------------------------------------------------------- */
+void loom_clock_init(void);
+uint64_t loom_clock_now(void);
+uint64_t loom_clock_global(void);
+/* Wait until a copy fetched now is fresh enough for a in this rank's
+ * clock; returns the stamp to give it.  Counts blocked reads. */
+uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
+/* Record the age of data read (histogram). */
+void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
+/* At a clock: invalidate the clean copies now too old. */
+void loom_dsm_drop_stale(loom_dsm_alloc *a);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);

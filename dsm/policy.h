@@ -31,6 +31,15 @@ typedef struct loom_policy {
 
 extern const loom_policy loom_policy_local;
 extern const loom_policy loom_policy_bsp;
+extern const loom_policy loom_policy_ssp;
+
+/* Release consistency with bounded staleness: bsp's hooks, which ssp
+ * shares (bsp is ssp with staleness 0). */
+void loom_rc_read_miss(loom_dsm_alloc *a, size_t unit);
+void loom_rc_first_write(loom_dsm_alloc *a, size_t unit);
+void loom_rc_row_miss(loom_dsm_alloc *a, size_t row);
+void loom_rc_release(loom_dsm_alloc *a);
+void loom_rc_acquire(loom_dsm_alloc *a);
 const loom_policy *loom_policy_find(const char *name);
 
 #endif

@@ -8,19 +8,26 @@
  *   release      diff each dirty unit against its twin (changed bytes for
  *                overwrite merge, element deltas for add merge) and send
  *                the records home; rows send their put and pending adds
- *   acquire      invalidate every clean unit (dirty ones keep their data) */
+ *   acquire      invalidate every clean unit (dirty ones keep their data)
+ *   loom_clock   (clock.c) drops copies older than the clock: with
+ *                staleness 0, a rank in clock c reads only data that
+ *                reflects every rank's clocks < c.
+ * These hooks are exported as loom_rc_*: policy_ssp.c shares them. */
 #include "dsm.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-static void read_miss(loom_dsm_alloc *a, size_t u)
+void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
 {
+    a->stamp[u] = loom_dsm_wait_fresh(a);
     loom_dsm_fetch(a, u, a->shadow + u * a->unit);
+    atomic_fetch_add(&a->stats.misses, 1);
+    loom_dsm_note_read(a, a->stamp[u]);
 }
 
-static void first_write(loom_dsm_alloc *a, size_t u)
+void loom_rc_first_write(loom_dsm_alloc *a, size_t u)
 {
     void *t = malloc(a->unit);
     if (!t)
@@ -30,10 +37,12 @@ static void first_write(loom_dsm_alloc *a, size_t u)
     loom_dsm_mark_dirty(a, u);
 }
 
-static void row_miss(loom_dsm_alloc *a, size_t row)
+void loom_rc_row_miss(loom_dsm_alloc *a, size_t row)
 {
     char *p = a->base + row * a->unit;
+    a->stamp[row] = loom_dsm_wait_fresh(a);
     loom_dsm_fetch(a, row, p);
+    atomic_fetch_add(&a->stats.misses, 1);
     if (a->put[row] & 2) /* own adds not yet released stay visible */
         loom_reduce_local(p, a->twin[row], a->unit / a->esize, a->type, LOOM_SUM);
 }
@@ -87,7 +96,7 @@ static void diff_page(loom_dsm_alloc *a, size_t u)
     }
 }
 
-static void release(loom_dsm_alloc *a)
+void loom_rc_release(loom_dsm_alloc *a)
 {
     for (size_t i = 0; i < a->ndirty; i++) {
         size_t u = a->dirty[i];
@@ -110,7 +119,7 @@ static void release(loom_dsm_alloc *a)
     a->ndirty = 0;
 }
 
-static void acquire(loom_dsm_alloc *a)
+void loom_rc_acquire(loom_dsm_alloc *a)
 {
     if (a->kind == LOOM_UNIT_ROW) {
         for (size_t r = 0; r < a->nunits; r++)
@@ -132,9 +141,9 @@ static void acquire(loom_dsm_alloc *a)
 
 const loom_policy loom_policy_bsp = {
     .name = "bsp",
-    .read_miss = read_miss,
-    .first_write = first_write,
-    .row_miss = row_miss,
-    .release = release,
-    .acquire = acquire,
+    .read_miss = loom_rc_read_miss,
+    .first_write = loom_rc_first_write,
+    .row_miss = loom_rc_row_miss,
+    .release = loom_rc_release,
+    .acquire = loom_rc_acquire,
 };

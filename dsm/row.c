@@ -57,6 +57,9 @@ const void *loom_row_get(void *array, size_t row)
         loom_unit_lock(a, row);
         ensure(a, row);
         loom_unit_unlock(a, row);
+    } else if (a->state) {
+        atomic_fetch_add(&a->stats.hits, 1);
+        loom_dsm_note_read(a, a->stamp[row]);
     }
     return a->base + row * a->unit;
 }
@@ -125,6 +128,7 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
     enum { BATCH = 256 };
     size_t got[BATCH];
     volatile int done[BATCH];
+    uint64_t stamp = loom_dsm_wait_fresh(a);
     for (size_t i = 0; i < n;) {
         int k = 0;
         for (; i < n && k < BATCH; i++) {
@@ -153,6 +157,9 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
             if (a->put[r] & ADD)
                 loom_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
                                   a->type, LOOM_SUM);
+            a->stamp[r] = stamp;
+            atomic_fetch_add(&a->stats.misses, 1);
+            atomic_fetch_add(&a->stats.bytes_recv, a->unit);
             atomic_store(&a->state[r], U_CLEAN);
             loom_unit_unlock(a, r);
         }

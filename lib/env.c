@@ -138,8 +138,17 @@ static int set_rv_host(const char *v)
 }
 static int known_policy(const char *v)
 {
-    return !strcasecmp(v, "local") || !strcasecmp(v, "bsp");
+    return !strcasecmp(v, "local") || !strcasecmp(v, "bsp") || !strcasecmp(v, "ssp");
 }
+static int set_staleness(const char *v)
+{
+    long x;
+    if (loom_parse_int(v, 0, 1000000, &x))
+        return -1;
+    loom_icv.staleness = (int)x;
+    return 0;
+}
+static int set_stats(const char *v) { return loom_parse_bool(v, &loom_icv.stats); }
 static int set_coherence(const char *v)
 {
     return known_policy(v) ? set_string(loom_icv.coherence, sizeof loom_icv.coherence, v) : -1;
@@ -193,6 +202,8 @@ static void show_coherence(char *b, size_t n)
     snprintf(b, n, "%s", loom_icv.coherence[0] ? loom_icv.coherence
                                                 : loom_icv.nranks > 1 ? "bsp" : "local");
 }
+static void show_staleness(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.staleness); }
+static void show_stats(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.stats ? "true" : "false"); }
 static void show_check(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.check_dsm ? "dsm" : "none"); }
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous_host); }
@@ -214,7 +225,9 @@ static const struct var {
     {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
     {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
     {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
-    {"LOOM_COHERENCE", set_coherence, show_coherence, "local or bsp (ssp, ring and priority are not available yet)", 0},
+    {"LOOM_COHERENCE", set_coherence, show_coherence, "local, bsp or ssp (ring and priority are not available yet)", 0},
+    {"LOOM_STALENESS", set_staleness, show_staleness, "an integer >= 0 (clocks an ssp read may lag)", 0},
+    {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, all, none", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
@@ -236,8 +249,8 @@ static int load_named(char *err, size_t errlen)
         size_t nl = eq ? (size_t)(eq - name) : 0;
         if (!eq || !nl || nl >= 64 || !known_policy(eq + 1) ||
             loom_icv.ncoherence_named == 16) {
-            snprintf(err, errlen, "%.*s is not valid: expected LOOM_COHERENCE_<NAME>=local "
-                     "or bsp, NAME an allocation's name (at most 16 such variables)",
+            snprintf(err, errlen, "%.*s is not valid: expected LOOM_COHERENCE_<NAME>=local, "
+                     "bsp or ssp, NAME an allocation's name (at most 16 such variables)",
                      (int)(strcspn(*e, "=")), *e);
             return LOOM_ERR_ENV;
         }

@@ -187,6 +187,8 @@ int loom_finalize(void)
         return LOOM_ERR_STATE;
     if (loom_icv.nranks > 1) {
         loom_barrier(); /* also releases what is still dirty */
+        if (loom_icv.stats)
+            loom_dsm_print_stats();
         loom_dsm_fini();
         loom_tp_closing();
         loom_coll_barrier();

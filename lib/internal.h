@@ -39,6 +39,8 @@ struct loom_icv {
     struct { char alloc[64], policy[16]; } coherence_named[16]; /* LOOM_COHERENCE_<NAME> */
     int ncoherence_named;
     int check_dsm;            /* LOOM_CHECK contains dsm (or all) */
+    int staleness;            /* LOOM_STALENESS: ssp's default slack, clocks */
+    int stats;                /* LOOM_STATS: print statistics at finalize */
     size_t dsm_arena;         /* LOOM_DSM_ARENA: bytes of address space */
     char rsh[256];            /* LOOM_RSH (launcher) */
     char rendezvous_host[256];/* LOOM_RENDEZVOUS_HOST (launcher) */
@@ -228,6 +230,7 @@ void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
 /* Drive progress until *flag is set / *count reaches target. */
 void loom_tp_wait_flag(volatile int *flag);
 void loom_tp_wait_count(volatile long *count, long target);
+void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
 /* 1 if the calling thread is inside the transport (holds its lock). */
 int loom_tp_busy(void);
 
@@ -255,6 +258,7 @@ void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op
 /* ---- dsm/ (called by init and the barrier) ---------------------------- */
 int loom_dsm_init(void);       /* message handlers and the fault handler */
 void loom_dsm_fini(void);      /* free every allocation left (finalize) */
+void loom_dsm_print_stats(void); /* LOOM_STATS */
 void loom_dsm_epoch_end(void); /* a barrier ended an epoch */
 void loom_lock_init(void);
 

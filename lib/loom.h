@@ -118,6 +118,9 @@ typedef struct loom_alloc_opts {
                               means "this rank's local node" */
     int numa_node_set;
     const char *coherence; /* policy name; NULL = LOOM_COHERENCE or the default */
+    int staleness;         /* ssp: clocks a read may lag; used when staleness_set,
+                              else LOOM_STALENESS */
+    int staleness_set;
 } loom_alloc_opts;
 
 /* Collective.  Returns the allocation's address, the same on every rank, or
@@ -151,6 +154,26 @@ const void *loom_row_get(void *array, size_t row);
 int loom_row_put(void *array, size_t row, const void *data);
 int loom_row_add(void *array, size_t row, const void *delta);
 int loom_row_prefetch(void *array, const size_t *rows, size_t n);
+
+/* The clock (docs/dsm.md, "Clocks and ssp").  loom_clock ends this rank's
+ * clock: its writes are released, and its copies older than the
+ * allocation's staleness allows are dropped.  Not collective: fast ranks
+ * run ahead by up to the staleness. */
+int loom_clock(void);
+
+/* Statistics of one allocation (array = its address) or, with NULL, of all
+ * of this rank's allocations together. */
+typedef struct loom_stats {
+    uint64_t bytes_sent;      /* diffs this rank sent to homes */
+    uint64_t bytes_received;  /* units and rows fetched, diffs applied as home */
+    uint64_t hits;            /* row reads served from a valid copy */
+    uint64_t misses;          /* units and rows fetched */
+    uint64_t blocked_reads;   /* fetches that waited for slower ranks (ssp/bsp clocks) */
+    double blocked_seconds;   /* time they waited */
+    uint64_t age[8];          /* reads by age of the data in clocks: 0..6, 7+ */
+    uint64_t forwarded;       /* units forwarded early (ring, priority) */
+} loom_stats;
+int loom_stats_get(void *array, loom_stats *out);
 
 /* Distributed locks on an id (e.g. a global address cast to uint64_t), with
  * acquire/release semantics: loom_lock acquires, loom_unlock releases. */

@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
@@ -566,6 +567,13 @@ void loom_tp_wait_flag(volatile int *flag)
 {
     int idle = 0;
     while (!*flag)
+        progress(&idle);
+}
+
+void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target)
+{
+    int idle = 0;
+    while (atomic_load(v) < target)
         progress(&idle);
 }
 

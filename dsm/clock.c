@@ -1,0 +1,144 @@
+/* clock.c — loom_clock, the per-rank clock that bounds staleness.
+ *
+ * A rank's clock c counts the loom_clock calls it has made.  loom_clock
+ * releases (every write of the clock that ends is applied at its home and
+ * acknowledged), advances c, and tells every other rank.  So when every
+ * rank has announced at least m, every update from clocks < m is in the
+ * home stores: m = min over ranks is the *global clock*.
+ *
+ * Every copy a rank fetches is stamped with the global clock it saw
+ * before fetching.  An allocation with staleness s (ssp: LOOM_STALENESS or
+ * its option; bsp: 0) lets a rank in clock c use a copy stamped >= c - s:
+ * at each clock, older copies are dropped, and fetching a new one first
+ * waits until the global clock reaches c - s (a *blocked read*).  With
+ * s = 0 a rank in clock c waits until all others finished clock c - 1:
+ * exactly BSP.  A rank always sees its own writes: they were applied at
+ * the home before its clock advanced. */
+#include "dsm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define AM_CLOCK 8
+
+struct clock_msg {
+    uint32_t src, pad;
+    uint64_t clock;
+};
+
+static uint64_t now;              /* this rank's clock */
+static _Atomic uint64_t *clocks;  /* per rank: clocks it has completed */
+static _Atomic uint64_t global;   /* min of clocks[] */
+
+uint64_t loom_clock_now(void) { return now; }
+uint64_t loom_clock_global(void) { return atomic_load(&global); }
+
+static void recompute(void)
+{
+    uint64_t m = UINT64_MAX;
+    for (int r = 0; r < loom_icv.nranks; r++) {
+        uint64_t c = atomic_load(&clocks[r]);
+        if (c < m)
+            m = c;
+    }
+    atomic_store(&global, m);
+}
+
+static void on_clock(const void *hdr, size_t hlen, void *data, size_t len)
+{
+    (void)data;
+    (void)len;
+    struct clock_msg m;
+    if (hlen != sizeof m)
+        return;
+    memcpy(&m, hdr, sizeof m);
+    if (m.src >= (uint32_t)loom_icv.nranks) {
+        loom_log("clock: dropped a clock from unknown rank %u", m.src);
+        return;
+    }
+    if (m.clock > atomic_load(&clocks[m.src]))
+        atomic_store(&clocks[m.src], m.clock);
+    recompute();
+}
+
+void loom_clock_init(void)
+{
+    clocks = calloc((size_t)loom_icv.nranks, sizeof *clocks);
+    if (!clocks)
+        loom_die(1, "out of memory");
+    loom_tp_am_register(AM_CLOCK, on_clock);
+}
+
+int loom_clock(void)
+{
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    if (loom_icv.nranks == 1) {
+        now++;
+        return LOOM_OK;
+    }
+    loom_release();
+    now++;
+    atomic_store(&clocks[loom_icv.rank], now);
+    recompute();
+    struct clock_msg m = {.src = (uint32_t)loom_icv.rank, .clock = now};
+    for (int r = 0; r < loom_icv.nranks; r++)
+        if (r != loom_icv.rank)
+            loom_tp_am_send(r, AM_CLOCK, &m, sizeof m, NULL, 0);
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++)
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            loom_dsm_drop_stale(loom_allocs[i]);
+    return LOOM_OK;
+}
+
+/* The oldest global clock a copy of a may carry in this rank's clock. */
+static uint64_t oldest(const loom_dsm_alloc *a)
+{
+    return now > (uint64_t)a->staleness ? now - (uint64_t)a->staleness : 0;
+}
+
+uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a)
+{
+    uint64_t need = oldest(a);
+    if (atomic_load(&global) < need) {
+        double t0 = loom_wtime();
+        while (atomic_load(&global) < need)
+            loom_tp_wait_flag_until(&global, need);
+        atomic_fetch_add(&a->stats.blocked, 1);
+        atomic_fetch_add(&a->stats.blocked_ns, (uint64_t)((loom_wtime() - t0) * 1e9));
+    }
+    return atomic_load(&global);
+}
+
+void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp)
+{
+    uint64_t age = now > stamp ? now - stamp : 0;
+    atomic_fetch_add(&a->stats.age[age < 7 ? age : 7], 1);
+}
+
+void loom_dsm_drop_stale(loom_dsm_alloc *a)
+{
+    if (!a->stamp)
+        return;
+    uint64_t need = oldest(a);
+    if (a->kind == LOOM_UNIT_ROW) {
+        for (size_t r = 0; r < a->nunits; r++)
+            if (!a->put[r] && a->stamp[r] < need)
+                atomic_store(&a->state[r], U_INVALID);
+        return;
+    }
+    size_t run = 0; /* coalesce the mprotect calls over runs of units */
+    for (size_t u = 0; u <= a->nunits; u++) {
+        int drop = u < a->nunits && atomic_load(&a->state[u]) == U_CLEAN &&
+                   a->stamp[u] < need;
+        if (drop) {
+            atomic_store(&a->state[u], U_INVALID);
+            continue;
+        }
+        if (u > run)
+            loom_dsm_protect(a, run, u, PROT_NONE);
+        run = u + 1;
+    }
+}

@@ -1,0 +1,19 @@
+/* policy_ssp.c — stale synchronous parallel (Bosen's SSP consistency).
+ *
+ * Guarantee, for a rank in clock c with staleness s: a read sees every
+ * write from clocks < c - s of every rank, and all of the rank's own
+ * writes.  Deltas go home eagerly at every loom_clock (and at every
+ * release); a read blocks only when its copy is older than that
+ * (clock.c).  The mechanics are bsp's (policy_bsp.c), with s > 0: bsp is
+ * exactly ssp with s = 0.  s comes from the allocation's staleness option
+ * or LOOM_STALENESS. */
+#include "dsm.h"
+
+const loom_policy loom_policy_ssp = {
+    .name = "ssp",
+    .read_miss = loom_rc_read_miss,
+    .first_write = loom_rc_first_write,
+    .row_miss = loom_rc_row_miss,
+    .release = loom_rc_release,
+    .acquire = loom_rc_acquire,
+};

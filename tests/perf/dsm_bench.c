@@ -1,0 +1,544 @@
+/* dsm_bench.c — DSM micro-benchmarks, driven by tests/perf/dsm.sh, which
+ * runs each mode several times, with UCX's default transports and with
+ * UCX_TLS=tcp,self, next to ucx_perftest, and writes docs/bench-dsm.md.
+ *
+ *   dsm_bench fetch SCALE          2 ranks: rank 1 loads one word of page
+ *       units homed at rank 0 (4 KiB, 64 KiB, 1 MiB units); each load
+ *       faults and fetches the unit through the real path (SIGSEGV ->
+ *       policy read_miss -> ucp_get_nbx from the home store).
+ *         fetch_us SIZE US          distinct units, one acquire per pass
+ *                                   (the barrier's), per fetch
+ *         fetch_mibps SIZE MIBPS    SIZE / fetch_us
+ *         acqfetch_us SIZE US       loop { loom_acquire(); load unit 0 }
+ *                                   (one small allocation live), per loop
+ *         acquire_us SIZE US        loop { loom_acquire(); } alone
+ *         tpget_us SIZE US          the transport alone (no DSM): the
+ *                                   loom_tp_get + wait that a fetch makes,
+ *                                   distinct units of a registered buffer
+ *         tpgetsame_us SIZE US      the same, one unit over and over
+ *         fetch_iters SIZE UNITS PASSES SAME_LOOPS
+ *   dsm_bench rows SCALE           any rank count: rows of 64 B, 256 B,
+ *       4 KiB, rows homed elsewhere (all rows with one rank, where an
+ *       allocation is plain memory).  Aggregate rate = rows over all
+ *       ranks / the slowest rank's time.
+ *         rowget_rps SIZE R         loom_row_get after an acquire (fetches)
+ *         rowpf_rps SIZE R          loom_row_prefetch of 256 rows, then gets
+ *         rowadd_rps SIZE R         loom_row_add (int64, LOOM_MERGE_ADD)
+ *                                   of every row, timed with the
+ *                                   loom_barrier that pushes them home
+ *         rows_iters SIZE ROWS_PER_RANK_PER_PASS PASSES
+ *   dsm_bench stream MIB REPS      STREAM triad a = b + s*c and a sum of a,
+ *       double, OpenMP parallel for, over MIB MiB per array per rank.
+ *       One rank (run without loomrun: plain memory): loom_alloc'd vs
+ *       malloc'd arrays, alternated REPS times; medians.
+ *         s1_triad_mibps loom|malloc MIBPS    (3 arrays' bytes / time)
+ *         s1_sum_mibps loom|malloc MIBPS
+ *       Two or more ranks: every rank works on its own home block of
+ *       global page-unit arrays; slowest rank's time, bytes of all ranks.
+ *         sN_init_ms loom|malloc MS      first writes of a, b, c
+ *         sN_initbar_ms loom MS          the loom_barrier after them
+ *         sN_triad1_mibps loom|malloc    first triad after the barrier
+ *         sN_triad_mibps loom|malloc     steady state (median)
+ *         sN_sum_mibps loom|malloc       steady state (median)
+ *         sN_relbar_ms loom MS           loom_barrier releasing a
+ *         sN_sum1_mibps loom|malloc      first sum after that barrier
+ * Every mode checks the values it reads and aborts the job on a wrong one.
+ * Rank 0 prints the results, one "key args value" line each. */
+#include "internal.h"
+
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check(int err, const char *what)
+{
+    if (err)
+        loom_abort(1, "dsm_bench: %s: %s", what, loom_strerror(err));
+}
+
+static double slowest(double t)
+{
+    check(loom_allreduce(LOOM_IN_PLACE, &t, 1, LOOM_DOUBLE, LOOM_MAX), "allreduce");
+    return t;
+}
+
+static double total(double x)
+{
+    check(loom_allreduce(LOOM_IN_PLACE, &x, 1, LOOM_DOUBLE, LOOM_SUM), "allreduce");
+    return x;
+}
+
+static long scaled(long n, double scale, long min)
+{
+    long v = (long)((double)n * scale);
+    return v < min ? min : v;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- fetch ---------------------------------------------------------- */
+
+static uint64_t pattern(size_t unit, size_t size) { return 0x9e3779b9u * (uint64_t)unit + size; }
+
+/* The transport alone, no DSM: rank 1 reads nu units of `size` bytes from
+ * a buffer rank 0 registered, with loom_tp_get + loom_tp_wait_flag, the
+ * calls loom_dsm_fetch makes.  Returns rank 1's seconds per get: distinct
+ * units (*distinct) and the same unit over and over (*same). */
+static void tp_get(size_t size, long nu, int passes, long loops, double *distinct,
+                   double *same)
+{
+    int r = loom_rank();
+    size_t len = (size_t)nu * size;
+    char *buf = malloc(len);
+    if (!buf)
+        loom_abort(1, "dsm_bench: out of memory");
+    for (long u = 0; u < nu; u++)
+        memset(buf + (size_t)u * size, r == 0 ? (int)(u & 0x7f) + 1 : 0, size);
+    void *memh = NULL, *rkey = NULL, *rk = NULL;
+    size_t rlen = 0;
+    uint64_t hdr[2] = {0, 0};
+    char kb[1024];
+    if (r == 0) {
+        check(loom_tp_mem_map(buf, len, &memh, &rkey, &rlen), "mem_map");
+        if (rlen > sizeof kb)
+            loom_abort(1, "dsm_bench: memory key of %zu bytes", rlen);
+        hdr[0] = (uint64_t)(uintptr_t)buf;
+        hdr[1] = rlen;
+        memcpy(kb, rkey, rlen);
+        loom_tp_rkey_buffer_free(rkey);
+    }
+    check(loom_bcast(hdr, sizeof hdr, 0), "bcast");
+    check(loom_bcast(kb, sizeof kb, 0), "bcast");
+    *distinct = *same = 0;
+    if (r == 1) {
+        rk = loom_tp_rkey_unpack(0, kb);
+        int bad = 0;
+        for (int p = 0; p <= passes; p++) {
+            double t0 = loom_wtime();
+            for (long u = 0; u < nu; u++) {
+                volatile int done = 0;
+                loom_tp_get(0, buf + (size_t)u * size, size, hdr[0] + (uint64_t)u * size, rk,
+                            &done);
+                loom_tp_wait_flag(&done);
+                bad |= buf[(size_t)u * size + size - 1] != (char)((u & 0x7f) + 1);
+            }
+            if (p)
+                *distinct += loom_wtime() - t0;
+        }
+        *distinct /= (double)nu * passes;
+        for (long i = -(loops / 10 + 1); i < loops; i++) {
+            if (!i)
+                *same = loom_wtime();
+            volatile int done = 0;
+            loom_tp_get(0, buf, size, hdr[0], rk, &done);
+            loom_tp_wait_flag(&done);
+        }
+        *same = (loom_wtime() - *same) / (double)loops;
+        bad |= buf[size - 1] != 1;
+        loom_tp_rkey_destroy(rk);
+        if (bad)
+            loom_abort(3, "dsm_bench fetch: wrong bytes from a raw get (%zu B)", size);
+    }
+    check(loom_barrier(), "barrier");
+    if (memh)
+        loom_tp_mem_unmap(memh);
+    free(buf);
+}
+
+static void bench_fetch(double scale)
+{
+    int r = loom_rank();
+    if (loom_size() != 2)
+        loom_abort(2, "dsm_bench fetch runs on exactly 2 ranks");
+    static const size_t sizes[] = {4096, 65536, 1 << 20};
+    for (int si = 0; si < 3; si++) {
+        size_t size = sizes[si];
+        /* 16 MiB (4 KiB units) or 64 MiB of units homed at rank 0 */
+        long nu = scaled(size == 4096 ? 4096 : (long)((64 << 20) / size), scale, 8);
+        long loops = scaled(size == 4096 ? 20000 : size == 65536 ? 5000 : 500, scale, 20);
+        int passes = 3;
+        loom_alloc_opts o = {.name = "fetch_small", .page_unit = size};
+
+        /* acquire + load of the same unit, with only a 2-unit allocation
+         * live (an acquire visits every live allocation) */
+        char *s = loom_alloc(2 * size, &o);
+        if (!s)
+            loom_abort(1, "dsm_bench: loom_alloc failed");
+        if (r == 0)
+            *(volatile uint64_t *)s = pattern(0, size);
+        check(loom_barrier(), "barrier");
+        double t_acq = 0, t_af = 0;
+        if (r == 1) {
+            uint64_t bad = 0;
+            for (long i = 0; i < loops / 10 + 1; i++) {
+                check(loom_acquire(), "acquire");
+                bad |= *(volatile const uint64_t *)s ^ pattern(0, size);
+            }
+            double t0 = loom_wtime();
+            for (long i = 0; i < loops; i++) {
+                check(loom_acquire(), "acquire");
+                bad |= *(volatile const uint64_t *)s ^ pattern(0, size);
+            }
+            t_af = loom_wtime() - t0;
+            t0 = loom_wtime();
+            for (long i = 0; i < loops; i++)
+                check(loom_acquire(), "acquire");
+            t_acq = loom_wtime() - t0;
+            if (bad)
+                loom_abort(3, "dsm_bench fetch: wrong value read from unit 0 (%zu B units)", size);
+        }
+        check(loom_barrier(), "barrier");
+        check(loom_free(s), "free");
+
+        /* distinct units: 2*nu units, block distribution: [0, nu) at rank 0 */
+        o.name = "fetch";
+        char *a = loom_alloc(2 * (size_t)nu * size, &o);
+        if (!a)
+            loom_abort(1, "dsm_bench: loom_alloc failed");
+        if (r == 0)
+            for (long u = 0; u < nu; u++)
+                *(volatile uint64_t *)(a + (size_t)u * size) = pattern((size_t)u, size);
+        double t_fetch = 0;
+        for (int p = 0; p <= passes; p++) { /* pass 0: warm-up (memfd pages) */
+            check(loom_barrier(), "barrier"); /* ends with an acquire */
+            if (r != 1)
+                continue;
+            uint64_t bad = 0;
+            double t0 = loom_wtime();
+            for (long u = 0; u < nu; u++)
+                bad |= *(volatile const uint64_t *)(a + (size_t)u * size) ^
+                       pattern((size_t)u, size);
+            if (p)
+                t_fetch += loom_wtime() - t0;
+            if (bad)
+                loom_abort(3, "dsm_bench fetch: wrong value read (%zu B units)", size);
+        }
+        check(loom_barrier(), "barrier");
+        check(loom_free(a), "free");
+        double tp_d, tp_s;
+        tp_get(size, nu, passes, loops, &tp_d, &tp_s);
+        tp_d = slowest(tp_d);
+        tp_s = slowest(tp_s);
+        t_fetch = slowest(t_fetch);
+        t_af = slowest(t_af);
+        t_acq = slowest(t_acq);
+        if (r == 0) {
+            double us = t_fetch / ((double)nu * passes) * 1e6;
+            printf("fetch_us %zu %.3f\n", size, us);
+            printf("fetch_mibps %zu %.1f\n", size, (double)size / (1 << 20) / (us * 1e-6));
+            printf("acqfetch_us %zu %.3f\n", size, t_af / (double)loops * 1e6);
+            printf("acquire_us %zu %.3f\n", size, t_acq / (double)loops * 1e6);
+            printf("tpget_us %zu %.3f\n", size, tp_d * 1e6);
+            printf("tpgetsame_us %zu %.3f\n", size, tp_s * 1e6);
+            printf("fetch_iters %zu %ld %d %ld\n", size, nu, passes, loops);
+            fflush(stdout);
+        }
+    }
+}
+
+/* ---- rows ----------------------------------------------------------- */
+
+static void bench_rows(double scale)
+{
+    int r = loom_rank(), P = loom_size();
+    static const size_t sizes[] = {64, 256, 4096};
+    const size_t batch = 256;
+    for (int si = 0; si < 3; si++) {
+        size_t rs = sizes[si], ne = rs / 8;
+        long K = scaled(rs == 4096 ? 4096 : 8192, scale, 256); /* rows homed per rank */
+        size_t n = (size_t)K * (size_t)P;
+        int passes = 3;
+        /* the rows this rank works on: homed elsewhere (all, on one rank) */
+        size_t nmine = P == 1 ? n : n - (size_t)K;
+        size_t *rows = malloc(nmine * sizeof *rows);
+        int64_t *buf = calloc(ne, sizeof *buf);
+        if (!rows || !buf)
+            loom_abort(1, "dsm_bench: out of memory");
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (P == 1 || i / (size_t)K != (size_t)r)
+                rows[k++] = i;
+
+        loom_alloc_opts o = {.name = "rows", .unit = LOOM_UNIT_ROW, .row_size = rs,
+                             .type = LOOM_INT64};
+        char *g = loom_alloc(n * rs, &o);
+        if (!g)
+            loom_abort(1, "dsm_bench: loom_alloc failed");
+        for (size_t i = (size_t)r * (size_t)K; i < (size_t)(r + 1) * (size_t)K; i++) {
+            buf[0] = (int64_t)i;
+            buf[ne - 1] = (int64_t)(i * 7);
+            check(loom_row_put(g, i, buf), "row_put");
+        }
+        /* get, then prefetch + get */
+        double t_get = 0, t_pf = 0;
+        for (int mode = 0; mode < 2; mode++)
+            for (int p = 0; p <= passes; p++) {
+                check(loom_barrier(), "barrier"); /* ends with an acquire */
+                int64_t bad = 0;
+                double t0 = loom_wtime();
+                for (size_t i = 0; i < nmine; i += batch) {
+                    size_t m = nmine - i < batch ? nmine - i : batch;
+                    if (mode)
+                        check(loom_row_prefetch(g, rows + i, m), "row_prefetch");
+                    for (size_t j = i; j < i + m; j++) {
+                        const int64_t *x = loom_row_get(g, rows[j]);
+                        if (!x)
+                            loom_abort(1, "dsm_bench: loom_row_get failed");
+                        bad |= (x[0] ^ (int64_t)rows[j]) | (x[ne - 1] ^ (int64_t)(rows[j] * 7));
+                    }
+                }
+                double t = loom_wtime() - t0;
+                if (bad)
+                    loom_abort(3, "dsm_bench rows: wrong row value (%zu B rows, %s)", rs,
+                               mode ? "prefetch" : "get");
+                if (p)
+                    *(mode ? &t_pf : &t_get) += t;
+            }
+        check(loom_barrier(), "barrier");
+        check(loom_free(g), "free");
+
+        /* add: every row of mine gets +1 in every element per pass */
+        o.name = "rows_add";
+        o.merge = LOOM_MERGE_ADD;
+        char *ad = loom_alloc(n * rs, &o);
+        if (!ad)
+            loom_abort(1, "dsm_bench: loom_alloc failed");
+        for (size_t e = 0; e < ne; e++)
+            buf[e] = 1;
+        double t_add = 0;
+        for (int p = 0; p <= passes; p++) {
+            check(loom_barrier(), "barrier");
+            double t0 = loom_wtime();
+            for (size_t i = 0; i < nmine; i++)
+                check(loom_row_add(ad, rows[i], buf), "row_add");
+            check(loom_barrier(), "barrier");
+            if (p)
+                t_add += loom_wtime() - t0;
+        }
+        int64_t want = (int64_t)(passes + 1) * (P == 1 ? 1 : P - 1);
+        for (size_t i = 0; i < n; i++) {
+            const int64_t *x = loom_row_get(ad, i);
+            if (!x || x[0] != want || x[ne - 1] != want)
+                loom_abort(3, "dsm_bench rows: row %zu of the add allocation holds %lld, "
+                           "want %lld (%zu B rows)", i, x ? (long long)x[0] : -1LL,
+                           (long long)want, rs);
+        }
+        check(loom_barrier(), "barrier");
+        check(loom_free(ad), "free");
+
+        double rows_all = total((double)nmine * passes);
+        t_get = slowest(t_get);
+        t_pf = slowest(t_pf);
+        t_add = slowest(t_add);
+        if (r == 0) {
+            printf("rowget_rps %zu %.0f\n", rs, rows_all / t_get);
+            printf("rowpf_rps %zu %.0f\n", rs, rows_all / t_pf);
+            printf("rowadd_rps %zu %.0f\n", rs, rows_all / t_add);
+            printf("rows_iters %zu %zu %d\n", rs, nmine, passes);
+            fflush(stdout);
+        }
+        free(rows);
+        free(buf);
+    }
+}
+
+/* ---- stream --------------------------------------------------------- */
+
+static __attribute__((noinline)) void triad(double *restrict a, const double *restrict b,
+                                            const double *restrict c, double s, size_t n)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        a[i] = b[i] + s * c[i];
+}
+
+static __attribute__((noinline)) double sum(const double *restrict a, size_t n)
+{
+    double t = 0;
+    #pragma omp parallel for simd schedule(static) reduction(+ : t)
+    for (size_t i = 0; i < n; i++)
+        t += a[i];
+    return t;
+}
+
+/* Values in [1, 2) with full mantissas, so a diff finds most bytes changed. */
+static double val(size_t i, uint64_t seed)
+{
+    uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ULL ^ seed;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 32;
+    return 1.0 + (double)(x >> 11) / 9007199254740992.0;
+}
+
+static __attribute__((noinline)) void init(double *restrict a, double *restrict b,
+                                           double *restrict c, size_t n, size_t first)
+{
+    #pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        a[i] = 0;
+        b[i] = val(first + i, 1);
+        c[i] = val(first + i, 2);
+    }
+}
+
+static void verify_triad(const double *a, size_t n, size_t first, const char *what)
+{
+    for (size_t i = 0; i < n; i += 4099)
+        if (a[i] != val(first + i, 1) + 3.0 * val(first + i, 2))
+            loom_abort(3, "dsm_bench stream: %s: a[%zu] wrong", what, first + i);
+}
+
+static void bench_stream(size_t mib, int reps)
+{
+    int r = loom_rank(), P = loom_size();
+    size_t bytes = mib << 20, n = bytes / sizeof(double);
+    double *m[3];
+    for (int k = 0; k < 3; k++)
+        if (!(m[k] = malloc(bytes)))
+            loom_abort(1, "dsm_bench: out of memory");
+    double *g[3];
+    loom_alloc_opts o = {.name = "stream"};
+    for (int k = 0; k < 3; k++)
+        if (!(g[k] = loom_alloc(bytes * (size_t)P, &o)))
+            loom_abort(1, "dsm_bench: loom_alloc failed");
+    double *l[3] = {g[0] + (size_t)r * n, g[1] + (size_t)r * n, g[2] + (size_t)r * n};
+    size_t first = (size_t)r * n;
+    double *tt[2], *ts[2];
+    for (int k = 0; k < 2; k++)
+        if (!(tt[k] = calloc((size_t)reps, sizeof(double))) ||
+            !(ts[k] = calloc((size_t)reps, sizeof(double))))
+            loom_abort(1, "dsm_bench: out of memory");
+    double tri = 3.0 * (double)bytes * P / (1 << 20), one = (double)bytes * P / (1 << 20);
+    double **arr[2] = {l, m};
+    const char *name[2] = {"loom", "malloc"};
+
+    if (P == 1) {
+        for (int k = 0; k < 2; k++) { /* first touch, untimed */
+            init(arr[k][0], arr[k][1], arr[k][2], n, 0);
+            triad(arr[k][0], arr[k][1], arr[k][2], 3.0, n);
+        }
+        double s[2] = {0, 0};
+        for (int i = 0; i < reps; i++)
+            for (int j = 0; j < 2; j++) {
+                int k = (i + j) % 2; /* alternate which goes first */
+                double t0 = omp_get_wtime();
+                triad(arr[k][0], arr[k][1], arr[k][2], 3.0, n);
+                tt[k][i] = omp_get_wtime() - t0;
+                t0 = omp_get_wtime();
+                s[k] = sum(arr[k][0], n);
+                ts[k][i] = omp_get_wtime() - t0;
+            }
+        for (int k = 0; k < 2; k++)
+            verify_triad(arr[k][0], n, 0, name[k]);
+        if (s[0] != s[1] && (s[0] - s[1]) / s[1] > 1e-9)
+            loom_abort(3, "dsm_bench stream: sums differ (%.17g vs %.17g)", s[0], s[1]);
+        for (int k = 0; k < 2; k++) {
+            printf("s1_triad_mibps %s %.1f\n", name[k], tri / median(tt[k], reps));
+            printf("s1_sum_mibps %s %.1f\n", name[k], one / median(ts[k], reps));
+        }
+        printf("stream_iters %zu %d %d\n", mib, reps, omp_get_max_threads());
+        fflush(stdout);
+    } else {
+        /* both sets, one after the other, every phase between barriers so
+         * that all ranks run it at once */
+        double res[2][6];
+        for (int k = 0; k < 2; k++) {
+            double **x = arr[k];
+            check(loom_barrier(), "barrier");
+            double t0 = loom_wtime();
+            init(x[0], x[1], x[2], n, first);
+            res[k][0] = slowest(loom_wtime() - t0);
+            t0 = loom_wtime();
+            check(loom_barrier(), "barrier");
+            double t_bar = slowest(loom_wtime() - t0);
+            check(loom_barrier(), "barrier");
+            t0 = loom_wtime();
+            triad(x[0], x[1], x[2], 3.0, n);
+            res[k][1] = slowest(loom_wtime() - t0);
+            for (int i = 0; i < reps; i++) {
+                check(loom_coll_barrier(), "barrier"); /* no acquire: steady */
+                t0 = loom_wtime();
+                triad(x[0], x[1], x[2], 3.0, n);
+                tt[k][i] = slowest(loom_wtime() - t0);
+                check(loom_coll_barrier(), "barrier");
+                t0 = loom_wtime();
+                volatile double s = sum(x[0], n);
+                (void)s;
+                ts[k][i] = slowest(loom_wtime() - t0);
+            }
+            verify_triad(x[0], n, first, name[k]);
+            t0 = loom_wtime();
+            check(loom_barrier(), "barrier");
+            double t_rel = slowest(loom_wtime() - t0);
+            t0 = loom_wtime();
+            double s1 = sum(x[0], n);
+            res[k][2] = slowest(loom_wtime() - t0);
+            res[k][3] = median(tt[k], reps);
+            res[k][4] = median(ts[k], reps);
+            res[k][5] = s1;
+            if (k == 0 && r == 0) {
+                printf("s%d_initbar_ms loom %.2f\n", P, t_bar * 1e3);
+                printf("s%d_relbar_ms loom %.2f\n", P, t_rel * 1e3);
+            }
+        }
+        if (res[0][5] != res[1][5] && (res[0][5] - res[1][5]) / res[1][5] > 1e-9)
+            loom_abort(3, "dsm_bench stream: sums differ (%.17g vs %.17g)", res[0][5],
+                       res[1][5]);
+        /* the other ranks' blocks, read through the DSM, are right too */
+        if (r == 0)
+            verify_triad(g[0] + (size_t)(P - 1) * n, n, (size_t)(P - 1) * n, "remote block");
+        if (r == 0) {
+            for (int k = 0; k < 2; k++) {
+                printf("s%d_init_ms %s %.2f\n", P, name[k], res[k][0] * 1e3);
+                printf("s%d_triad1_mibps %s %.1f\n", P, name[k], tri / res[k][1]);
+                printf("s%d_triad_mibps %s %.1f\n", P, name[k], tri / res[k][3]);
+                printf("s%d_sum_mibps %s %.1f\n", P, name[k], one / res[k][4]);
+                printf("s%d_sum1_mibps %s %.1f\n", P, name[k], one / res[k][2]);
+            }
+            printf("stream_iters %zu %d %d\n", mib, reps, omp_get_max_threads());
+            fflush(stdout);
+        }
+        check(loom_barrier(), "barrier");
+    }
+    for (int k = 0; k < 3; k++) {
+        free(m[k]);
+        check(loom_free(g[k]), "free");
+    }
+    for (int k = 0; k < 2; k++) {
+        free(tt[k]);
+        free(ts[k]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (loom_init(&argc, &argv))
+        return 1;
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "fetch") && argc == 3 && atof(argv[2]) > 0)
+        bench_fetch(atof(argv[2]));
+    else if (!strcmp(mode, "rows") && argc == 3 && atof(argv[2]) > 0)
+        bench_rows(atof(argv[2]));
+    else if (!strcmp(mode, "stream") && argc == 4 && atoi(argv[2]) > 0 && atoi(argv[3]) > 0)
+        bench_stream((size_t)atoi(argv[2]), atoi(argv[3]));
+    else {
+        if (loom_rank() == 0)
+            fprintf(stderr, "usage: dsm_bench fetch SCALE | rows SCALE | stream MIB REPS\n");
+        loom_finalize();
+        return 2;
+    }
+    loom_finalize();
+    return 0;
+}
