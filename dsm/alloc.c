@@ -411,6 +411,7 @@ int loom_dsm_init(void)
     loom_dsm_wire_init();
     loom_lock_init();
     loom_clock_init();
+    loom_allreduce_ssp_init();
     return loom_fault_init();
 }
 

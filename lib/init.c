@@ -186,7 +186,9 @@ int loom_finalize(void)
     if (loom_state != 1)
         return LOOM_ERR_STATE;
     if (loom_icv.nranks > 1) {
+        loom_allreduce_ssp_quiesce();
         loom_barrier(); /* also releases what is still dirty */
+        loom_allreduce_ssp_fini();
         if (loom_icv.stats)
             loom_dsm_print_stats();
         loom_dsm_fini();

@@ -209,7 +209,8 @@ int loom_tp_open(void **addr, size_t *addrlen);
 /* Adopt the peers' addresses (kept; endpoints are made lazily). */
 void loom_tp_set_peers(loom_peer *peers, int n);
 /* Generic active messages: handlers run in whichever thread drives
- * progress, under the transport lock; they must not block.  Ids 2..15. */
+ * progress, under the transport lock; they must not block.  Their data is
+ * 8-byte aligned.  Ids 2..15. */
 typedef void (*loom_am_fn)(const void *hdr, size_t hlen, void *data, size_t len);
 void loom_tp_am_register(unsigned id, loom_am_fn fn);
 /* Send header + data to dst without waiting; data (malloc'd or NULL) is
@@ -231,6 +232,8 @@ void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
 void loom_tp_wait_flag(volatile int *flag);
 void loom_tp_wait_count(volatile long *count, long target);
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
+/* One round of progress (message handlers run). */
+void loom_tp_poll(void);
 /* 1 if the calling thread is inside the transport (holds its lock). */
 int loom_tp_busy(void);
 
@@ -259,6 +262,9 @@ void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op
 int loom_dsm_init(void);       /* message handlers and the fault handler */
 void loom_dsm_fini(void);      /* free every allocation left (finalize) */
 void loom_dsm_print_stats(void); /* LOOM_STATS */
+void loom_allreduce_ssp_init(void);
+void loom_allreduce_ssp_quiesce(void); /* finalize: nothing left in flight */
+void loom_allreduce_ssp_fini(void);
 void loom_dsm_epoch_end(void); /* a barrier ended an epoch */
 void loom_lock_init(void);
 

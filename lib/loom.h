@@ -75,6 +75,20 @@ typedef enum loom_op { LOOM_SUM, LOOM_MIN, LOOM_MAX } loom_op;
 int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
                    loom_op op);
 
+/* The weakly consistent (stale synchronous) allreduce: Sharded-SSP, seed
+ * 004.  Cumulative, like a parameter server: result gets the sum of every
+ * contribution every rank has made so far in calls with the same (count,
+ * type, op), missing at most what other ranks contributed in their last
+ * `slack` calls (the age of the result — the smallest clock it fully
+ * reflects — is >= this rank's call count - slack), and always including
+ * this rank's own.  Slack 0 is an ordinary allreduce of all contributions
+ * so far; a last call with a zero contribution and slack 0 gives the exact
+ * total.  Only LOOM_SUM.  A background thread applies contributions while
+ * ranks compute.  Collective in the sense that every rank makes the same
+ * number of calls. */
+int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loom_type type,
+                       loom_op op, int slack);
+
 /* End the whole job now: prints "loom: rank R: abort: <message>", asks the
  * launcher to stop every rank, and exits this process with code (1 if code
  * is 0).  Safe to call from any thread. */

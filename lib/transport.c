@@ -280,6 +280,12 @@ static void progress(int *idle)
         sched_yield();
 }
 
+void loom_tp_poll(void)
+{
+    int idle = 0;
+    progress(&idle);
+}
+
 loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
 {
     loom_sreq *s = malloc(sizeof *s);
@@ -393,7 +399,17 @@ static ucs_status_t am_generic(void *arg, const void *header, size_t hlen, void 
 {
     unsigned id = (unsigned)(uintptr_t)arg;
     if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-        am_fns[id](header, hlen, data, len);
+        if ((uintptr_t)data % 8 == 0) {
+            am_fns[id](header, hlen, data, len);
+            return UCS_OK;
+        }
+        /* eager payloads may sit at any offset: handlers get them aligned */
+        void *copy = malloc(len ? len : 1);
+        if (!copy)
+            loom_die(LOOM_EXIT_PEER, "out of memory receiving a message");
+        memcpy(copy, data, len);
+        am_fns[id](header, hlen, copy, len);
+        free(copy);
         return UCS_OK;
     }
     struct am_pending *p = calloc(1, sizeof *p);

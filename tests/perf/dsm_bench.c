@@ -9,6 +9,12 @@
  *         fetch_us SIZE US          distinct units, one acquire per pass
  *                                   (the barrier's), per fetch
  *         fetch_mibps SIZE MIBPS    SIZE / fetch_us
+ *         localfault_us SIZE US     the same for units homed at rank 1
+ *                                   itself: fault path + local copy, no
+ *                                   network
+ *         osfault_us SIZE US        the operating system's share: a
+ *                                   SIGSEGV and one mprotect per unit of a
+ *                                   plain mapping, no Loom, no copy
  *         acqfetch_us SIZE US       loop { loom_acquire(); load unit 0 }
  *                                   (one small allocation live), per loop
  *         acquire_us SIZE US        loop { loom_acquire(); } alone
@@ -47,10 +53,12 @@
 #include "internal.h"
 
 #include <omp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static void check(int err, const char *what)
 {
@@ -89,6 +97,62 @@ static double median(double *v, int n)
 }
 
 /* ---- fetch ---------------------------------------------------------- */
+
+/* The operating system's share of a fault: a region outside Loom whose
+ * units are made readable by a SIGSEGV handler with one mprotect each, as
+ * Loom's handler does, minus everything else (no lock, no copy).  The
+ * handler is installed before loom_init, so Loom's own handler passes
+ * faults outside its allocations on to it. */
+static char *os_region;
+static size_t os_len, os_unit;
+
+static void os_fault(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    char *p = si->si_addr;
+    if (!os_region || p < os_region || p >= os_region + os_len) {
+        signal(sig, SIG_DFL); /* a real crash: the retried access kills us */
+        return;
+    }
+    p = os_region + (size_t)(p - os_region) / os_unit * os_unit;
+    if (mprotect(p, os_unit, PROT_READ))
+        signal(sig, SIG_DFL);
+}
+
+static void install_os_fault(void)
+{
+    struct sigaction sa = {.sa_sigaction = os_fault, .sa_flags = SA_SIGINFO};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+}
+
+/* Seconds per fault over nu units of `size` bytes, best of `passes`. */
+static double os_faults(size_t size, long nu, int passes)
+{
+    os_unit = size;
+    os_len = (size_t)nu * size;
+    char *m = mmap(NULL, os_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        loom_abort(1, "dsm_bench: mmap failed");
+    memset(m, 1, os_len);
+    os_region = m;
+    double t = 0;
+    for (int p = 0; p <= passes; p++) {
+        if (mprotect(m, os_len, PROT_NONE))
+            loom_abort(1, "dsm_bench: mprotect failed");
+        double t0 = loom_wtime();
+        long s = 0;
+        for (long u = 0; u < nu; u++)
+            s += *(volatile const char *)(m + (size_t)u * size);
+        if (p)
+            t += loom_wtime() - t0;
+        if (s != nu)
+            loom_abort(3, "dsm_bench: wrong bytes in the fault test");
+    }
+    os_region = NULL;
+    munmap(m, os_len);
+    return t / ((double)nu * passes);
+}
 
 static uint64_t pattern(size_t unit, size_t size) { return 0x9e3779b9u * (uint64_t)unit + size; }
 
@@ -207,37 +271,46 @@ static void bench_fetch(double scale)
         char *a = loom_alloc(2 * (size_t)nu * size, &o);
         if (!a)
             loom_abort(1, "dsm_bench: loom_alloc failed");
-        if (r == 0)
-            for (long u = 0; u < nu; u++)
-                *(volatile uint64_t *)(a + (size_t)u * size) = pattern((size_t)u, size);
-        double t_fetch = 0;
+        for (long u = (long)r * nu; u < (long)(r + 1) * nu; u++) /* own units */
+            *(volatile uint64_t *)(a + (size_t)u * size) = pattern((size_t)u, size);
+        double t_fetch = 0, t_local = 0;
         for (int p = 0; p <= passes; p++) { /* pass 0: warm-up (memfd pages) */
             check(loom_barrier(), "barrier"); /* ends with an acquire */
             if (r != 1)
                 continue;
             uint64_t bad = 0;
             double t0 = loom_wtime();
-            for (long u = 0; u < nu; u++)
+            for (long u = 0; u < nu; u++) /* homed at rank 0 */
                 bad |= *(volatile const uint64_t *)(a + (size_t)u * size) ^
                        pattern((size_t)u, size);
-            if (p)
-                t_fetch += loom_wtime() - t0;
+            double t1 = loom_wtime();
+            for (long u = nu; u < 2 * nu; u++) /* homed here: the fault path alone */
+                bad |= *(volatile const uint64_t *)(a + (size_t)u * size) ^
+                       pattern((size_t)u, size);
+            if (p) {
+                t_fetch += t1 - t0;
+                t_local += loom_wtime() - t1;
+            }
             if (bad)
                 loom_abort(3, "dsm_bench fetch: wrong value read (%zu B units)", size);
         }
         check(loom_barrier(), "barrier");
         check(loom_free(a), "free");
-        double tp_d, tp_s;
+        double tp_d, tp_s, t_os = r == 1 ? os_faults(size, nu, passes) : 0;
+        t_os = slowest(t_os);
         tp_get(size, nu, passes, loops, &tp_d, &tp_s);
         tp_d = slowest(tp_d);
         tp_s = slowest(tp_s);
         t_fetch = slowest(t_fetch);
+        t_local = slowest(t_local);
         t_af = slowest(t_af);
         t_acq = slowest(t_acq);
         if (r == 0) {
             double us = t_fetch / ((double)nu * passes) * 1e6;
             printf("fetch_us %zu %.3f\n", size, us);
             printf("fetch_mibps %zu %.1f\n", size, (double)size / (1 << 20) / (us * 1e-6));
+            printf("localfault_us %zu %.3f\n", size, t_local / ((double)nu * passes) * 1e6);
+            printf("osfault_us %zu %.3f\n", size, t_os * 1e6);
             printf("acqfetch_us %zu %.3f\n", size, t_af / (double)loops * 1e6);
             printf("acquire_us %zu %.3f\n", size, t_acq / (double)loops * 1e6);
             printf("tpget_us %zu %.3f\n", size, tp_d * 1e6);
@@ -524,6 +597,7 @@ static void bench_stream(size_t mib, int reps)
 
 int main(int argc, char **argv)
 {
+    install_os_fault(); /* before loom_init: Loom's handler chains to it */
     if (loom_init(&argc, &argv))
         return 1;
     const char *mode = argc > 1 ? argv[1] : "";

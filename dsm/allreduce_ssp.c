@@ -1,0 +1,385 @@
+/* allreduce_ssp.c — loom_allreduce_ssp: the Sharded-SSP collective of
+ * seed 004 (Faustino), in its "Thread" variant.
+ *
+ * The reduction is cumulative, as in a parameter server: the result holds
+ * the reduction of every contribution made so far, by every rank, up to
+ * the staleness the slack allows.  The vector is cut into P shards; rank j
+ * serves shard j (the "PS shard"), whose state is the reduction of every
+ * contribution it has applied.
+ *
+ * Worker (every rank), at its call in clock c:
+ *   1. folds the new contribution into `missed` (contributions not yet
+ *      pushed) and, if it holds a credit from every shard, pushes each
+ *      shard its part of `missed`, tagged with clock c;
+ *   2. waits until its stable snapshot is at most `slack` clocks old
+ *      (age >= c - slack), pushing as soon as credits return;
+ *   3. returns stable snapshot + own push in flight + missed.
+ * A push needs an answer from every shard to the previous one, so at most
+ * one own push is beyond the stable snapshot's round: adding it (and
+ * missed) means a rank always sees all of its own contributions.
+ * A worker owes one push per call.  When credits come back late, the
+ * contributions of several calls are coalesced into the first push it
+ * owes, and the others go out empty (a header only): every worker pushes
+ * as often as it calls, so round r of every shard holds every rank's r-th
+ * push and rounds never wait for a push that will not come.
+ * Shard: applies a contribution as soon as it arrives; once it has one
+ * from every worker it ends a round and sends its state to every worker,
+ * tagged with the *minimum* clock of the contributions it holds (seed 004
+ * erratum: not the sender's clock).  That update is the worker's credit:
+ * a worker never pushes to a shard again before the shard applied its
+ * last push, so no contribution is ever overwritten or lost.
+ * Stable snapshot: a worker copies its shard updates into `stable` only
+ * when all shards are at the same round, so every element of a result
+ * folds in the same contributions.
+ * With slack 0 every call waits for the round holding clock c from every
+ * rank: rounds and clocks advance in lockstep, and the result is exactly
+ * the allreduce of all contributions of clocks <= c.
+ *
+ * A background agent thread drives the transport between calls (polling
+ * every 50 us while any SSP reduction exists), so shards apply and answer
+ * while their rank computes.  Locking: each reduction's mutex guards its
+ * buffers; nobody sends while holding it (handlers run under the
+ * transport lock and take the mutex). */
+#include "dsm.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define AM_CONTRIB 9
+#define AM_UPDATE 10
+#define MAX_RED 16
+
+struct red {
+    int id;
+    size_t count, es;
+    loom_type type;
+    loom_op op;
+    pthread_mutex_t mu;
+    /* worker side */
+    uint64_t clock;          /* calls made */
+    char *missed;            /* contributions not pushed yet */
+    uint64_t missed_clock;   /* newest clock folded into missed (0: none) */
+    uint64_t pushes;         /* pushes made: one is owed per call */
+    char *inflight;          /* the last push, until the stable snapshot holds it */
+    int inflight_live;
+    int credits;             /* shards whose last push was answered */
+    uint8_t *credit;         /* per shard */
+    char *local;             /* newest update of each shard */
+    uint64_t *round, *age;   /* per shard: its newest update's round and age */
+    char *stable;            /* all shards at one round */
+    uint64_t stable_round;
+    _Atomic uint64_t stable_age;
+    /* shard side (this rank's shard) */
+    char *state;
+    uint8_t *got;            /* per worker: contributed this round */
+    uint64_t *wclock;        /* per worker: clock tag of its last contribution */
+    int ngot;
+    uint64_t srounds;
+};
+
+struct msg_hdr {
+    uint32_t id, src;
+    uint64_t clock;   /* CONTRIB: worker's clock tag; UPDATE: age */
+    uint64_t round;   /* UPDATE: round; CONTRIB: 1 if empty */
+};
+
+static struct red *reds[MAX_RED];
+static int nreds;
+static pthread_t agent;
+static volatile int agent_stop, agent_running;
+
+static size_t shard_off(const struct red *r, int j)
+{
+    size_t P = (size_t)loom_icv.nranks, base = r->count / P, rem = r->count % P;
+    return (size_t)j * base + ((size_t)j < rem ? (size_t)j : rem);
+}
+static size_t shard_len(const struct red *r, int j) { return shard_off(r, j + 1) - shard_off(r, j); }
+
+/* A message to send once the mutex is released. */
+struct out {
+    int dst;
+    unsigned am;
+    struct msg_hdr h;
+    void *data;
+    size_t len;
+};
+
+static void deliver(struct out *o, int n);
+
+/* Worker: if every shard has answered the last push and a push is owed,
+ * build the next push (missed, or empty if nothing is missed) to every
+ * shard.  Caller holds mu.  Returns how many messages were added to o. */
+static int push_owed(struct red *r, struct out *o)
+{
+    int P = loom_icv.nranks;
+    if (r->credits < P || r->pushes >= r->clock)
+        return 0;
+    int empty = !r->missed_clock;
+    for (int j = 0; j < P; j++) {
+        size_t len = empty ? 0 : shard_len(r, j) * r->es;
+        void *d = NULL;
+        if (len) {
+            if (!(d = malloc(len)))
+                loom_die(1, "out of memory");
+            memcpy(d, r->missed + shard_off(r, j) * r->es, len);
+        }
+        o[j] = (struct out){j, AM_CONTRIB, {(uint32_t)r->id, (uint32_t)loom_icv.rank,
+                                            r->clock, (uint64_t)empty}, d, len};
+        r->credit[j] = 0;
+    }
+    if (!empty) {
+        memcpy(r->inflight, r->missed, r->count * r->es);
+        memset(r->missed, 0, r->count * r->es);
+    }
+    r->inflight_live = !empty;
+    r->missed_clock = 0;
+    r->credits = 0;
+    r->pushes++;
+    return P;
+}
+
+/* Shard: a contribution from worker w with clock tag. */
+static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, const void *data,
+                              size_t len, struct out *o, int *no)
+{
+    int me = loom_icv.rank, P = loom_icv.nranks;
+    if (len != (empty ? 0 : shard_len(r, me) * r->es) || r->got[w]) {
+        loom_log("allreduce_ssp: dropped a contribution from rank %d (bad length or no credit)", w);
+        return;
+    }
+    if (len)
+        loom_reduce_local(r->state, data, len / r->es, r->type, r->op);
+    r->got[w] = 1;
+    r->wclock[w] = tag;
+    if (++r->ngot < P)
+        return;
+    uint64_t age = UINT64_MAX;
+    for (int q = 0; q < P; q++)
+        if (r->wclock[q] < age)
+            age = r->wclock[q];
+    r->srounds++;
+    size_t slen = shard_len(r, me) * r->es;
+    for (int q = 0; q < P; q++) {
+        void *d = malloc(slen ? slen : 1);
+        if (!d)
+            loom_die(1, "out of memory");
+        memcpy(d, r->state, slen);
+        o[(*no)++] = (struct out){q, AM_UPDATE, {(uint32_t)r->id, (uint32_t)me, age, r->srounds},
+                                  d, slen};
+    }
+    memset(r->got, 0, (size_t)P);
+    r->ngot = 0;
+}
+
+/* Worker: shard j's state of round `round`, reflecting clocks >= age. */
+static void on_update_locked(struct red *r, int j, uint64_t age, uint64_t round,
+                             const void *data, size_t len, struct out *o, int *no)
+{
+    int P = loom_icv.nranks;
+    if (len != shard_len(r, j) * r->es || round <= r->round[j]) {
+        loom_log("allreduce_ssp: dropped an update from shard %d (bad length or round)", j);
+        return;
+    }
+    memcpy(r->local + shard_off(r, j) * r->es, data, len);
+    r->round[j] = round;
+    r->age[j] = age;
+    if (!r->credit[j]) {
+        r->credit[j] = 1;
+        r->credits++;
+    }
+    int same = 1;
+    uint64_t amin = UINT64_MAX;
+    for (int q = 0; q < P; q++) {
+        same &= r->round[q] == round;
+        if (r->age[q] < amin)
+            amin = r->age[q];
+    }
+    if (same && round > r->stable_round) {
+        memcpy(r->stable, r->local, r->count * r->es);
+        r->stable_round = round;
+        if (round >= r->pushes)
+            r->inflight_live = 0; /* the snapshot holds every push made */
+        atomic_store(&r->stable_age, amin);
+    }
+    *no += push_owed(r, o + *no); /* what waited for credit */
+}
+
+/* Send (or, to this rank, handle in place) the messages in o. */
+static void handle(struct red *r, unsigned am, const struct msg_hdr *h, const void *data,
+                   size_t len)
+{
+    struct out o[2 * 64 + 2];
+    int n = 0;
+    if (loom_icv.nranks > 64)
+        loom_die(1, "loom_allreduce_ssp supports at most 64 ranks");
+    pthread_mutex_lock(&r->mu);
+    if (am == AM_CONTRIB)
+        on_contrib_locked(r, (int)h->src, h->clock, h->round != 0, data, len, o, &n);
+    else
+        on_update_locked(r, (int)h->src, h->clock, h->round, data, len, o, &n);
+    pthread_mutex_unlock(&r->mu);
+    deliver(o, n);
+}
+
+static void deliver(struct out *o, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (o[i].dst == loom_icv.rank) {
+            handle(reds[o[i].h.id], o[i].am, &o[i].h, o[i].data, o[i].len);
+            free(o[i].data); /* NULL for an empty push */
+        } else
+            loom_tp_am_send(o[i].dst, o[i].am, &o[i].h, sizeof o[i].h, o[i].data, o[i].len);
+    }
+}
+
+static void on_msg(unsigned am, const void *hdr, size_t hlen, void *data, size_t len)
+{
+    struct msg_hdr h;
+    if (hlen != sizeof h) {
+        loom_log("allreduce_ssp: dropped a message with a %zu-byte header", hlen);
+        return;
+    }
+    memcpy(&h, hdr, sizeof h);
+    if (h.id >= (uint32_t)nreds || !reds[h.id] || h.src >= (uint32_t)loom_icv.nranks) {
+        loom_log("allreduce_ssp: dropped a message for unknown reduction %u", h.id);
+        return;
+    }
+    handle(reds[h.id], am, &h, data, len);
+}
+
+static void on_contrib(const void *h, size_t hl, void *d, size_t l) { on_msg(AM_CONTRIB, h, hl, d, l); }
+static void on_update(const void *h, size_t hl, void *d, size_t l) { on_msg(AM_UPDATE, h, hl, d, l); }
+
+void loom_allreduce_ssp_init(void)
+{
+    loom_tp_am_register(AM_CONTRIB, on_contrib);
+    loom_tp_am_register(AM_UPDATE, on_update);
+}
+
+/* The background agent: drive the transport while the rank computes. */
+static void *agent_main(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {0, 50 * 1000};
+    while (!agent_stop) {
+        loom_tp_poll();
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* The reduction for (count, type, op): created at the first call, which
+ * every rank makes in the same order, so ids agree. */
+static struct red *get_red(size_t count, loom_type type, loom_op op)
+{
+    for (int i = 0; i < nreds; i++)
+        if (reds[i]->count == count && reds[i]->type == type && reds[i]->op == op)
+            return reds[i];
+    if (nreds == MAX_RED)
+        return NULL;
+    int P = loom_icv.nranks;
+    struct red *r = calloc(1, sizeof *r);
+    size_t es = loom_type_size(type);
+    r->id = nreds;
+    r->count = count;
+    r->es = es;
+    r->type = type;
+    r->op = op;
+    pthread_mutex_init(&r->mu, NULL);
+    r->missed = calloc(count ? count : 1, es);
+    r->local = calloc(count ? count : 1, es);
+    r->stable = calloc(count ? count : 1, es);
+    r->inflight = calloc(count ? count : 1, es);
+    r->credit = malloc((size_t)P);
+    r->round = calloc((size_t)P, sizeof *r->round);
+    r->age = calloc((size_t)P, sizeof *r->age);
+    r->got = calloc((size_t)P, 1);
+    r->wclock = calloc((size_t)P, sizeof *r->wclock);
+    r->state = calloc(shard_len(r, loom_icv.rank) + 1, es);
+    memset(r->credit, 1, (size_t)P);
+    r->credits = P;
+    reds[nreds] = r;
+    nreds++;
+    return r;
+}
+
+int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loom_type type,
+                       loom_op op, int slack)
+{
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    if ((unsigned)type > LOOM_DOUBLE || op != LOOM_SUM || slack < 0 ||
+        (count && (!result || !contribution)))
+        return LOOM_ERR_ARG; /* cumulative: sums only */
+    size_t bytes = count * loom_type_size(type);
+    struct red *r = get_red(count, type, op);
+    if (!r)
+        return LOOM_ERR_NOMEM;
+    if (loom_icv.nranks == 1) { /* cumulative, no one to wait for */
+        loom_reduce_local(r->stable, contribution, count, type, op);
+        memcpy(result, r->stable, bytes);
+        return LOOM_OK;
+    }
+    if (!agent_running) {
+        agent_running = 1;
+        if (pthread_create(&agent, NULL, agent_main, NULL))
+            agent_running = 0;
+    }
+    struct out o[64];
+    pthread_mutex_lock(&r->mu);
+    uint64_t c = ++r->clock;
+    loom_reduce_local(r->missed, contribution, count, type, op);
+    r->missed_clock = c;
+    int n = push_owed(r, o);
+    pthread_mutex_unlock(&r->mu);
+    deliver(o, n);
+    uint64_t need = c > (uint64_t)slack ? c - (uint64_t)slack : 0;
+    if (atomic_load(&r->stable_age) < need)
+        loom_tp_wait_flag_until(&r->stable_age, need);
+    pthread_mutex_lock(&r->mu);
+    memcpy(result, r->stable, bytes);
+    if (r->inflight_live)
+        loom_reduce_local(result, r->inflight, count, type, op);
+    if (r->missed_clock)
+        loom_reduce_local(result, r->missed, count, type, op);
+    pthread_mutex_unlock(&r->mu);
+    return LOOM_OK;
+}
+
+/* At finalize, before the last barrier: wait until every push this rank
+ * owes has been made and answered.  Once every rank has, no message of
+ * any reduction is in flight. */
+void loom_allreduce_ssp_quiesce(void)
+{
+    for (int i = 0; i < nreds; i++) {
+        struct red *r = reds[i];
+        for (;;) {
+            pthread_mutex_lock(&r->mu);
+            int done = r->pushes == r->clock && r->credits == loom_icv.nranks;
+            pthread_mutex_unlock(&r->mu);
+            if (done)
+                break;
+            loom_tp_poll();
+        }
+    }
+}
+
+void loom_allreduce_ssp_fini(void)
+{
+    if (agent_running) {
+        agent_stop = 1;
+        pthread_join(agent, NULL);
+        agent_running = 0;
+    }
+    for (int i = 0; i < nreds; i++) {
+        struct red *r = reds[i];
+        free(r->missed); free(r->local); free(r->inflight); free(r->stable); free(r->credit);
+        free(r->round); free(r->age); free(r->got); free(r->wclock); free(r->state);
+        pthread_mutex_destroy(&r->mu);
+        free(r);
+        reds[i] = NULL;
+    }
+    nreds = 0;
+}

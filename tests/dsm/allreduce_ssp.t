@@ -1,0 +1,18 @@
+#!/bin/sh
+# allreduce_ssp.t — the Sharded-SSP allreduce under random delays and a
+# straggler: own contributions always in the result, no result older than
+# the slack (slack 0: exactly an ordinary allreduce), and after the final
+# flush the exact sum of every contribution; 1-4 ranks, shared memory and
+# TCP, small and large vectors.
+. "$(dirname "$0")/../lib.sh"
+plan 7
+for cfg in 4:0:1000 4:2:1000 4:8:1000 3:1:100000 2:3:7 1:2:10; do
+    n=${cfg%%:*} rest=${cfg#*:} s=${rest%%:*} cnt=${rest#*:}
+    run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 60 $s $cnt
+    [ $rc -eq 0 ] && has "$T/o" "ssp_allreduce: P=$n calls=60 slack=$s count=[0-9]+ violations=0"
+    ok $? "$n rank(s), slack $s, $cnt elements: bounds hold and the final flush is exact"
+done
+UCX_TLS=tcp,self run_job "$T/t" "$LOOMRUN" -n 3 "$B/tests/bin/ssp_allreduce" 40 2 1000
+[ $rc -eq 0 ] && has "$T/t" "violations=0"
+ok $? "the same over TCP"
+finish
