@@ -76,6 +76,8 @@ static size_t store_len(const loom_dsm_alloc *a)
 
 static void destroy(loom_dsm_alloc *a)
 {
+    if (a->policy && a->policy->fini)
+        a->policy->fini(a);
     size_t plen = (a->mapped + 4095) & ~(size_t)4095;
     if (a->memh)
         loom_tp_mem_unmap(a->memh);
@@ -220,7 +222,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     int bad = validate(bytes, o, why, sizeof why);
     const loom_policy *pol = bad ? NULL : choose_policy(o->name, o->coherence);
     if (!bad && !pol) {
-        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp, ssp)",
+        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp, ssp, ring)",
                  o->coherence);
         bad = 1;
     }
@@ -332,6 +334,14 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         return NULL;
     }
     publish(a, n);
+    if (pol->init && (rc = pol->init(a))) {
+        loom_log("loom_alloc('%s'): the %s policy could not start: %s", a->name, pol->name,
+                 loom_strerror(rc));
+        a->live = 0;
+        loom_allocs[id] = NULL;
+        destroy(a);
+        return NULL;
+    }
     return a->base;
 }
 
@@ -402,6 +412,8 @@ const loom_policy *loom_policy_find(const char *name)
         return &loom_policy_bsp;
     if (!strcasecmp(name, "ssp"))
         return &loom_policy_ssp;
+    if (!strcasecmp(name, "ring"))
+        return &loom_policy_ring;
     return NULL;
 }
 
@@ -412,6 +424,7 @@ int loom_dsm_init(void)
     loom_lock_init();
     loom_clock_init();
     loom_allreduce_ssp_init();
+    loom_ring_init();
     return loom_fault_init();
 }
 

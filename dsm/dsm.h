@@ -69,6 +69,7 @@ struct loom_dsm_alloc {
 
     uint8_t **writer;            /* check mode, per home slot: writer+1 per byte */
 
+    void *policy_data;           /* the policy's own state (ring) */
     int staleness;               /* clocks a copy may lag (bsp 0, ssp s) */
     uint64_t *stamp;             /* per unit: global clock its copy reflects */
     struct {                     /* what loom_stats reports */
@@ -128,6 +129,9 @@ uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
 void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
 /* At a clock: invalidate the clean copies now too old. */
 void loom_dsm_drop_stale(loom_dsm_alloc *a);
+
+/* ---- policy_ring.c ----------------------------------------------------- */
+void loom_ring_init(void);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);

@@ -27,11 +27,16 @@ typedef struct loom_policy {
     void (*release)(loom_dsm_alloc *a);
     /* Drop what may be stale. */
     void (*acquire)(loom_dsm_alloc *a);
+    /* Optional: set up / tear down the policy's own state (a->policy_data),
+     * collectively, at the end of loom_alloc / start of loom_free. */
+    int (*init)(loom_dsm_alloc *a);
+    void (*fini)(loom_dsm_alloc *a);
 } loom_policy;
 
 extern const loom_policy loom_policy_local;
 extern const loom_policy loom_policy_bsp;
 extern const loom_policy loom_policy_ssp;
+extern const loom_policy loom_policy_ring;
 
 /* Release consistency with bounded staleness: bsp's hooks, which ssp
  * shares (bsp is ssp with staleness 0). */

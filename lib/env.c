@@ -138,7 +138,8 @@ static int set_rv_host(const char *v)
 }
 static int known_policy(const char *v)
 {
-    return !strcasecmp(v, "local") || !strcasecmp(v, "bsp") || !strcasecmp(v, "ssp");
+    return !strcasecmp(v, "local") || !strcasecmp(v, "bsp") || !strcasecmp(v, "ssp") ||
+           !strcasecmp(v, "ring");
 }
 static int set_staleness(const char *v)
 {
@@ -225,7 +226,7 @@ static const struct var {
     {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
     {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
     {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
-    {"LOOM_COHERENCE", set_coherence, show_coherence, "local, bsp or ssp (ring and priority are not available yet)", 0},
+    {"LOOM_COHERENCE", set_coherence, show_coherence, "local, bsp, ssp or ring (priority is not available yet)", 0},
     {"LOOM_STALENESS", set_staleness, show_staleness, "an integer >= 0 (clocks an ssp read may lag)", 0},
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, all, none", 0},
@@ -250,7 +251,7 @@ static int load_named(char *err, size_t errlen)
         if (!eq || !nl || nl >= 64 || !known_policy(eq + 1) ||
             loom_icv.ncoherence_named == 16) {
             snprintf(err, errlen, "%.*s is not valid: expected LOOM_COHERENCE_<NAME>=local, "
-                     "bsp or ssp, NAME an allocation's name (at most 16 such variables)",
+                     "bsp, ssp or ring, NAME an allocation's name (at most 16 such variables)",
                      (int)(strcspn(*e, "=")), *e);
             return LOOM_ERR_ENV;
         }

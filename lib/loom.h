@@ -175,6 +175,23 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n);
  * run ahead by up to the staleness. */
 int loom_clock(void);
 
+/* The ring policy (docs/dsm.md, "Ring").  An allocation with coherence
+ * "ring" is cut into P partitions of whole units (rows or pages); in
+ * sub-epoch t rank p owns partition (p - t) mod P and works on it in place,
+ * with no coherence traffic.  loom_ring_part gives the owned partition:
+ * its first unit, unit count and bytes at *start.  loom_ring_done(array,
+ * unit) forwards a finished unit to the next owner at once (optional);
+ * loom_ring_rotate ends the sub-epoch of every ring allocation: forwards
+ * what is left, waits for the next partition; every P rotations it is a
+ * barrier.  loom_ring_collect (collective) gives every rank a read-only
+ * copy of every partition, e.g. to evaluate or save the model.  With one
+ * rank the whole allocation is the one partition. */
+int loom_ring_part(void *array, void **start, size_t *bytes, size_t *first_unit,
+                   size_t *nunits);
+int loom_ring_done(void *array, size_t unit);
+int loom_ring_rotate(void);
+int loom_ring_collect(void *array);
+
 /* Statistics of one allocation (array = its address) or, with NULL, of all
  * of this rank's allocations together. */
 typedef struct loom_stats {

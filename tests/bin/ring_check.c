@@ -1,0 +1,89 @@
+/* ring_check.c — the ring policy's promises.
+ * Usage: ring_check rows|pages ROTATIONS [violate]
+ * A ring allocation of 1000 rows of 4 int64 (or 37 pages of 4 KiB, so
+ * partitions are uneven) is updated for ROTATIONS x P sub-epochs; in each,
+ * every rank applies x = x * 1000003 + (rank + 1) * (t + 1) to every
+ * element of its partition (forwarding every other unit early with
+ * loom_ring_done), then rotates.  Checks: at every sub-epoch the owned
+ * partitions form a permutation (each unit exactly one owner); each
+ * rotation visits every (rank, partition) pair exactly once; and after
+ * loom_ring_collect every element equals the serial replay of the order
+ * the rotation implies.  "violate": rank 0 reads a unit it does not own
+ * (LOOM_CHECK=dsm must stop the job). */
+#include "internal.h" /* loom_allgather */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t part_lo(size_t n, int P, int j) { return n * (size_t)j / (size_t)P; }
+
+int main(int argc, char **argv)
+{
+    if (loom_init(&argc, &argv))
+        return 1;
+    int pages = argc > 1 && !strcmp(argv[1], "pages"), R = argc > 2 ? atoi(argv[2]) : 2;
+    int r = loom_rank(), P = loom_size(), fails = 0;
+    size_t unit = pages ? 4096 : 32, nunits = pages ? 37 : 1000, per = unit / 8;
+    uint64_t *x = loom_alloc(nunits * unit, &(loom_alloc_opts){.name = "model", .coherence = "ring",
+        .unit = pages ? LOOM_UNIT_PAGE : LOOM_UNIT_ROW, .row_size = unit, .page_unit = unit});
+    if (!x)
+        return 1;
+    size_t lo, n;
+    loom_ring_part(x, NULL, NULL, &lo, &n);
+    for (size_t u = lo; u < lo + n; u++)
+        for (size_t e = 0; e < per; e++)
+            x[u * per + e] = u * 10 + e;
+    if (argc > 3 && !strcmp(argv[3], "violate") && r == 0 && P > 1)
+        printf("read %llu\n", (unsigned long long)x[(lo + n) % nunits * per]);
+    int64_t *visits = calloc((size_t)(P * P), sizeof *visits);
+    int *owner = malloc(sizeof(int) * (size_t)P);
+    for (int t = 0; t < R * P; t++) {
+        loom_ring_part(x, NULL, NULL, &lo, &n);
+        int j = 0;
+        while (j < P && part_lo(nunits, P, j) != lo)
+            j++;
+        int32_t mine[2] = {j, r}, all[2 * 64];
+        loom_allgather(mine, all, sizeof mine);
+        for (int q = 0; q < P; q++)
+            owner[q] = -1;
+        for (int q = 0; q < P; q++)
+            if (all[2 * q] < P && all[2 * q] >= 0 && owner[all[2 * q]] == -1)
+                owner[all[2 * q]] = all[2 * q + 1];
+        for (int q = 0; q < P; q++)
+            if (owner[q] < 0 && fails++ < 5)
+                fprintf(stderr, "rank %d sub-epoch %d: partition %d has no single owner\n", r, t, q);
+        visits[r * P + j]++;
+        for (size_t u = lo; u < lo + n; u++) {
+            for (size_t e = 0; e < per; e++)
+                x[u * per + e] = x[u * per + e] * 1000003 + (uint64_t)(r + 1) * (uint64_t)(t + 1);
+            if (u % 2)
+                loom_ring_done(x, u);
+        }
+        loom_ring_rotate();
+        if ((t + 1) % P == 0) { /* a rotation ended: every pair once */
+            loom_allreduce(LOOM_IN_PLACE, visits, (size_t)(P * P), LOOM_INT64, LOOM_SUM);
+            for (int q = 0; q < P * P; q++)
+                if (visits[q] != 1 && fails++ < 5)
+                    fprintf(stderr, "rotation %d: rank %d visited partition %d %lld times\n",
+                            t / P, q / P, q % P, (long long)visits[q]);
+            memset(visits, 0, sizeof *visits * (size_t)(P * P));
+        }
+    }
+    loom_ring_collect(x);
+    for (int j = 0; j < P; j++)
+        for (size_t u = part_lo(nunits, P, j); u < part_lo(nunits, P, j + 1); u++)
+            for (size_t e = 0; e < per; e++) {
+                uint64_t v = u * 10 + e;
+                for (int t = 0; t < R * P; t++)
+                    v = v * 1000003 + (uint64_t)((j + t) % P + 1) * (uint64_t)(t + 1);
+                if (x[u * per + e] != v && fails++ < 5)
+                    fprintf(stderr, "rank %d: unit %zu element %zu differs from the serial order\n",
+                            r, u, e);
+            }
+    int32_t ok = !fails;
+    loom_allreduce(LOOM_IN_PLACE, &ok, 1, LOOM_INT32, LOOM_MIN);
+    if (r == 0 && ok)
+        printf("ring_check: ok %s P=%d rotations=%d\n", pages ? "pages" : "rows", P, R);
+    loom_finalize();
+    return ok ? 0 : 1;
+}
