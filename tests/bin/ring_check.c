@@ -80,6 +80,8 @@ int main(int argc, char **argv)
                     fprintf(stderr, "rank %d: unit %zu element %zu differs from the serial order\n",
                             r, u, e);
             }
+    free(visits);
+    free(owner);
     int32_t ok = !fails;
     loom_allreduce(LOOM_IN_PLACE, &ok, 1, LOOM_INT32, LOOM_MIN);
     if (r == 0 && ok)
