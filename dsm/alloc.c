@@ -222,7 +222,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     int bad = validate(bytes, o, why, sizeof why);
     const loom_policy *pol = bad ? NULL : choose_policy(o->name, o->coherence);
     if (!bad && !pol) {
-        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp, ssp, ring)",
+        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp, ssp, ring, priority)",
                  o->coherence);
         bad = 1;
     }
@@ -299,7 +299,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
         a->stamp = calloc(a->nunits, sizeof *a->stamp);
-        a->staleness = pol != &loom_policy_ssp ? 0
+        a->staleness = pol != &loom_policy_ssp && pol != &loom_policy_priority ? 0
                        : o->staleness_set ? o->staleness : loom_icv.staleness;
         if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
                     !a->ulock || !a->twin || !a->stamp || (a->kind == LOOM_UNIT_ROW && !a->put)))
@@ -414,6 +414,8 @@ const loom_policy *loom_policy_find(const char *name)
         return &loom_policy_ssp;
     if (!strcasecmp(name, "ring"))
         return &loom_policy_ring;
+    if (!strcasecmp(name, "priority"))
+        return &loom_policy_priority;
     return NULL;
 }
 

@@ -34,11 +34,6 @@ struct diff_hdr {
     uint64_t bytes;
 };
 
-struct rec_hdr {
-    uint64_t unit;
-    uint32_t off, len;
-    uint32_t kind, pad;
-};
 
 /* Per-home outgoing buffers of the flush in progress. */
 struct outbuf {
@@ -48,7 +43,7 @@ struct outbuf {
     int alloc; /* records of one allocation per message: flushed on change */
 };
 static struct outbuf *out;
-static volatile long acks_expected, acks_got;
+static _Atomic long acks_expected, acks_got;
 
 static pthread_mutex_t local_apply = PTHREAD_MUTEX_INITIALIZER;
 
@@ -62,14 +57,26 @@ static void conflict(loom_dsm_alloc *a, size_t u, size_t off, int r1, int r2)
 
 /* Apply one record from rank src to the home store.  Returns 0, or -1 if
  * the record is invalid (nothing applied). */
-static int apply(loom_dsm_alloc *a, int src, const struct rec_hdr *r, const uint8_t *payload)
+static int apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, const uint8_t *payload)
 {
+    size_t span = r->kind == REC_ADD16 ? (size_t)r->len * 2 : r->len; /* bytes covered */
     if (r->unit >= a->nunits || a->home[r->unit] != loom_icv.rank ||
-        (size_t)r->off + r->len > a->unit || r->kind > REC_ADD)
+        (size_t)r->off + span > a->unit || r->kind > REC_ADD16)
         return -1;
-    if (r->kind == REC_ADD && (r->off % a->esize || r->len % a->esize))
+    if (r->kind != REC_BYTES && (r->off % a->esize || span % a->esize))
+        return -1;
+    if (r->kind == REC_ADD16 && a->type != LOOM_FLOAT)
         return -1;
     char *dst = a->store + (size_t)a->slot[r->unit] * a->unit + r->off;
+    if (r->kind == REC_ADD16) {
+        float *f = (float *)dst;
+        for (size_t i = 0; i < r->len / 2; i++) {
+            _Float16 h;
+            memcpy(&h, payload + 2 * i, 2);
+            f[i] += (float)h;
+        }
+        return 0;
+    }
     if (r->kind == REC_ADD) {
         /* payloads sit at any offset of the message: add through an
          * aligned bounce buffer */
@@ -111,7 +118,7 @@ static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
         atomic_fetch_add(&a->stats.bytes_recv, len + sizeof *h);
     size_t off = 0;
     for (uint32_t i = 0; i < h->nrec; i++) {
-        struct rec_hdr r;
+        struct loom_rec_hdr r;
         if (len - off < sizeof r) {
             loom_log("dsm: dropped a truncated diff from rank %u", h->src);
             return;
@@ -153,7 +160,7 @@ static void on_ack(const void *hdr, size_t hlen, void *data, size_t len)
     if (hlen != sizeof n)
         return;
     memcpy(&n, hdr, sizeof n);
-    acks_got += n;
+    atomic_fetch_add(&acks_got, (long)n);
 }
 
 void loom_dsm_wire_init(void)
@@ -182,24 +189,49 @@ void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
 
 /* ---- flushing -------------------------------------------------------- */
 
+void loom_dsm_send_diff(int h, loom_dsm_alloc *a, void *buf, size_t len, uint32_t nrec)
+{
+    struct diff_hdr hd = {.src = (uint32_t)loom_icv.rank, .alloc = (uint32_t)a->id,
+                          .nrec = nrec, .bytes = len};
+    if (h == loom_icv.rank) {
+        pthread_mutex_lock(&local_apply);
+        apply_all(&hd, buf, len);
+        pthread_mutex_unlock(&local_apply);
+        free(buf);
+        return;
+    }
+    atomic_fetch_add(&acks_expected, 1);
+    atomic_fetch_add(&a->stats.bytes_sent, len + sizeof hd);
+    loom_tp_am_send(h, AM_DIFF, &hd, sizeof hd, buf, len);
+}
+
+long loom_dsm_unacked(void)
+{
+    return atomic_load(&acks_expected) - atomic_load(&acks_got);
+}
+
+void loom_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_t off,
+                     const void *payload, size_t plen, uint32_t kind)
+{
+    struct loom_rec_hdr r = {.unit = unit, .off = (uint32_t)off, .len = (uint32_t)plen,
+                             .kind = kind};
+    if (*len + sizeof r + plen > *cap) {
+        *cap = (*len + sizeof r + plen) * 2 + 4096;
+        if (!(*buf = realloc(*buf, *cap)))
+            loom_die(1, "out of memory building a diff");
+    }
+    memcpy(*buf + *len, &r, sizeof r);
+    memcpy(*buf + *len + sizeof r, payload, plen);
+    *len += sizeof r + plen;
+}
+
 /* Send (or, for our own units, apply) what is buffered for home h. */
 static void send_out(int h)
 {
     struct outbuf *b = &out[h];
     if (!b->nrec)
         return;
-    struct diff_hdr hd = {.src = (uint32_t)loom_icv.rank, .alloc = (uint32_t)b->alloc,
-                          .nrec = b->nrec, .bytes = b->len};
-    if (h == loom_icv.rank) {
-        pthread_mutex_lock(&local_apply);
-        apply_all(&hd, b->p, b->len);
-        pthread_mutex_unlock(&local_apply);
-        free(b->p);
-    } else {
-        acks_expected++;
-        atomic_fetch_add(&loom_allocs[b->alloc]->stats.bytes_sent, b->len + sizeof hd);
-        loom_tp_am_send(h, AM_DIFF, &hd, sizeof hd, b->p, b->len);
-    }
+    loom_dsm_send_diff(h, loom_allocs[b->alloc], b->p, b->len, b->nrec);
     *b = (struct outbuf){.alloc = -1};
 }
 
@@ -212,16 +244,7 @@ static void put_rec(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size
         send_out(h);
         b->alloc = a->id;
     }
-    struct rec_hdr r = {.unit = u, .off = (uint32_t)off, .len = (uint32_t)len, .kind = kind};
-    if (b->len + sizeof r + len > b->cap) {
-        b->cap = (b->len + sizeof r + len) * 2 + 4096;
-        b->p = realloc(b->p, b->cap);
-        if (!b->p)
-            loom_die(1, "out of memory flushing writes");
-    }
-    memcpy(b->p + b->len, &r, sizeof r);
-    memcpy(b->p + b->len + sizeof r, p, len);
-    b->len += sizeof r + len;
+    loom_rec_append(&b->p, &b->len, &b->cap, u, off, p, len, kind);
     b->nrec++;
     if (b->len > (4u << 20)) { /* keep messages bounded */
         send_out(h);
@@ -255,7 +278,8 @@ void loom_flush_end(void)
 {
     for (int h = 0; h < loom_icv.nranks; h++)
         send_out(h);
-    loom_tp_wait_count(&acks_got, acks_expected);
+    while (atomic_load(&acks_got) < atomic_load(&acks_expected))
+        loom_tp_poll(); /* also the priority sender's messages */
 }
 
 /* ---- bookkeeping ----------------------------------------------------- */

@@ -31,8 +31,16 @@
 /* Unit states (page and row). */
 enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2 };
 
-/* Record kinds inside a diff message. */
-enum { REC_BYTES = 0, REC_ADD = 1 };
+/* Record kinds inside a diff message: bytes to overwrite, typed deltas to
+ * add, or float deltas carried as fp16 (LOOM_WIRE=fp16). */
+enum { REC_BYTES = 0, REC_ADD = 1, REC_ADD16 = 2 };
+
+/* A record's header inside a DIFF message; its payload follows. */
+struct loom_rec_hdr {
+    uint64_t unit;
+    uint32_t off, len;   /* bytes of the unit; len = payload bytes */
+    uint32_t kind, pad;
+};
 
 struct loom_dsm_alloc {
     int id;                      /* same on every rank */
@@ -113,6 +121,14 @@ void loom_flush_begin(void);
 void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);
 void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len);
 void loom_flush_end(void); /* sends, applies local ones, waits for acks */
+/* Append one record to a growing message buffer. */
+void loom_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_t off,
+                     const void *payload, size_t plen, uint32_t kind);
+/* Send a DIFF of nrec records (buf: malloc'd, taken) to home h, or apply
+ * it here if h is this rank.  Counted for loom_flush_end's wait. */
+void loom_dsm_send_diff(int h, loom_dsm_alloc *a, void *buf, size_t len, uint32_t nrec);
+/* DIFF messages sent and not yet acknowledged. */
+long loom_dsm_unacked(void);
 /* Record unit u as having something to release (once per epoch). */
 void loom_dsm_mark_dirty(loom_dsm_alloc *a, size_t u);
 /* Forget check-mode writers at an epoch boundary. */

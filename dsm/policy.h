@@ -37,6 +37,7 @@ extern const loom_policy loom_policy_local;
 extern const loom_policy loom_policy_bsp;
 extern const loom_policy loom_policy_ssp;
 extern const loom_policy loom_policy_ring;
+extern const loom_policy loom_policy_priority;
 
 /* Release consistency with bounded staleness: bsp's hooks, which ssp
  * shares (bsp is ssp with staleness 0). */

@@ -108,6 +108,7 @@ void loom_rc_release(loom_dsm_alloc *a)
             loom_dsm_protect(a, u, u + 1, PROT_READ);
             continue;
         }
+        loom_unit_lock(a, u); /* priority's sender may be moving its deltas */
         if (a->put[u] & 1)
             loom_flush_bytes(a, u, 0, a->base + u * a->unit, a->unit);
         if (a->put[u] & 2) {
@@ -115,6 +116,7 @@ void loom_rc_release(loom_dsm_alloc *a)
             memset(a->twin[u], 0, a->unit);
         }
         a->put[u] = 0;
+        loom_unit_unlock(a, u);
     }
     a->ndirty = 0;
 }

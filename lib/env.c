@@ -18,7 +18,7 @@
 #define ICV_DEFAULTS                          \
     .rank = 0, .nranks = 1, .local_rank = 0,  \
     .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh", \
-    .dsm_arena = (size_t)1 << 40
+    .dsm_arena = (size_t)1 << 40, .bandwidth_mbit = 100, .priority_queue = 64
 
 struct loom_icv loom_icv = {ICV_DEFAULTS};
 
@@ -139,7 +139,7 @@ static int set_rv_host(const char *v)
 static int known_policy(const char *v)
 {
     return !strcasecmp(v, "local") || !strcasecmp(v, "bsp") || !strcasecmp(v, "ssp") ||
-           !strcasecmp(v, "ring");
+           !strcasecmp(v, "ring") || !strcasecmp(v, "priority");
 }
 static int set_staleness(const char *v)
 {
@@ -150,6 +150,43 @@ static int set_staleness(const char *v)
     return 0;
 }
 static int set_stats(const char *v) { return loom_parse_bool(v, &loom_icv.stats); }
+static int set_bandwidth(const char *v)
+{
+    char *end;
+    if (!plain_number(v, 0))
+        return -1;
+    double x = strtod(v, &end);
+    if (*end || !(x >= 0 && x <= 1e6))
+        return -1;
+    loom_icv.bandwidth_mbit = x;
+    return 0;
+}
+static const char *const prio_names[] = {"relative", "absolute", "random", "roundrobin"};
+static int set_priority(const char *v)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcasecmp(v, prio_names[i])) {
+            loom_icv.priority = i;
+            return 0;
+        }
+    return -1;
+}
+static int set_queue(const char *v)
+{
+    long x;
+    if (loom_parse_int(v, 1, 1 << 20, &x))
+        return -1;
+    loom_icv.priority_queue = (int)x;
+    return 0;
+}
+static int set_wire(const char *v)
+{
+    if (!strcasecmp(v, "fp16") || !strcasecmp(v, "fp32")) {
+        loom_icv.wire_fp16 = !strcasecmp(v, "fp16");
+        return 0;
+    }
+    return -1;
+}
 static int set_coherence(const char *v)
 {
     return known_policy(v) ? set_string(loom_icv.coherence, sizeof loom_icv.coherence, v) : -1;
@@ -205,6 +242,10 @@ static void show_coherence(char *b, size_t n)
 }
 static void show_staleness(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.staleness); }
 static void show_stats(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.stats ? "true" : "false"); }
+static void show_bandwidth(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.bandwidth_mbit); }
+static void show_priority(char *b, size_t n) { snprintf(b, n, "%s", prio_names[loom_icv.priority]); }
+static void show_queue(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.priority_queue); }
+static void show_wire(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.wire_fp16 ? "fp16" : "fp32"); }
 static void show_check(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.check_dsm ? "dsm" : "none"); }
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous_host); }
@@ -226,8 +267,12 @@ static const struct var {
     {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
     {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
     {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
-    {"LOOM_COHERENCE", set_coherence, show_coherence, "local, bsp, ssp or ring (priority is not available yet)", 0},
+    {"LOOM_COHERENCE", set_coherence, show_coherence, "local, bsp, ssp, ring or priority", 0},
     {"LOOM_STALENESS", set_staleness, show_staleness, "an integer >= 0 (clocks an ssp read may lag)", 0},
+    {"LOOM_BANDWIDTH", set_bandwidth, show_bandwidth, "a number of Mbit/s >= 0 (priority's budget per rank; 0 = no early sending)", 0},
+    {"LOOM_PRIORITY", set_priority, show_priority, "relative, absolute, random or roundrobin", 0},
+    {"LOOM_PRIORITY_QUEUE", set_queue, show_queue, "an integer >= 1 (rows per early send at most)", 0},
+    {"LOOM_WIRE", set_wire, show_wire, "fp32 or fp16 (precision of float deltas sent early)", 0},
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, all, none", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
@@ -251,7 +296,7 @@ static int load_named(char *err, size_t errlen)
         if (!eq || !nl || nl >= 64 || !known_policy(eq + 1) ||
             loom_icv.ncoherence_named == 16) {
             snprintf(err, errlen, "%.*s is not valid: expected LOOM_COHERENCE_<NAME>=local, "
-                     "bsp, ssp or ring, NAME an allocation's name (at most 16 such variables)",
+                     "bsp, ssp, ring or priority, NAME an allocation's name (at most 16 such variables)",
                      (int)(strcspn(*e, "=")), *e);
             return LOOM_ERR_ENV;
         }

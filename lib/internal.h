@@ -22,6 +22,8 @@
 
 /* ---- env.c: internal control variables ------------------------------ */
 
+enum { LOOM_PRIO_RELATIVE = 0, LOOM_PRIO_ABSOLUTE, LOOM_PRIO_RANDOM, LOOM_PRIO_ROUNDROBIN };
+
 /* Where this rank's identity came from. */
 typedef enum { LOOM_SRC_SINGLETON, LOOM_SRC_LOOMRUN, LOOM_SRC_SLURM,
                LOOM_SRC_MPIRUN, LOOM_SRC_PMI } loom_rank_source;
@@ -41,6 +43,10 @@ struct loom_icv {
     int check_dsm;            /* LOOM_CHECK contains dsm (or all) */
     int staleness;            /* LOOM_STALENESS: ssp's default slack, clocks */
     int stats;                /* LOOM_STATS: print statistics at finalize */
+    double bandwidth_mbit;    /* LOOM_BANDWIDTH: priority's budget, Mbit/s per rank */
+    int priority;             /* LOOM_PRIORITY: LOOM_PRIO_* */
+    int priority_queue;       /* LOOM_PRIORITY_QUEUE: rows per send at most */
+    int wire_fp16;            /* LOOM_WIRE=fp16 */
     size_t dsm_arena;         /* LOOM_DSM_ARENA: bytes of address space */
     char rsh[256];            /* LOOM_RSH (launcher) */
     char rendezvous_host[256];/* LOOM_RENDEZVOUS_HOST (launcher) */
@@ -234,6 +240,8 @@ void loom_tp_wait_count(volatile long *count, long target);
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
 /* One round of progress (message handlers run). */
 void loom_tp_poll(void);
+/* Progress until nothing more happens. */
+void loom_tp_drain(void);
 /* 1 if the calling thread is inside the transport (holds its lock). */
 int loom_tp_busy(void);
 

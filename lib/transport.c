@@ -286,6 +286,17 @@ void loom_tp_poll(void)
     progress(&idle);
 }
 
+void loom_tp_drain(void)
+{
+    for (;;) {
+        lock_tp();
+        unsigned n = ucp_worker_progress(worker);
+        unlock_tp();
+        if (!n)
+            return;
+    }
+}
+
 loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
 {
     loom_sreq *s = malloc(sizeof *s);

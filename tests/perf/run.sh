@@ -338,3 +338,6 @@ with open(sys.argv[1], "w") as f:
 EOF
 cp "$RAW/doc.md" "$DOC"
 echo "run.sh: wrote $DOC ($ELAPSED s)"
+
+# The DSM benchmarks (page fetch, rows, stream) into docs/bench-dsm.md.
+tests/perf/dsm.sh "$BUILD"
