@@ -454,6 +454,7 @@ static void add_stats(const loom_dsm_alloc *a, loom_stats *o)
     o->blocked_reads += atomic_load(&a->stats.blocked);
     o->blocked_seconds += (double)atomic_load(&a->stats.blocked_ns) * 1e-9;
     o->forwarded += atomic_load(&a->stats.forwarded);
+    o->early_bytes += atomic_load(&a->stats.early_bytes);
     for (int i = 0; i < 8; i++)
         o->age[i] += atomic_load(&a->stats.age[i]);
 }
@@ -489,7 +490,7 @@ void loom_dsm_print_stats(void)
         add_stats(a, &s);
         loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu, "
                  "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
-                 "forwarded %llu", a->name, a->policy->name,
+                 "forwarded %llu, sent early %llu B", a->name, a->policy->name,
                  (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
                  (unsigned long long)s.hits, (unsigned long long)s.misses,
                  (unsigned long long)s.blocked_reads, s.blocked_seconds,
@@ -497,6 +498,6 @@ void loom_dsm_print_stats(void)
                  (unsigned long long)s.age[2], (unsigned long long)s.age[3],
                  (unsigned long long)s.age[4], (unsigned long long)s.age[5],
                  (unsigned long long)s.age[6], (unsigned long long)s.age[7],
-                 (unsigned long long)s.forwarded);
+                 (unsigned long long)s.forwarded, (unsigned long long)s.early_bytes);
     }
 }

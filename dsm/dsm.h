@@ -82,7 +82,7 @@ struct loom_dsm_alloc {
     uint64_t *stamp;             /* per unit: global clock its copy reflects */
     struct {                     /* what loom_stats reports */
         _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
-            forwarded, age[8];
+            forwarded, early_bytes, age[8];
     } stats;
 };
 

@@ -159,6 +159,7 @@ static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64
         loom_unit_unlock(a, c[i].row);
         *cursor = (c[i].row + 1) % a->nunits;
     }
+    atomic_fetch_add(&a->stats.early_bytes, (uint64_t)sent);
     for (int h = 0; bufs && h < P; h++)
         if (nrec[h])
             loom_dsm_send_diff(h, a, bufs[h], lens[h], nrec[h]);

@@ -203,6 +203,7 @@ typedef struct loom_stats {
     double blocked_seconds;   /* time they waited */
     uint64_t age[8];          /* reads by age of the data in clocks: 0..6, 7+ */
     uint64_t forwarded;       /* units forwarded early (ring, priority) */
+    uint64_t early_bytes;     /* bandwidth used: bytes priority's sender spent */
 } loom_stats;
 int loom_stats_get(void *array, loom_stats *out);
 
