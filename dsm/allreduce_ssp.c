@@ -229,8 +229,9 @@ static void deliver(struct out *o, int n)
         if (o[i].dst == loom_icv.rank) {
             handle(reds[o[i].h.id], o[i].am, &o[i].h, o[i].data, o[i].len);
             free(o[i].data); /* NULL for an empty push */
-        } else
-            loom_tp_am_send(o[i].dst, o[i].am, &o[i].h, sizeof o[i].h, o[i].data, o[i].len);
+        } else /* eager: a shard's peer may be computing, not progressing */
+            loom_tp_am_send_eager(o[i].dst, o[i].am, &o[i].h, sizeof o[i].h, o[i].data,
+                                  o[i].len, 1);
     }
 }
 

@@ -223,6 +223,10 @@ void loom_tp_am_register(unsigned id, loom_am_fn fn);
  * freed when the send completes. */
 void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
                      size_t len);
+/* The same; eager = 1 forces UCX's eager protocol (copies, but no
+ * rendezvous handshake that needs the receiver to make progress first). */
+void loom_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+                           size_t len, int eager);
 /* Register [addr, addr+len) for remote reads; *rkey is a packed key of
  * *rkey_len bytes to hand to peers (free with loom_tp_rkey_buffer_free). */
 int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);

@@ -487,15 +487,23 @@ static void am_sent(void *request, ucs_status_t status, void *user)
 void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
                      size_t len)
 {
+    loom_tp_am_send_eager(dst, id, hdr, hlen, data, len, 0);
+}
+
+void loom_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+                           size_t len, int eager)
+{
     struct am_send *a = malloc(sizeof *a);
     if (!a || !(a->hdr = malloc(hlen ? hlen : 1)))
         loom_die(LOOM_EXIT_PEER, "out of memory");
     memcpy(a->hdr, hdr, hlen);
     a->data = data;
     ucp_request_param_t p = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        (eager ? UCP_OP_ATTR_FIELD_FLAGS : 0),
         .cb.send = am_sent,
         .user_data = a,
+        .flags = eager ? UCP_AM_SEND_FLAG_EAGER : 0,
     };
     lock_tp();
     ucs_status_ptr_t r = ucp_am_send_nbx(get_ep(dst), id, a->hdr, hlen, data, len, &p);
