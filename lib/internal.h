@@ -238,9 +238,8 @@ void loom_tp_rkey_destroy(void *rkey);
 /* Start reading len bytes at peer's raddr into buf; *done becomes 1. */
 void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
                  volatile int *done);
-/* Drive progress until *flag is set / *count reaches target. */
+/* Drive progress until *flag is set / *v reaches target. */
 void loom_tp_wait_flag(volatile int *flag);
-void loom_tp_wait_count(volatile long *count, long target);
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
 /* One round of progress (message handlers run). */
 void loom_tp_poll(void);

@@ -612,13 +612,6 @@ void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target)
         progress(&idle);
 }
 
-void loom_tp_wait_count(volatile long *count, long target)
-{
-    int idle = 0;
-    while (*count < target)
-        progress(&idle);
-}
-
 void loom_tp_closing(void)
 {
     closing = 1;
