@@ -43,7 +43,8 @@ PERFS    := $(PERF_SRC:tests/perf/%.c=$(BUILD)/tests/perf/%)
 all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/bin/loomrun $(APPS) \
      $(UNITS) $(TBINS) $(PERFS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard lib/*.h) $(wildcard apps/loomrun/*.h)
+HEADERS  := $(wildcard lib/*.h dsm/*.h sched/*.h kernels/*.h apps/loomrun/*.h tests/*.h)
+$(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 

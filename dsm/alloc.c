@@ -78,6 +78,8 @@ static void destroy(loom_dsm_alloc *a)
 {
     if (a->policy && a->policy->fini)
         a->policy->fini(a);
+    if (a->agent)
+        loom_agent_release();
     size_t plen = (a->mapped + 4095) & ~(size_t)4095;
     if (a->memh)
         loom_tp_mem_unmap(a->memh);
@@ -334,6 +336,10 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         return NULL;
     }
     publish(a, n);
+    if (pol != &loom_policy_local) { /* homes must answer while computing */
+        loom_agent_hold();
+        a->agent = 1;
+    }
     if (pol->init && (rc = pol->init(a))) {
         loom_log("loom_alloc('%s'): the %s policy could not start: %s", a->name, pol->name,
                  loom_strerror(rc));
@@ -434,6 +440,7 @@ int loom_dsm_init(void)
  * allocated, so no registration outlives the transport. */
 void loom_dsm_fini(void)
 {
+    loom_agent_fini();
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++) {
         loom_dsm_alloc *a = loom_allocs[i];

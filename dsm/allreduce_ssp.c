@@ -35,9 +35,8 @@
  * rank: rounds and clocks advance in lockstep, and the result is exactly
  * the allreduce of all contributions of clocks <= c.
  *
- * A background agent thread drives the transport between calls (polling
- * every 50 us while any SSP reduction exists), so shards apply and answer
- * while their rank computes.  Locking: each reduction's mutex guards its
+ * The background progress agent (agent.c) drives the transport between
+ * calls, so shards apply and answer while their rank computes.  Locking: each reduction's mutex guards its
  * buffers; nobody sends while holding it (handlers run under the
  * transport lock and take the mutex). */
 #include "dsm.h"
@@ -87,8 +86,7 @@ struct msg_hdr {
 
 static struct red *reds[MAX_RED];
 static int nreds;
-static pthread_t agent;
-static volatile int agent_stop, agent_running;
+static int agent_held;
 
 static size_t shard_off(const struct red *r, int j)
 {
@@ -259,18 +257,6 @@ void loom_allreduce_ssp_init(void)
     loom_tp_am_register(AM_UPDATE, on_update);
 }
 
-/* The background agent: drive the transport while the rank computes. */
-static void *agent_main(void *arg)
-{
-    (void)arg;
-    struct timespec ts = {0, 50 * 1000};
-    while (!agent_stop) {
-        loom_tp_poll();
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
-}
-
 /* The reduction for (count, type, op): created at the first call, which
  * every rank makes in the same order, so ids agree. */
 static struct red *get_red(size_t count, loom_type type, loom_op op)
@@ -323,10 +309,9 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
         memcpy(result, r->stable, bytes);
         return LOOM_OK;
     }
-    if (!agent_running) {
-        agent_running = 1;
-        if (pthread_create(&agent, NULL, agent_main, NULL))
-            agent_running = 0;
+    if (!agent_held) {
+        agent_held = 1;
+        loom_agent_hold();
     }
     struct out o[64];
     pthread_mutex_lock(&r->mu);
@@ -369,10 +354,9 @@ void loom_allreduce_ssp_quiesce(void)
 
 void loom_allreduce_ssp_fini(void)
 {
-    if (agent_running) {
-        agent_stop = 1;
-        pthread_join(agent, NULL);
-        agent_running = 0;
+    if (agent_held) {
+        agent_held = 0;
+        loom_agent_release();
     }
     for (int i = 0; i < nreds; i++) {
         struct red *r = reds[i];

@@ -78,6 +78,7 @@ struct loom_dsm_alloc {
     uint8_t **writer;            /* check mode, per home slot: writer+1 per byte */
 
     void *policy_data;           /* the policy's own state (ring) */
+    int agent;                   /* holds the progress agent (agent.c) */
     int staleness;               /* clocks a copy may lag (bsp 0, ssp s) */
     uint64_t *stamp;             /* per unit: global clock its copy reflects */
     struct {                     /* what loom_stats reports */
@@ -145,6 +146,12 @@ uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
 void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
 /* At a clock: invalidate the clean copies now too old. */
 void loom_dsm_drop_stale(loom_dsm_alloc *a);
+
+/* ---- agent.c ----------------------------------------------------------- */
+/* Keep the background progress agent running while held (counted). */
+void loom_agent_hold(void);
+void loom_agent_release(void);
+void loom_agent_fini(void); /* finalize: stop the thread */
 
 /* ---- policy_ring.c ----------------------------------------------------- */
 void loom_ring_init(void);

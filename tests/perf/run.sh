@@ -341,3 +341,6 @@ echo "run.sh: wrote $DOC ($ELAPSED s)"
 
 # The DSM benchmarks (page fetch, rows, stream) into docs/bench-dsm.md.
 tests/perf/dsm.sh "$BUILD"
+
+# Stale synchronous communication under a straggler into docs/bench-ssp.md.
+tests/perf/ssp.sh "$BUILD"
