@@ -6,7 +6,7 @@
  * before the clock forces them out.
  *
  * Every TICK the sender thread adds LOOM_BANDWIDTH (Mbit/s per rank) worth
- * of bytes to a token bucket (capped at 100 ms worth: enough to catch up
+ * of bytes to a token bucket (capped at 200 ms worth: enough to catch up
  * when the thread was descheduled, too little to save idle time up into
  * bursts); it sends while the bucket is positive and carries an overshoot
  * as debt, so the long-run rate is the budget.  If fewer than MAX_UNACKED
@@ -17,8 +17,8 @@
  *   absolute    sum |delta_i|
  *   random      a random key
  *   roundrobin  the next rows after the last one sent
- * and moves the deltas of the best LOOM_PRIORITY_QUEUE rows into one
- * bounded DIFF message per home while the bucket allows.  The rows' own
+ * and moves their deltas, best first, in batches of LOOM_PRIORITY_QUEUE
+ * rows (one bounded DIFF message per home each) while the bucket lasts.  The rows' own
  * writes stay visible here; what was moved is simply no longer pending.
  * LOOM_WIRE=fp16 carries float deltas as half precision.  The same thread
  * drives the transport every tick, so that as a home this rank applies
@@ -38,7 +38,7 @@
 #include <time.h>
 
 #define TICK_S 0.005
-#define MAX_UNACKED 8
+#define MAX_UNACKED 32
 
 static pthread_t sender;
 static int sender_running;
@@ -150,21 +150,26 @@ static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64
     size_t *lens = calloc((size_t)P, sizeof *lens), *caps = calloc((size_t)P, sizeof *caps);
     uint32_t *nrec = calloc((size_t)P, sizeof *nrec);
     double sent = 0;
-    for (size_t i = 0; bufs && i < nc && i < (size_t)loom_icv.priority_queue; i++) {
-        if (sent >= budget)
-            break;
-        loom_unit_lock(a, c[i].row);
-        if (a->put[c[i].row] & 2)
-            sent += (double)take_row(a, c[i].row, bufs, lens, caps, nrec);
-        loom_unit_unlock(a, c[i].row);
-        *cursor = (c[i].row + 1) % a->nunits;
+    /* In batches of LOOM_PRIORITY_QUEUE rows (one bounded message per home
+     * each), best first, while the bucket lasts. */
+    for (size_t i = 0; bufs && i < nc && sent < budget;) {
+        size_t end = i + (size_t)loom_icv.priority_queue;
+        for (; i < nc && i < end && sent < budget; i++) {
+            loom_unit_lock(a, c[i].row);
+            if (a->put[c[i].row] & 2)
+                sent += (double)take_row(a, c[i].row, bufs, lens, caps, nrec);
+            loom_unit_unlock(a, c[i].row);
+            *cursor = (c[i].row + 1) % a->nunits;
+        }
+        for (int h = 0; h < P; h++)
+            if (nrec[h]) {
+                loom_dsm_send_diff(h, a, bufs[h], lens[h], nrec[h]);
+                bufs[h] = NULL;
+                lens[h] = caps[h] = 0;
+                nrec[h] = 0;
+            }
     }
     atomic_fetch_add(&a->stats.early_bytes, (uint64_t)sent);
-    for (int h = 0; bufs && h < P; h++)
-        if (nrec[h])
-            loom_dsm_send_diff(h, a, bufs[h], lens[h], nrec[h]);
-        else
-            free(bufs[h]);
     free(bufs);
     free(lens);
     free(caps);
@@ -177,7 +182,7 @@ static void *sender_main(void *arg)
 {
     (void)arg;
     double rate = loom_icv.bandwidth_mbit * 1e6 / 8; /* bytes per second */
-    double bucket = 0, cap = 0.1 * rate, last = loom_wtime();
+    double bucket = 0, cap = 0.2 * rate, last = loom_wtime();
     size_t cursor = 0;
     uint64_t rnd = 0x853c49e6748fea9bULL ^ (uint64_t)loom_icv.rank;
     struct timespec ts = {0, (long)(TICK_S * 1e9)};

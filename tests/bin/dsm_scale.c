@@ -9,6 +9,7 @@
  * cycle (which creates the arena and warms UCX's pools and endpoints). */
 #include "internal.h"
 #include <dirent.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,10 @@ static long rss_mib(void)
 
 int main(int argc, char **argv)
 {
+    /* One malloc arena: a thread's first malloc (Loom's progress agent
+     * answering a message, at any moment) must not add glibc's mappings
+     * to the count of Loom's. */
+    mallopt(M_ARENA_MAX, 1);
     if (loom_init(&argc, &argv))
         return 1;
     int r = loom_rank(), P = loom_size(), fails = 0;
