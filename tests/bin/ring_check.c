@@ -8,7 +8,9 @@
  * partitions form a permutation (each unit exactly one owner); each
  * rotation visits every (rank, partition) pair exactly once; and after
  * loom_ring_collect every element equals the serial replay of the order
- * the rotation implies.  "violate": rank 0 reads a unit it does not own
+ * the rotation implies.  A second ring allocation (k = 2: 53 rows of 8
+ * bytes) rotates with the first: in every sub-epoch each rank owns the
+ * same partition index of both, and its replay holds too.  "violate": rank 0 reads a unit it does not own
  * (LOOM_CHECK=dsm must stop the job). */
 #include "internal.h" /* loom_allgather */
 #include <stdio.h>
@@ -28,7 +30,13 @@ int main(int argc, char **argv)
         .unit = pages ? LOOM_UNIT_PAGE : LOOM_UNIT_ROW, .row_size = unit, .page_unit = unit});
     if (!x)
         return 1;
-    size_t lo, n;
+    size_t n2 = 53;
+    uint64_t *y = loom_alloc(n2 * 8, &(loom_alloc_opts){.name = "second", .coherence = "ring",
+        .unit = LOOM_UNIT_ROW, .row_size = 8});
+    size_t lo, n, lo2, m2;
+    loom_ring_part(y, NULL, NULL, &lo2, &m2);
+    for (size_t u = lo2; u < lo2 + m2; u++)
+        y[u] = u;
     loom_ring_part(x, NULL, NULL, &lo, &n);
     for (size_t u = lo; u < lo + n; u++)
         for (size_t e = 0; e < per; e++)
@@ -53,6 +61,11 @@ int main(int argc, char **argv)
             if (owner[q] < 0 && fails++ < 5)
                 fprintf(stderr, "rank %d sub-epoch %d: partition %d has no single owner\n", r, t, q);
         visits[r * P + j]++;
+        loom_ring_part(y, NULL, NULL, &lo2, &m2);
+        if (lo2 != part_lo(n2, P, j) && fails++ < 5)
+            fprintf(stderr, "rank %d sub-epoch %d: the two ring allocations are out of step\n", r, t);
+        for (size_t u = lo2; u < lo2 + m2; u++)
+            y[u] = y[u] * 31 + (uint64_t)(r + 1);
         for (size_t u = lo; u < lo + n; u++) {
             for (size_t e = 0; e < per; e++)
                 x[u * per + e] = x[u * per + e] * 1000003 + (uint64_t)(r + 1) * (uint64_t)(t + 1);
@@ -70,6 +83,15 @@ int main(int argc, char **argv)
         }
     }
     loom_ring_collect(x);
+    loom_ring_collect(y);
+    for (int j = 0; j < P; j++)
+        for (size_t u = part_lo(n2, P, j); u < part_lo(n2, P, j + 1); u++) {
+            uint64_t v = u;
+            for (int t = 0; t < R * P; t++)
+                v = v * 31 + (uint64_t)((j + t) % P + 1);
+            if (y[u] != v && fails++ < 5)
+                fprintf(stderr, "rank %d: row %zu of the second allocation differs\n", r, u);
+        }
     for (int j = 0; j < P; j++)
         for (size_t u = part_lo(nunits, P, j); u < part_lo(nunits, P, j + 1); u++)
             for (size_t e = 0; e < per; e++) {

@@ -50,9 +50,9 @@ MPI_UCX="--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any"
 MPI_TCP="-x UCX_TLS=tcp,self $MPI_UCX"
 
 if [ -x "$BUILD/bin/loomrun" ]; then
-    LOOM_LAUNCH="$BUILD/bin/loomrun"
+    BENCH_LAUNCH="$BUILD/bin/loomrun"
 elif [ "${BENCH_LOOM_VIA_MPIRUN:-0}" = 1 ]; then
-    LOOM_LAUNCH="mpirun (foreign launcher; BENCH_LOOM_VIA_MPIRUN=1)"
+    BENCH_LAUNCH="mpirun (foreign launcher; BENCH_LOOM_VIA_MPIRUN=1)"
 else
     die "$BUILD/bin/loomrun not found: build it (make) before make bench"
 fi
@@ -114,7 +114,7 @@ if [ "$probe" != yes ]; then
     SCALE=0.05
 fi
 
-echo "run.sh: Loom launched by $LOOM_LAUNCH; Loom without TCP: $probe;" \
+echo "run.sh: Loom launched by $BENCH_LAUNCH; Loom without TCP: $probe;" \
      "$REPS runs per configuration; iteration scale $SCALE"
 for n in $RANKS; do
     for rep in $(seq 1 "$REPS"); do
@@ -141,7 +141,7 @@ B_CC=$(${CC:-cc} --version | head -1)
 B_ITERS_2=$(sed -n 's/^iters //p' "$RAW/loom-2-1.out")
 B_ITERS_4=$(sed -n 's/^iters //p' "$RAW/loom-4-1.out")
 export RAW REPS RANKS SYSTEMS SCALE ELAPSED LOAD probe MPIRUN MPI_OB1 MPI_UCX \
-       MPI_TCP MPI_CC LOOM_LAUNCH B_DATE B_KERNEL B_NPROC B_CPU B_UCX B_OMPI \
+       MPI_TCP MPI_CC BENCH_LAUNCH B_DATE B_KERNEL B_NPROC B_CPU B_UCX B_OMPI \
        B_CC B_ITERS_2 B_ITERS_4
 
 python3 - "$RAW/doc.md" <<'EOF'
@@ -260,10 +260,10 @@ w("")
 w("Commands (N = 2, 4; the trailing number scales the iteration counts, the "
   "same for every system):")
 w("")
-if E["LOOM_LAUNCH"].endswith("loomrun"):
-    w(f"- Loom: `{E['LOOM_LAUNCH']} -n N build/tests/perf/coll_bench {E['SCALE']}`")
+if E["BENCH_LAUNCH"].endswith("loomrun"):
+    w(f"- Loom: `{E['BENCH_LAUNCH']} -n N build/tests/perf/coll_bench {E['SCALE']}`")
 else:
-    w(f"- Loom: launched by {E['LOOM_LAUNCH']}")
+    w(f"- Loom: launched by {E['BENCH_LAUNCH']}")
 cmd = {"mpi": E["MPI_OB1"], "mpiucx": E["MPI_UCX"], "mpitcp": E["MPI_TCP"]}
 for s in systems[1:]:
     w(f"- {label[s]}: `{E['MPIRUN']} -n N {cmd[s]} build/tests/perf/coll_bench_mpi "
