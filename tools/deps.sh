@@ -1,12 +1,12 @@
 #!/bin/sh
 # deps.sh — make sure the Debian packages Loom needs are installed.
 #   tools/deps.sh         what building and testing need
-#   tools/deps.sh bench   also Open MPI, for the side-by-side benchmarks
+#   tools/deps.sh bench   also Open MPI and ucx_perftest, for the side-by-side benchmarks
 # As root, missing packages are installed with apt-get; otherwise the exact
 # command is printed and the script fails.
 set -eu
 pkgs="gcc make libc6-dev libucx-dev libnuma-dev iproute2 perl procps"
-[ "${1:-}" = bench ] && pkgs="$pkgs openmpi-bin libopenmpi-dev"
+[ "${1:-}" = bench ] && pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -275,10 +275,12 @@ w(f"- compiler: {E['B_CC']}, `-O2 -g` (the Makefile's default)")
 w(f"- {reps} rounds; each round runs every measurement once (Loom and "
   "ucx_perftest, default transports then TCP), so noise hits all alike.  "
   "Every number is the median of the rounds, with (min–max) after it.")
-busy = float(E["LOAD"].split()[0])  # after the run it counts our own pollers
+# after the run the load also counts our own two polling ranks
+busy = max(float(E["LOAD"].split()[0]), float(E["B_LOAD_AFTER"].split()[0]) - 2)
 if busy > 1.0:
-    w(f"- **other work was running when this run started** (1-minute load "
-      f"average {busy:.2f} on {E['B_NPROC']} cores): round trips between "
+    w(f"- **other work shared the machine around this run** (1-minute load "
+      f"average {E['LOAD'].split()[0]} before, {E['B_LOAD_AFTER'].split()[0]} "
+      f"after, on {E['B_NPROC']} cores): round trips between "
       "polling ranks suffer most; compare with the min–max ranges, and rerun "
       "on a quiet machine before trusting small differences.")
 w(f"- this host has {E['B_NPROC']} cores: 3 and 4 ranks are oversubscribed "
@@ -539,7 +541,7 @@ w(f"**Remote fetch, default transports: far from raw UCX, most of all for "
 w("")
 w(f"- *The fault path* (signal, unit lock, copy, `mprotect`) costs "
   f"{fmt(lf[S0])} µs per 4 KiB unit even when the unit is local, "
-  f"{100 * lf[S0] / f[S0]:.0f} % of a remote 4 KiB fetch.  Nearly all of it is "
+  f"{100 * lf[S0] / f[S0]:.0f} % of a remote 4 KiB fetch.  Most of it is "
   f"the operating system: a SIGSEGV and one `mprotect` cost {fmt(osf[S0])} µs "
   "on this virtual machine without any Loom code.  Small page units are "
   "therefore bound by the fault cost, whatever the network; the row path, "
@@ -567,8 +569,10 @@ w(f"- *The transport*: Loom's own get of the same unit over and over, no "
   f"work takes the cores: this run's 4 KiB transport get ranged over "
   f"{fmt(min(vals[('fetch', D, '2', 'tpget_us', S0)]))}–"
   f"{fmt(max(vals[('fetch', D, '2', 'tpget_us', S0)]))} µs.")
-w("- The consequence beyond speed: a fetch completes only when the home "
-  "rank calls into Loom.  See finding 1 below.")
+w("- Because a fetch is served by the home's progress, a home that is "
+  "computing answers through the background progress agent "
+  "(`dsm/agent.c`, a thread polling every 50 µs), which needs a core of "
+  "its own.  See finding 1 below.")
 w("")
 tf = {s: F(T, "fetch_us", s) for s in sizes}
 tt = {s: F(T, "tpget_us", s) for s in sizes}
@@ -620,15 +624,15 @@ w(f"**Rows.**  On one rank a get is a lookup ({fmt(g1)} rows/s).  At 2 ranks "
   "mostly measure how busy-polling ranks share two cores: 64 B additions "
   f"fall from {fmt(ad2[64])} rows/s at 2 ranks to "
   f"{fmt(m('rows', D, '3', 'rowadd_rps', 64))} at 3 "
-  f"({fmt(m('rows', T, '3', 'rowadd_rps', 64))} over TCP).  Timing the "
-  "release inside that barrier separately (a debugging copy of this "
-  "benchmark, while writing this text) gave 4, 8, 12, 20 and 24 ms per "
-  "release at 3 ranks against 0.14 ms at 2, with the additions themselves "
-  "at 0.02 ms: multiples of a scheduler time slice.  A rank waiting for "
-  "an acknowledgement polls and calls `sched_yield`, which only yields to "
-  "tasks queued on its own core; when the rank that must answer waits on "
-  "the other core behind another poller, the answer comes when that "
-  "poller's slice ends (finding 4).")
+  f"({fmt(m('rows', T, '3', 'rowadd_rps', 64))} over TCP), "
+  f"{ad2[64] / m('rows', D, '3', 'rowadd_rps', 64):.1f}× less.  Before the "
+  "background progress agent (commit 975c6ef) the drop was about 10×: "
+  "timing the release inside that barrier separately (a debugging copy of "
+  "this benchmark) gave 4, 8, 12, 20 and 24 ms per release at 3 ranks "
+  "against 0.14 ms at 2, multiples of a scheduler time slice, because a "
+  "rank waiting for an acknowledgement polls and calls `sched_yield`, "
+  "which only yields to tasks queued on its own core (finding 4); the "
+  "agent, which sleeps between polls, now answers many of those waits.")
 w("")
 st = pair("stream1", "-", "1", "s1_triad_mibps")
 ss = pair("stream1", "-", "1", "s1_sum_mibps")
@@ -674,21 +678,25 @@ w(f"**Two ranks, each on its own home block.**  Steady state runs at plain "
 w("")
 w("## Findings (not fixed here; for the DSM's owners)")
 w("")
-w("1. *A fetch waits for the home rank to enter Loom* (`dsm/diff.c`, "
+w("1. *A fetch is a round trip served by the home's progress* (`dsm/diff.c`, "
   "`loom_dsm_fetch` → `lib/transport.c`, `loom_tp_get`; the same for "
   "`loom_row_get` / `loom_row_prefetch` in `dsm/row.c`).  On one host with "
   "UCX 1.13, `ucp_get_nbx` from a registered `mmap` home store is emulated "
-  "with active messages and completes only when the home runs "
-  "`ucp_worker_progress`, i.e. is inside a Loom call.  Reproduce: 2 ranks "
-  "under loomrun; a 2-unit page allocation (64 KiB units); rank 0 writes "
-  "unit 0, `loom_barrier()`, then computes for 2 s with no Loom call; rank 1 "
-  "after the barrier loads a word of unit 0.  The load took 2007 ms over "
-  "shared memory (2.7 ms with `UCX_TLS=tcp,self`, where UCX's progress "
-  "thread serves it).  A home blocked outside Loom waiting for the reader "
-  "(a pipe, a socket, a file lock) would deadlock.  Likely remedies: "
-  "allocate home stores with `ucp_mem_map(UCP_MEM_MAP_ALLOCATE)` (on one "
-  "host a peer then reads them with a plain copy, as ucx_perftest does), "
-  "or a progress thread.")
+  "with active messages and completes only when the home drives "
+  "`ucp_worker_progress`.  Reproduce: 2 ranks under loomrun; a 2-unit page "
+  "allocation (64 KiB units); rank 0 writes unit 0, `loom_barrier()`, then "
+  "computes for 2 s with no Loom call; rank 1 after the barrier loads a "
+  "word of unit 0.  Before the progress agent (commit 975c6ef, "
+  "`dsm/agent.c`) the load took 2007 ms over shared memory (the whole "
+  "computation; 2.7 ms over TCP, where UCX's own thread serves it); with "
+  "the agent it took 2.3 ms (2.2 ms over TCP), measured while writing this "
+  "on the 2-core host where both cores are busy and the agent thread must "
+  "wait for one.  The hang is gone; the cost of a remote read from a busy "
+  "home is still the agent's scheduling delay.  Making the get truly "
+  "one-sided would remove both this and most of the transport gap in "
+  "section 1: allocate home stores with `ucp_mem_map(UCP_MEM_MAP_ALLOCATE)` "
+  "(on one host a peer then reads them with a plain copy, as ucx_perftest "
+  "does).")
 w("2. *Acquire invalidates home units; release diffs them through the "
   "flush* (`dsm/policy_bsp.c`: `loom_rc_acquire`; `loom_rc_release` → "
   "`diff_page` → `loom_flush_bytes` → local apply in `dsm/diff.c`).  Not a correctness "
@@ -701,14 +709,14 @@ w("4. *Waiting ranks never sleep* (`lib/transport.c`, `progress`: spin, "
   "then `sched_yield` after 64 idle polls; used by `loom_tp_wait_flag` and "
   "`loom_tp_wait_count`, i.e. every fetch and every release).  With more "
   "ranks than cores, a wait for a rank that is queued behind a busy poller "
-  "on another core lasts until that poller's time slice ends (ms), so "
-  "releases and fetches become multiples of ~4 ms.  Reproduce: "
-  "`build/bin/loomrun -n 3 build/tests/perf/dsm_bench rows 0.25` on this "
-  "2-core host: 64 B add + barrier drops from 2 to 3 ranks (about 10× "
-  "in the quieter runs made while writing this; how much depends on what "
-  "else the machine runs).  A "
-  "blocking wait after a short spin (`ucp_worker_arm` + the worker's event "
-  "fd) would let the other rank run.")
+  "on another core lasts until that poller's time slice ends (ms).  Before "
+  "the progress agent this made releases at 3 ranks on this 2-core host "
+  "take 4–24 ms (64 B add + barrier ~10× slower than at 2 ranks; "
+  "reproduce with `build/bin/loomrun -n 3 build/tests/perf/dsm_bench rows "
+  "0.25` at a commit before 975c6ef); the agent, which sleeps between "
+  "polls, mitigates it (see section 2 for the drop now).  A blocking wait "
+  "after a short spin (`ucp_worker_arm` + the worker's event fd) would let "
+  "the other rank run without relying on the agent.")
 with open(sys.argv[1], "w") as f:
     f.write("\n".join(out) + "\n")
 PYEOF
