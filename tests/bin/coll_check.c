@@ -22,6 +22,10 @@ int main(int argc, char **argv)
     if (loom_init(&argc, &argv))
         return 1;
     int r = loom_rank(), P = loom_size();
+    const char *lr = getenv("LOOM_LOCAL_RANK"); /* set by loomrun */
+    CHECK(loom_initialized() == 1, "loom_initialized() is not 1 after loom_init");
+    CHECK(loom_local_rank() == (lr ? atoi(lr) : 0), "loom_local_rank() %d, LOOM_LOCAL_RANK %s",
+          loom_local_rank(), lr ? lr : "(unset)");
     /* allreduce over every type and op, several sizes (small and large
      * paths), and every root for bcast. */
     size_t sizes[] = {1, 3, 17, 1000, 40000, 300001};
@@ -83,5 +87,6 @@ int main(int argc, char **argv)
     if (r == 0 && !fails)
         printf("coll_check: ok P=%d\n", P);
     loom_finalize();
+    CHECK(loom_initialized() == 0, "loom_initialized() is not 0 after loom_finalize");
     return fails ? 1 : 0;
 }
