@@ -18,7 +18,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define AM_CLOCK 8
 
@@ -87,21 +86,20 @@ int loom_clock(void)
         if (r != loom_icv.rank)
             loom_tp_am_send(r, AM_CLOCK, &m, sizeof m, NULL, 0);
     int n = atomic_load(&loom_nallocs);
-    for (int i = 0; i < n; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            loom_dsm_drop_stale(loom_allocs[i]);
+    for (int i = 0; i < n; i++) /* policies with clocks drop what got too old */
+        if (loom_allocs[i] && loom_allocs[i]->live && loom_allocs[i]->policy->clock)
+            loom_allocs[i]->policy->clock(loom_allocs[i]);
     return LOOM_OK;
 }
 
-/* The oldest global clock a copy of a may carry in this rank's clock. */
-static uint64_t oldest(const loom_dsm_alloc *a)
+uint64_t loom_dsm_oldest(const loom_dsm_alloc *a)
 {
     return now > (uint64_t)a->staleness ? now - (uint64_t)a->staleness : 0;
 }
 
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a)
 {
-    uint64_t need = oldest(a);
+    uint64_t need = loom_dsm_oldest(a);
     if (atomic_load(&global) < need) {
         double t0 = loom_wtime();
         while (atomic_load(&global) < need)
@@ -116,29 +114,4 @@ void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp)
 {
     uint64_t age = now > stamp ? now - stamp : 0;
     atomic_fetch_add(&a->stats.age[age < 7 ? age : 7], 1);
-}
-
-void loom_dsm_drop_stale(loom_dsm_alloc *a)
-{
-    if (!a->stamp)
-        return;
-    uint64_t need = oldest(a);
-    if (a->kind == LOOM_UNIT_ROW) {
-        for (size_t r = 0; r < a->nunits; r++)
-            if (!a->put[r] && a->stamp[r] < need)
-                atomic_store(&a->state[r], U_INVALID);
-        return;
-    }
-    size_t run = 0; /* coalesce the mprotect calls over runs of units */
-    for (size_t u = 0; u <= a->nunits; u++) {
-        int drop = u < a->nunits && atomic_load(&a->state[u]) == U_CLEAN &&
-                   a->stamp[u] < need;
-        if (drop) {
-            atomic_store(&a->state[u], U_INVALID);
-            continue;
-        }
-        if (u > run)
-            loom_dsm_protect(a, run, u, PROT_NONE);
-        run = u + 1;
-    }
 }

@@ -171,7 +171,7 @@ void loom_dsm_wire_init(void)
 
 /* ---- fetching -------------------------------------------------------- */
 
-void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
+void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done)
 {
     int h = a->home[u];
     uint64_t off = (uint64_t)a->slot[u] * a->unit;
@@ -179,11 +179,18 @@ void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
         pthread_mutex_lock(&local_apply);
         memcpy(dst, a->store + off, a->unit);
         pthread_mutex_unlock(&local_apply);
+        *done = 1;
         return;
     }
     atomic_fetch_add(&a->stats.bytes_recv, a->unit);
-    volatile int done = 0;
-    loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], &done);
+    *done = 0;
+    loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], done);
+}
+
+void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
+{
+    volatile int done;
+    loom_dsm_fetch_start(a, u, dst, &done);
     loom_tp_wait_flag(&done);
 }
 

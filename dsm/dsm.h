@@ -117,6 +117,9 @@ int loom_dist_place(loom_dsm_alloc *a, loom_dist d,
 void loom_dsm_wire_init(void);
 /* Bring unit u's working copy up to date from its home (blocking). */
 void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst);
+/* The same, started: *done becomes 1 when dst holds the unit (at once for
+ * a unit homed here). */
+void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done);
 /* Start/finish a flush: between them, loom_flush_* add records. */
 void loom_flush_begin(void);
 void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);
@@ -144,8 +147,8 @@ uint64_t loom_clock_global(void);
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
 /* Record the age of data read (histogram). */
 void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
-/* At a clock: invalidate the clean copies now too old. */
-void loom_dsm_drop_stale(loom_dsm_alloc *a);
+/* The oldest global clock a copy of a may reflect in this rank's clock. */
+uint64_t loom_dsm_oldest(const loom_dsm_alloc *a);
 
 /* ---- agent.c ----------------------------------------------------------- */
 /* Keep the background progress agent running while held (counted). */

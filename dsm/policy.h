@@ -9,6 +9,7 @@
  *   release, acquire        from loom_release/loom_acquire (and so from
  *                           loom_barrier, loom_lock, loom_unlock), with no
  *                           other thread of the rank inside the allocation
+ *   clock                   from loom_clock, likewise
  * A hook that moves data uses diff.c (loom_dsm_fetch, loom_flush_*). */
 #ifndef LOOM_DSM_POLICY_H
 #define LOOM_DSM_POLICY_H
@@ -27,6 +28,8 @@ typedef struct loom_policy {
     void (*release)(loom_dsm_alloc *a);
     /* Drop what may be stale. */
     void (*acquire)(loom_dsm_alloc *a);
+    /* Optional: this rank's clock advanced (loom_clock). */
+    void (*clock)(loom_dsm_alloc *a);
     /* Optional: set up / tear down the policy's own state (a->policy_data),
      * collectively, at the end of loom_alloc / start of loom_free. */
     int (*init)(loom_dsm_alloc *a);
@@ -46,6 +49,10 @@ void loom_rc_first_write(loom_dsm_alloc *a, size_t unit);
 void loom_rc_row_miss(loom_dsm_alloc *a, size_t row);
 void loom_rc_release(loom_dsm_alloc *a);
 void loom_rc_acquire(loom_dsm_alloc *a);
+void loom_rc_clock(loom_dsm_alloc *a);
+/* Invalidate every clean copy of a stamped before `older_than` (all of
+ * them with UINT64_MAX); dirty units and rows with pending writes stay. */
+void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than);
 const loom_policy *loom_policy_find(const char *name);
 
 #endif

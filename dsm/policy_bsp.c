@@ -121,24 +121,35 @@ void loom_rc_release(loom_dsm_alloc *a)
     a->ndirty = 0;
 }
 
-void loom_rc_acquire(loom_dsm_alloc *a)
+void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
 {
     if (a->kind == LOOM_UNIT_ROW) {
         for (size_t r = 0; r < a->nunits; r++)
-            if (!a->put[r])
+            if (!a->put[r] && a->stamp[r] < older_than)
                 atomic_store(&a->state[r], U_INVALID);
         return;
     }
-    size_t run = 0;
+    size_t run = 0; /* coalesce the mprotect calls over runs of dropped units */
     for (size_t u = 0; u <= a->nunits; u++) {
-        int drop = u < a->nunits && atomic_load(&a->state[u]) == U_CLEAN;
-        if (drop)
+        if (u < a->nunits && atomic_load(&a->state[u]) == U_CLEAN &&
+            a->stamp[u] < older_than) {
             atomic_store(&a->state[u], U_INVALID);
-        if (u == a->nunits || atomic_load(&a->state[u]) == U_DIRTY) {
-            loom_dsm_protect(a, run, u, PROT_NONE);
-            run = u + 1;
+            continue;
         }
+        if (u > run)
+            loom_dsm_protect(a, run, u, PROT_NONE);
+        run = u + 1;
     }
+}
+
+void loom_rc_acquire(loom_dsm_alloc *a)
+{
+    loom_rc_invalidate(a, UINT64_MAX);
+}
+
+void loom_rc_clock(loom_dsm_alloc *a)
+{
+    loom_rc_invalidate(a, loom_dsm_oldest(a));
 }
 
 const loom_policy loom_policy_bsp = {
@@ -148,4 +159,5 @@ const loom_policy loom_policy_bsp = {
     .row_miss = loom_rc_row_miss,
     .release = loom_rc_release,
     .acquire = loom_rc_acquire,
+    .clock = loom_rc_clock,
 };

@@ -246,6 +246,7 @@ const loom_policy loom_policy_priority = {
     .row_miss = loom_rc_row_miss,
     .release = loom_rc_release,
     .acquire = loom_rc_acquire,
+    .clock = loom_rc_clock,
     .init = init,
     .fini = fini,
 };

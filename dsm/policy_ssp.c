@@ -16,4 +16,5 @@ const loom_policy loom_policy_ssp = {
     .row_miss = loom_rc_row_miss,
     .release = loom_rc_release,
     .acquire = loom_rc_acquire,
+    .clock = loom_rc_clock,
 };

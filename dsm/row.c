@@ -140,15 +140,7 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
                 loom_unit_unlock(a, r);
                 continue;
             }
-            int h = a->home[r];
-            done[k] = 0;
-            if (h == loom_icv.rank) {
-                loom_dsm_fetch(a, r, a->base + r * a->unit);
-                done[k] = 1;
-            } else
-                loom_tp_get(h, a->base + r * a->unit, a->unit,
-                            a->store_base[h] + (uint64_t)a->slot[r] * a->unit, a->rkeys[h],
-                            &done[k]);
+            loom_dsm_fetch_start(a, r, a->base + r * a->unit, &done[k]);
             got[k++] = r;
         }
         for (int j = 0; j < k; j++) {
@@ -159,7 +151,6 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
                                   a->type, LOOM_SUM);
             a->stamp[r] = stamp;
             atomic_fetch_add(&a->stats.misses, 1);
-            atomic_fetch_add(&a->stats.bytes_recv, a->unit);
             atomic_store(&a->state[r], U_CLEAN);
             loom_unit_unlock(a, r);
         }

@@ -8,7 +8,8 @@
  * partitions form a permutation (each unit exactly one owner); each
  * rotation visits every (rank, partition) pair exactly once; and after
  * loom_ring_collect every element equals the serial replay of the order
- * the rotation implies.  A second ring allocation (k = 2: 53 rows of 8
+ * the rotation implies; a loom_clock in every sub-epoch leaves the owned
+ * rows readable through loom_row_get.  A second ring allocation (k = 2: 53 rows of 8
  * bytes) rotates with the first: in every sub-epoch each rank owns the
  * same partition index of both, and its replay holds too.  "violate": rank 0 reads a unit it does not own
  * (LOOM_CHECK=dsm must stop the job). */
@@ -73,6 +74,10 @@ int main(int argc, char **argv)
                 loom_ring_done(x, u);
         }
         loom_ring_rotate();
+        loom_clock(); /* a clock must not take the owned partition away */
+        loom_ring_part(x, NULL, NULL, &lo, &n);
+        if (!pages && n && !loom_row_get(x, lo) && fails++ < 5)
+            fprintf(stderr, "rank %d: its own row %zu is unreadable after a clock\n", r, lo);
         if ((t + 1) % P == 0) { /* a rotation ended: every pair once */
             loom_allreduce(LOOM_IN_PLACE, visits, (size_t)(P * P), LOOM_INT64, LOOM_SUM);
             for (int q = 0; q < P * P; q++)
