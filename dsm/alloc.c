@@ -367,6 +367,7 @@ int loom_free(void *p)
     }
     if (loom_icv.nranks > 1)
         loom_coll_barrier(); /* nobody reads our store any more */
+    loom_plan_forget(a);
     a->live = 0;
     loom_allocs[a->id] = NULL;
     destroy(a);

@@ -107,6 +107,9 @@ loom_dsm_alloc *loom_dsm_find(const void *p);
 loom_dsm_alloc *loom_dsm_lookup_base(const void *p);
 extern int loom_dsm_check; /* LOOM_CHECK includes dsm conflict checks */
 
+/* sched/plan.c: drop cached loop plans that use allocation a. */
+void loom_plan_forget(const loom_dsm_alloc *a);
+
 /* ---- dist.c ------------------------------------------------------------ */
 /* Fill a->home, a->slot, a->nhome.  Returns LOOM_OK or LOOM_ERR_ARG (an
  * explicit home function returned a rank out of range). */
@@ -158,12 +161,17 @@ void loom_agent_fini(void); /* finalize: stop the thread */
 
 /* ---- policy_ring.c ----------------------------------------------------- */
 void loom_ring_init(void);
+/* policy_ring.c: partition boundaries, for the loop planner (sched/). */
+int loom_ring_set_bounds(loom_dsm_alloc *a, const size_t *lo);
+const size_t *loom_ring_bounds(loom_dsm_alloc *a, int *owned);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);
 
 /* Spin lock on a unit; yields the core while waiting. */
 void loom_unit_lock(loom_dsm_alloc *a, size_t u);
+/* row.c: release row (written in place by its only writer) as a put. */
+void loom_row_mark_put(loom_dsm_alloc *a, size_t row);
 void loom_unit_unlock(loom_dsm_alloc *a, size_t u);
 
 /* The page-unit protection helper: set [u0, u1) to prot (coalesced). */

@@ -297,3 +297,43 @@ int loom_ring_collect(void *array)
     }
     return LOOM_OK;
 }
+
+/* Contract (collective; sub-epoch a multiple of P, no thread inside the
+ * allocation): move a's partition boundaries to lo[0..P] (lo[0] = 0,
+ * lo[P] = nunits, nondecreasing), e.g. to balance work by a histogram.
+ * Every rank gets every partition first (as loom_ring_collect), so each
+ * rank then holds its new partition.  Returns LOOM_ERR_ARG (nothing
+ * changed) for bad bounds or a rotation in progress. */
+int loom_ring_set_bounds(loom_dsm_alloc *a, const size_t *lo)
+{
+    if (a->policy != &loom_policy_ring)
+        return LOOM_OK;
+    struct ring *g = a->policy_data;
+    if (g->t % (uint64_t)P() != 0 || lo[0] != 0 || lo[P()] != a->nunits)
+        return LOOM_ERR_ARG;
+    for (int j = 0; j < P(); j++)
+        if (lo[j] > lo[j + 1])
+            return LOOM_ERR_ARG;
+    if (!memcmp(lo, g->lo, ((size_t)P() + 1) * sizeof *lo))
+        return LOOM_OK;
+    int rc = loom_ring_collect(a->base);
+    memcpy(g->lo, lo, ((size_t)P() + 1) * sizeof *lo);
+    loom_coll_barrier(); /* nobody forwards by the new bounds before all have them */
+    if (loom_dsm_check) {
+        expose_units(a, 0, a->nunits, PROT_NONE);
+        expose(a, g, owned_part(g), PROT_READ | PROT_WRITE);
+    }
+    return rc;
+}
+
+/* The partition boundaries (P + 1 units) and the partition this rank owns
+ * now, for the loop planner. */
+const size_t *loom_ring_bounds(loom_dsm_alloc *a, int *owned)
+{
+    if (a->policy != &loom_policy_ring)
+        return NULL;
+    struct ring *g = a->policy_data;
+    if (owned)
+        *owned = owned_part(g);
+    return g->lo;
+}

@@ -82,6 +82,22 @@ int loom_row_put(void *array, size_t row, const void *data)
     return LOOM_OK;
 }
 
+/* The row's working copy was written in place by its only writer (a
+ * serializable loop's pinned rows): release it as a put at the next
+ * release point. */
+void loom_row_mark_put(loom_dsm_alloc *a, size_t row)
+{
+    if (!a->state)
+        return;
+    loom_unit_lock(a, row);
+    atomic_store(&a->state[row], U_CLEAN);
+    if (a->put[row] & ADD)
+        memset(a->twin[row], 0, a->unit);
+    a->put[row] = (uint8_t)((a->put[row] & ~ADD) | PUT);
+    listed(a, row);
+    loom_unit_unlock(a, row);
+}
+
 int loom_row_add(void *array, size_t row, const void *delta)
 {
     loom_dsm_alloc *a = checked(array, row, "loom_row_add");

@@ -191,19 +191,24 @@ static int set_coherence(const char *v)
 {
     return known_policy(v) ? set_string(loom_icv.coherence, sizeof loom_icv.coherence, v) : -1;
 }
-/* LOOM_CHECK: comma-separated checks; "dsm" (overwrite conflicts) for now,
- * "all"/"1" for every check, "0"/"none" for none. */
+/* LOOM_CHECK: comma-separated checks; "dsm" (overwrite conflicts),
+ * "serial" (serializable loops), "all"/"1" for every check, "0"/"none"
+ * for none. */
 static int set_check(const char *v)
 {
     char buf[128];
     if (strlen(v) >= sizeof buf)
         return -1;
     strcpy(buf, v);
-    loom_icv.check_dsm = 0;
+    loom_icv.check_dsm = loom_icv.check_serial = 0;
     for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (!strcasecmp(t, "dsm") || !strcasecmp(t, "all") || !strcmp(t, "1"))
+        int all = !strcasecmp(t, "all") || !strcmp(t, "1");
+        if (all || !strcasecmp(t, "dsm"))
             loom_icv.check_dsm = 1;
-        else if (strcasecmp(t, "none") && strcmp(t, "0"))
+        if (all || !strcasecmp(t, "serial"))
+            loom_icv.check_serial = 1;
+        if (!all && strcasecmp(t, "dsm") && strcasecmp(t, "serial") && strcasecmp(t, "none") &&
+            strcmp(t, "0"))
             return -1;
     }
     return 0;
@@ -246,7 +251,11 @@ static void show_bandwidth(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.ba
 static void show_priority(char *b, size_t n) { snprintf(b, n, "%s", prio_names[loom_icv.priority]); }
 static void show_queue(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.priority_queue); }
 static void show_wire(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.wire_fp16 ? "fp16" : "fp32"); }
-static void show_check(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.check_dsm ? "dsm" : "none"); }
+static void show_check(char *b, size_t n)
+{
+    snprintf(b, n, "%s", loom_icv.check_dsm && loom_icv.check_serial ? "dsm,serial"
+                         : loom_icv.check_dsm ? "dsm" : loom_icv.check_serial ? "serial" : "none");
+}
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous_host); }
 static void show_rank(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.rank); }
@@ -274,7 +283,7 @@ static const struct var {
     {"LOOM_PRIORITY_QUEUE", set_queue, show_queue, "an integer >= 1 (rows per early send at most)", 0},
     {"LOOM_WIRE", set_wire, show_wire, "fp32 or fp16 (precision of float deltas sent early)", 0},
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
-    {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, all, none", 0},
+    {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, serial, all, none", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
     {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command, e.g. ssh or \"ip netns exec\"", 1},

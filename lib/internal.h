@@ -41,6 +41,7 @@ struct loom_icv {
     struct { char alloc[64], policy[16]; } coherence_named[16]; /* LOOM_COHERENCE_<NAME> */
     int ncoherence_named;
     int check_dsm;            /* LOOM_CHECK contains dsm (or all) */
+    int check_serial;         /* LOOM_CHECK contains serial (or all) */
     int staleness;            /* LOOM_STALENESS: ssp's default slack, clocks */
     int stats;                /* LOOM_STATS: print statistics at finalize */
     double bandwidth_mbit;    /* LOOM_BANDWIDTH: priority's budget, Mbit/s per rank */

@@ -212,6 +212,100 @@ int loom_stats_get(void *array, loom_stats *out);
 int loom_lock(uint64_t id);
 int loom_unlock(uint64_t id);
 
+
+/* ---- The parallel loop (docs/loop.md) ---------------------------------
+ *
+ * loom_for runs body(i, ctx) once for every i in [begin, end), on every
+ * rank and every OpenMP thread.  By default [begin, end) is the job's
+ * whole range, split into one block per rank; with .local = 1 each rank
+ * passes its own range (its share of the data) and the job's loop is the
+ * union.  Schedules:
+ *   LOOM_STATIC, LOOM_DYNAMIC, LOOM_GUIDED  OpenMP's meanings, inside each
+ *       rank; data-parallel: writes to shared rows race (Hogwild) or are
+ *       staged by .sync, see below.  On one rank this is exactly
+ *       `#pragma omp parallel for schedule(...)`.
+ *   LOOM_SERIALIZABLE  the result equals some serial execution of the
+ *       iterations: the planner learns what each iteration reads and
+ *       writes (.deps, or a reconnaissance run of the body through
+ *       loom_at / loom_at_r) and never runs two conflicting iterations
+ *       at once.  Arrays are Loom row allocations.
+ *   LOOM_PRIORITY  STRADS-Dynamic coordinate rounds; see loom_priority.
+ * Collective when loom_size() > 1: every rank calls it, in the same order. */
+typedef enum loom_schedule {
+    LOOM_STATIC = 0, LOOM_DYNAMIC, LOOM_GUIDED, LOOM_SERIALIZABLE, LOOM_PRIORITY
+} loom_schedule;
+
+/* How a data-parallel loop combines its threads' and ranks' writes to the
+ * rows it reaches through loom_at (docs/loop.md, "Data-parallel modes"):
+ *   LOOM_HYBRID  threads share the rank's copy (Hogwild); ranks merge at
+ *                every sync point through the arrays' coherence policy.
+ *   LOOM_BSP     every thread writes a private copy; at a sync point all
+ *                threads' and ranks' changes are summed and everyone sees
+ *                the sum (bulk synchronous).
+ *   LOOM_SSP     as BSP inside a rank; across ranks a clock, so reads may
+ *                lag by the arrays' staleness. */
+typedef enum loom_sync { LOOM_HYBRID = 0, LOOM_BSP, LOOM_SSP } loom_sync;
+
+/* What one iteration reads and writes, named by .deps (like OpenMP's
+ * depend clause): rows of Loom row allocations. */
+typedef struct loom_deps loom_deps;
+void loom_reads(loom_deps *d, void *array, size_t row);
+void loom_writes(loom_deps *d, void *array, size_t row);
+
+/* Row accessors for loop bodies: a pointer to row `row` of the row
+ * allocation `array`, to read and write (loom_at) or only read
+ * (loom_at_r).  Outside loops and on the plain path they are address
+ * arithmetic; in a reconnaissance run they record the access (loom_at
+ * then returns a scratch copy: writes are discarded); under
+ * LOOM_CHECK=serial they record what the iteration really touched; in
+ * BSP/SSP loops they return the thread's private copy. */
+void *loom_at(void *array, size_t row);
+const void *loom_at_r(void *array, size_t row);
+/* 1 while the calling thread runs a reconnaissance (dry) iteration: a body
+ * skips its own side effects (e.g. summing a loss) when this is set. */
+int loom_recording(void);
+
+/* STRADS-Dynamic (seed 000 ch. 5): coordinates j in [begin, end).  Each
+ * round samples `candidates` coordinates with probability proportional
+ * to delta_j^2 + eta, keeps up to `select` of them that pairwise pass
+ * conflict() (0 = may run together), runs push(j) for the kept ones in
+ * parallel on every rank and thread (each rank over its own data, writing
+ * `width` doubles of partial results), sums the partials over ranks, and
+ * calls pull(j, sum) on every rank, which applies the update and returns
+ * the new delta_j.  Every rank samples the same coordinates.  Sampling
+ * weights persist between calls with the same push function and range. */
+typedef struct loom_priority {
+    long rounds;       /* rounds per loom_for call (default: (end-begin)/select) */
+    long candidates;   /* L': sampled per round (default 2 * select) */
+    long select;       /* L: run per round at most (default: threads * ranks) */
+    double eta;        /* weight floor, keeps every coordinate reachable (default 1e-6) */
+    int width;         /* doubles per push result (default 1) */
+    uint64_t seed;
+    int (*conflict)(long a, long b, void *ctx);          /* may be NULL */
+    void (*push)(long j, double *partial, void *ctx);
+    double (*pull)(long j, const double *sum, void *ctx);
+} loom_priority;
+
+typedef struct loom_for_opts {
+    loom_schedule schedule;
+    long chunk;            /* static/dynamic/guided chunk (0 = OpenMP's default) */
+    int local;             /* the range is this rank's own (see above) */
+    /* serializable */
+    void (*deps)(long i, loom_deps *d, void *ctx); /* NULL = reconnaissance */
+    int repeated;          /* same access pattern every call: cache the plan */
+    /* data-parallel */
+    loom_sync sync;
+    long sync_every;       /* iterations per rank between sync points (0 = end only) */
+    /* priority */
+    const loom_priority *priority;
+} loom_for_opts;
+
+/* Runs the loop; returns LOOM_OK, or an error after one message (bad
+ * options, an access set the planner cannot serialize).  opts may be NULL
+ * (static).  With LOOM_PRIORITY, body is unused (pass NULL). */
+int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
+             const loom_for_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

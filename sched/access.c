@@ -1,0 +1,122 @@
+/* access.c — how a loop body reaches rows: loom_at / loom_at_r, and the
+ * access declarations loom_reads / loom_writes.
+ *
+ * An accessor is address arithmetic unless the calling thread's state
+ * (loom_ts.mode) says otherwise: in a reconnaissance run it records the
+ * access and sends writes to scratch memory; under LOOM_CHECK=serial it
+ * reports the access to the checker; in a staged data-parallel loop it
+ * returns the thread's (or rank's) copy of the row. */
+#include "sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+__thread struct loom_ts loom_ts;
+
+loom_dsm_alloc *loom_sched_rows(void *array, const char *fn)
+{
+    loom_dsm_alloc *a = loom_dsm_lookup_base(array);
+    if (!a || !a->live || a->kind != LOOM_UNIT_ROW)
+        loom_die(2, "%s: %p is not a Loom row allocation (loom_alloc with .unit = LOOM_UNIT_ROW)",
+                 fn, array);
+    return a;
+}
+
+/* The allocation of `array` through the thread's one-entry cache. */
+static inline loom_dsm_alloc *rows_of(void *array, const char *fn)
+{
+    loom_dsm_alloc *a = loom_ts.last; /* still live if still in the table */
+    if (__builtin_expect(!a || loom_allocs[loom_ts.last_id] != a || a->base != array, 0)) {
+        a = loom_ts.last = loom_sched_rows(array, fn);
+        loom_ts.last_id = a->id;
+    }
+    return a;
+}
+
+static void append(struct loom_deps *d, loom_dsm_alloc *a, size_t row, int write)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 16;
+        if (!(d->acc = realloc(d->acc, d->cap * sizeof *d->acc)))
+            loom_die(2, "loom_for: out of memory recording accesses");
+    }
+    d->acc[d->n++] = (loom_acc){row, (uint32_t)a->id, (uint32_t)write};
+}
+
+/* Reconnaissance: a writable scratch copy of the row, valid until the
+ * iteration ends (collect.c resets scratch_used between iterations).
+ * Each written row of an iteration gets its own buffer, kept for reuse. */
+static void *scratch_copy(loom_dsm_alloc *a, const char *p)
+{
+    struct loom_ts *t = &loom_ts;
+    if (t->scratch_used == t->scratch_n) {
+        int n = t->scratch_n ? 2 * t->scratch_n : 4;
+        char **s = realloc(t->scratch, (size_t)n * sizeof *s);
+        size_t *z = realloc(t->scratch_size, (size_t)n * sizeof *z);
+        if (!s || !z)
+            loom_die(2, "loom_for: out of memory in reconnaissance");
+        for (int i = t->scratch_n; i < n; i++)
+            s[i] = NULL, z[i] = 0;
+        t->scratch = s, t->scratch_size = z, t->scratch_n = n;
+    }
+    int k = t->scratch_used++;
+    if (t->scratch_size[k] < a->unit) {
+        free(t->scratch[k]);
+        if (!(t->scratch[k] = malloc(a->unit)))
+            loom_die(2, "loom_for: out of memory in reconnaissance");
+        t->scratch_size[k] = a->unit;
+    }
+    return memcpy(t->scratch[k], p, a->unit);
+}
+
+static void *slow(loom_dsm_alloc *a, size_t row, int write, char *p)
+{
+    switch (loom_ts.mode) {
+    case TS_RECORD:
+        append(&loom_ts.rec, a, row, write);
+        return write ? scratch_copy(a, p) : p;
+    case TS_CHECK:
+        loom_check_access(a, row, write);
+        return p;
+    case TS_STAGE:
+        return loom_stage_row(loom_ts.stage, a, row, write);
+    }
+    return p;
+}
+
+void *loom_at(void *array, size_t row)
+{
+    loom_dsm_alloc *a = rows_of(array, "loom_at");
+    if (__builtin_expect(row >= a->nunits, 0))
+        loom_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
+    char *p = a->base + row * a->unit;
+    return __builtin_expect(loom_ts.mode == TS_PLAIN, 1) ? p : slow(a, row, 1, p);
+}
+
+const void *loom_at_r(void *array, size_t row)
+{
+    loom_dsm_alloc *a = rows_of(array, "loom_at_r");
+    if (__builtin_expect(row >= a->nunits, 0))
+        loom_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
+    char *p = a->base + row * a->unit;
+    return __builtin_expect(loom_ts.mode == TS_PLAIN, 1) ? p : slow(a, row, 0, p);
+}
+
+int loom_recording(void) { return loom_ts.mode == TS_RECORD; }
+
+static void declare(loom_deps *d, void *array, size_t row, int write, const char *fn)
+{
+    loom_dsm_alloc *a = rows_of(array, fn);
+    if (row >= a->nunits)
+        loom_die(2, "%s: row %zu of '%s' is out of range (%zu rows)", fn, row, a->name, a->nunits);
+    append(d, a, row, write);
+}
+void loom_reads(loom_deps *d, void *array, size_t row) { declare(d, array, row, 0, "loom_reads"); }
+void loom_writes(loom_deps *d, void *array, size_t row) { declare(d, array, row, 1, "loom_writes"); }
+
+void loom_accset_free(loom_accset *s)
+{
+    free(s->off);
+    free(s->acc);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,316 @@
+/* plan.c — from access sets to a plan for a serializable loop: which plan
+ * fits, the plan cache of repeated loops (IterStore's virtual iteration,
+ * seed 003), histogram-balanced blocks, and the per-phase row lists that
+ * are prefetched before and released after each phase.
+ *
+ * A loop is k-partite (seed 001 §3, seed 000 ch. 4) when the arrays it
+ * writes number at most two and each iteration touches at most one row of
+ * each: it then runs as a block rotation (rotation.c).  Any other loop runs
+ * as conflict-free groups (groups.c). */
+#include "sched.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+int loom_sched_break_next_plan;
+
+#define CACHE 16
+static loom_plan *cache[CACHE];
+static int ncache;
+
+void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds)
+{
+    bounds[0] = lo;
+    bounds[k] = hi;
+    if (!w) {
+        for (int b = 1; b < k; b++)
+            bounds[b] = lo + (hi - lo) * (size_t)b / (size_t)k;
+        return;
+    }
+    double total = 0;
+    for (size_t r = lo; r < hi; r++)
+        total += w[r];
+    double cum = 0;
+    size_t r = lo;
+    for (int b = 1; b < k; b++) {
+        double target = total * b / k;
+        while (r < hi && cum + w[r] / 2.0 < target)
+            cum += w[r++];
+        bounds[b] = r;
+    }
+}
+
+/* The arrays a loop touches and writes, on any rank: flags per
+ * allocation id.  Collective in local mode with several ranks. */
+static void arrays_of(const loom_accset *s, int global, int32_t *touched, int32_t *written)
+{
+    memset(touched, 0, LOOM_MAX_ALLOCS * sizeof *touched);
+    memset(written, 0, LOOM_MAX_ALLOCS * sizeof *written);
+    for (size_t i = 0; i < s->nacc; i++) {
+        touched[s->acc[i].alloc] = 1;
+        written[s->acc[i].alloc] |= (int32_t)s->acc[i].write;
+    }
+    if (!global && loom_icv.nranks > 1) {
+        loom_allreduce(LOOM_IN_PLACE, touched, LOOM_MAX_ALLOCS, LOOM_INT32, LOOM_MAX);
+        loom_allreduce(LOOM_IN_PLACE, written, LOOM_MAX_ALLOCS, LOOM_INT32, LOOM_MAX);
+    }
+}
+
+/* 1 if every iteration touches at most one row of each written array. */
+static int one_row_each(const loom_accset *s, const int32_t *written)
+{
+    for (long k = 0; k < s->n; k++)
+        for (size_t x = s->off[k]; x < s->off[k + 1]; x++)
+            for (size_t y = s->off[k]; y < x; y++)
+                if (s->acc[x].alloc == s->acc[y].alloc && written[s->acc[x].alloc] &&
+                    s->acc[x].row != s->acc[y].row)
+                    return 0;
+    return 1;
+}
+
+static int is_ring(int id) { return loom_allocs[id]->policy == &loom_policy_ring; }
+
+/* Pick the plan and the rotation's roles.  Returns LOOM_OK or an error
+ * after a message. */
+static int choose(loom_plan *p, const int32_t *touched, const int32_t *written)
+{
+    int w[LOOM_MAX_ALLOCS], nw = 0, R = loom_icv.nranks;
+    for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
+        if (!touched[id])
+            continue;
+        loom_dsm_alloc *a = loom_allocs[id];
+        if (R > 1 && !is_ring(id) && a->staleness > 0) {
+            loom_log("loom_for: serializable loops need bsp or ring arrays; '%s' is %s with "
+                     "staleness %d", a->name, a->policy->name, a->staleness);
+            return LOOM_ERR_ARG;
+        }
+        if (written[id])
+            w[nw++] = id;
+        else if (R > 1 && is_ring(id)) {
+            loom_log("loom_for: the loop reads ring array '%s' but never writes it; a "
+                     "serializable loop rotates only the arrays it writes", a->name);
+            return LOOM_ERR_ARG;
+        }
+    }
+    int32_t ok = nw <= 2 && one_row_each(&p->acc, written);
+    if (!p->local || R == 1)
+        ; /* every rank saw the same iterations */
+    else
+        loom_allreduce(LOOM_IN_PLACE, &ok, 1, LOOM_INT32, LOOM_MIN);
+    int nring = 0;
+    for (int i = 0; i < nw; i++)
+        nring += R > 1 && is_ring(w[i]);
+    if (nring > 1) {
+        loom_log("loom_for: '%s' and '%s' are both ring arrays; a serializable loop rotates one "
+                 "array and keeps the other with the data", loom_allocs[w[0]]->name,
+                 loom_allocs[w[1]]->name);
+        return LOOM_ERR_ARG;
+    }
+    if (!ok || (R > 1 && nw == 2 && nring == 0)) {
+        if (nring) {
+            loom_log("loom_for: this loop writes ring array '%s' but is not k-partite (at most "
+                     "two written arrays, one row of each per iteration)", loom_allocs[w[0]]->name);
+            return LOOM_ERR_ARG;
+        }
+        p->kind = PLAN_GROUPS;
+        return LOOM_OK;
+    }
+    p->kind = PLAN_ROTATION;
+    p->a_id = p->b_id = -1;
+    if (nw == 2) { /* B rotates: the ring one, else the second */
+        int b = is_ring(w[0]) && R > 1 ? 0 : 1;
+        p->b_id = w[b];
+        p->a_id = w[1 - b];
+    } else if (nw == 1) {
+        if (R > 1 && is_ring(w[0]))
+            p->b_id = w[0];
+        else
+            p->a_id = w[0];
+    }
+    return LOOM_OK;
+}
+
+/* Rows of non-ring, coherent arrays that this rank's iterations in each
+ * phase touch.  Several ranks only. */
+static int rowlists(loom_plan *p, const int32_t *touched)
+{
+    if (loom_icv.nranks == 1)
+        return LOOM_OK;
+    int nph = p->kind == PLAN_ROTATION ? 1 : p->nphases;
+    for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
+        if (!touched[id] || is_ring(id) || !loom_allocs[id]->state)
+            continue;
+        loom_dsm_alloc *a = loom_allocs[id];
+        uint8_t *mark = calloc(a->nunits, 1);
+        if (!mark)
+            return LOOM_ERR_NOMEM;
+        for (int ph = 0; ph < nph; ph++) {
+            const size_t *off = p->kind == PLAN_ROTATION ? p->cell_off : p->gcell_off;
+            const uint32_t *it = p->kind == PLAN_ROTATION ? p->iters : p->giters;
+            size_t c0 = p->kind == PLAN_ROTATION ? 0 : (size_t)ph * (size_t)p->T;
+            size_t c1 = p->kind == PLAN_ROTATION ? (size_t)p->R * p->S * p->T : c0 + (size_t)p->T;
+            size_t n = 0;
+            for (size_t x = off[c0]; x < off[c1]; x++) {
+                long k = it[x];
+                for (size_t y = p->acc.off[k]; y < p->acc.off[k + 1]; y++)
+                    if ((int)p->acc.acc[y].alloc == id) {
+                        uint8_t *m = &mark[p->acc.acc[y].row];
+                        n += !*m;
+                        *m |= (uint8_t)(1 | (p->acc.acc[y].write ? 2 : 0));
+                    }
+            }
+            if (!n)
+                continue;
+            struct loom_rowlist *rl = realloc(p->rl, (size_t)(p->nrl + 1) * sizeof *rl);
+            if (!rl) {
+                free(mark);
+                return LOOM_ERR_NOMEM;
+            }
+            p->rl = rl;
+            rl = &p->rl[p->nrl++];
+            *rl = (struct loom_rowlist){ph, id, 0, malloc(n * sizeof(size_t)), malloc(n)};
+            if (!rl->rows || !rl->written) {
+                free(mark);
+                return LOOM_ERR_NOMEM;
+            }
+            for (size_t r = 0; r < a->nunits; r++)
+                if (mark[r]) {
+                    rl->rows[rl->n] = r;
+                    rl->written[rl->n++] = mark[r] >> 1;
+                    mark[r] = 0;
+                }
+        }
+        free(mark);
+    }
+    return LOOM_OK;
+}
+
+void loom_plan_prefetch(loom_plan *p, int phase)
+{
+    for (int i = 0; i < p->nrl; i++)
+        if (p->rl[i].phase == phase)
+            loom_row_prefetch(loom_allocs[p->rl[i].alloc]->base, p->rl[i].rows, p->rl[i].n);
+}
+
+void loom_plan_writeback(loom_plan *p, int phase)
+{
+    for (int i = 0; i < p->nrl; i++)
+        if (p->rl[i].phase == phase)
+            for (size_t r = 0; r < p->rl[i].n; r++)
+                if (p->rl[i].written[r])
+                    loom_row_mark_put(loom_allocs[p->rl[i].alloc], p->rl[i].rows[r]);
+}
+
+void loom_plan_iter(loom_plan *p, long k, int phase)
+{
+    if (__builtin_expect(loom_icv.check_serial, 0)) {
+        loom_check_iter(p, k, phase);
+        loom_ts.mode = TS_CHECK;
+        p->body(p->first + k, p->ctx);
+        loom_ts.mode = TS_PLAIN;
+    } else {
+        p->body(p->first + k, p->ctx);
+    }
+}
+
+void loom_plan_free(loom_plan *p)
+{
+    if (!p)
+        return;
+    loom_accset_free(&p->acc);
+    for (int i = 0; i < p->nrl; i++) {
+        free(p->rl[i].rows);
+        free(p->rl[i].written);
+    }
+    free(p->rl);
+    free(p->bbounds);
+    free(p->sub);
+    free(p->abounds);
+    free(p->cell_off);
+    free(p->iters);
+    free(p->gcell_off);
+    free(p->giters);
+    free(p);
+}
+
+/* Contract: collective (every rank, same loop call).  Returns the cached
+ * plan of a repeated loop site (same body, ctx, range, mode and thread
+ * count), else a new plan, cached when o->repeated.  Loop sites are keyed
+ * by body and ctx: a repeated loop whose data changed must get a new ctx
+ * or drop .repeated. */
+loom_plan *loom_plan_get(long begin, long end, void (*body)(long, void *), void *ctx,
+                         const loom_for_opts *o)
+{
+    int T = omp_get_max_threads();
+    for (int i = 0; o->repeated && i < ncache; i++) {
+        loom_plan *c = cache[i];
+        if (c->body == body && c->ctx == ctx && c->begin == begin && c->end == end &&
+            c->local == !!o->local && c->nthreads == T)
+            return c;
+    }
+    loom_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    *p = (loom_plan){.body = body, .ctx = ctx, .begin = begin, .end = end,
+                     .local = !!o->local || loom_icv.nranks == 1, .nthreads = T, .first = begin,
+                     .T = T, .a_id = -1, .b_id = -1};
+    int32_t *touched = malloc(2 * LOOM_MAX_ALLOCS * sizeof *touched);
+    int rc = touched ? loom_collect(begin, end, body, o->deps, ctx, &p->acc) : LOOM_ERR_NOMEM;
+    if (!rc) {
+        int32_t *written = touched + LOOM_MAX_ALLOCS;
+        arrays_of(&p->acc, !p->local, touched, written);
+        for (int id = 0; id < LOOM_MAX_ALLOCS; id++)
+            p->written[id] = written[id] != 0;
+        rc = choose(p, touched, written);
+        if (!rc)
+            rc = p->kind == PLAN_ROTATION ? loom_rotation_build(p) : loom_groups_build(p);
+        if (!rc)
+            rc = rowlists(p, touched);
+    }
+    free(touched);
+    if (rc) {
+        if (rc == LOOM_ERR_NOMEM)
+            loom_log("loom_for: out of memory planning a loop of %ld iterations", end - begin);
+        loom_plan_free(p);
+        return NULL;
+    }
+    if (o->repeated) {
+        if (ncache == CACHE)
+            loom_plan_free(cache[--ncache]);
+        memmove(cache + 1, cache, (size_t)ncache * sizeof *cache);
+        cache[0] = p;
+        ncache++;
+    }
+    return p;
+}
+
+/* Drop cached plans that use allocation a (loom_free calls this). */
+void loom_plan_forget(const loom_dsm_alloc *a)
+{
+    for (int i = 0; i < ncache;) {
+        loom_plan *c = cache[i];
+        int uses = 0;
+        for (size_t x = 0; x < c->acc.nacc && !uses; x++)
+            uses = (int)c->acc.acc[x].alloc == a->id;
+        if (uses) {
+            loom_plan_free(c);
+            memmove(cache + i, cache + i + 1, (size_t)(--ncache - i) * sizeof *cache);
+        } else {
+            i++;
+        }
+    }
+}
+
+int loom_plan_cached(const loom_plan *p)
+{
+    for (int i = 0; i < ncache; i++)
+        if (cache[i] == p)
+            return 1;
+    return 0;
+}
+
+int loom_plan_run(loom_plan *p)
+{
+    return p->kind == PLAN_ROTATION ? loom_rotation_run(p) : loom_groups_run(p);
+}

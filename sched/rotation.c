@@ -1,0 +1,265 @@
+/* rotation.c — the k-partite block-rotation plan (STRADS-Static, seed 000
+ * ch. 4; Orion's unordered 2D schedule, seed 001 §3).
+ *
+ * Each iteration touches at most one row of array A (pinned: it stays with
+ * the worker that runs the iteration) and one row of array B (rotated).
+ * A's rows are cut into one block per worker (threads of this rank, or of
+ * every rank when the range is global), balanced by a histogram of
+ * iterations per row.  B's rows are cut into R partitions (R = ranks when
+ * B is a ring array, else 1), also by histogram, and each partition into S
+ * sub-blocks.  Cell (q, j, s) holds the iterations with B in sub-block j
+ * of partition q and A in worker s's block.
+ *
+ * Running: in sub-epoch t the rank owns ring partition q (ring policy,
+ * across ranks).  Inside the rank, every thread must visit each sub-block
+ * of q once; sub-blocks are held exclusively (an atomic flag, acquire/
+ * release), and a free thread takes the heaviest free sub-block it still
+ * needs (heavy jobs first).  No two threads touch the same A block or the
+ * same B sub-block at once, so the loop equals a serial execution. */
+#include "sched.h"
+
+#include <omp.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT64_MAX
+
+/* The block b with bounds[b] <= row < bounds[b+1] (k blocks). */
+static int block_of(const size_t *bounds, int k, size_t row)
+{
+    int lo = 0, hi = k;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (bounds[mid] <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int loom_rotation_part(const loom_plan *p, size_t row, int *j)
+{
+    int q = block_of(p->bbounds, p->R, row);
+    *j = block_of(p->sub + (size_t)q * (size_t)(p->S + 1), p->S, row);
+    return q;
+}
+
+/* Contract: with several ranks and a rotation over A, no row of A may be
+ * touched by two ranks' iterations (each rank keeps its A rows).
+ * Collective.  Returns LOOM_OK or LOOM_ERR_ARG after a message. */
+static int pinned_disjoint(loom_dsm_alloc *A, const uint32_t *wa)
+{
+    int32_t *c = malloc(A->nunits * sizeof *c);
+    if (!c)
+        return LOOM_ERR_NOMEM;
+    for (size_t r = 0; r < A->nunits; r++)
+        c[r] = wa[r] != 0;
+    loom_allreduce(LOOM_IN_PLACE, c, A->nunits, LOOM_INT32, LOOM_SUM);
+    size_t bad = A->nunits;
+    for (size_t r = 0; r < A->nunits && bad == A->nunits; r++)
+        if (c[r] > 1)
+            bad = r;
+    free(c);
+    if (bad == A->nunits)
+        return LOOM_OK;
+    loom_log("loom_for: row %zu of '%s' is touched by iterations on %s ranks; with .local, "
+             "partition the data so each rank's iterations keep to their own rows of '%s' "
+             "(or pass the whole range without .local)", bad, A->name, "several", A->name);
+    return LOOM_ERR_ARG;
+}
+
+int loom_rotation_build(loom_plan *p)
+{
+    int nr = loom_icv.nranks, me = loom_icv.rank, T = p->T, global = !p->local;
+    long n = p->acc.n;
+    loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
+    loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
+    int R = p->R = B && nr > 1 ? nr : 1, S = p->S = T == 1 ? 1 : 2 * T, W = global ? nr * T : T;
+    uint64_t *arow = malloc((size_t)(n + 1) * sizeof *arow);
+    uint64_t *brow = malloc((size_t)(n + 1) * sizeof *brow);
+    size_t *cell = malloc((size_t)(n + 1) * sizeof *cell);
+    p->abounds = malloc((size_t)(W + 1) * sizeof *p->abounds);
+    p->bbounds = calloc((size_t)R + 1, sizeof *p->bbounds);
+    p->sub = calloc((size_t)R * (size_t)(S + 1), sizeof *p->sub);
+    size_t ncell = (size_t)R * (size_t)S * (size_t)T;
+    p->cell_off = calloc(ncell + 1, sizeof *p->cell_off);
+    p->iters = malloc((size_t)(n + 1) * sizeof *p->iters);
+    int rc = LOOM_ERR_NOMEM;
+    uint32_t *wa = NULL, *wb = NULL;
+    if (!arow || !brow || !cell || !p->abounds || !p->bbounds || !p->sub || !p->cell_off ||
+        !p->iters)
+        goto out;
+    for (long k = 0; k < n; k++) {
+        arow[k] = brow[k] = NONE;
+        for (size_t x = p->acc.off[k]; x < p->acc.off[k + 1]; x++) {
+            if ((int)p->acc.acc[x].alloc == p->a_id)
+                arow[k] = p->acc.acc[x].row;
+            if ((int)p->acc.acc[x].alloc == p->b_id)
+                brow[k] = p->acc.acc[x].row;
+        }
+    }
+    /* A: one block per worker, by histogram */
+    if (A) {
+        if (!(wa = calloc(A->nunits, sizeof *wa)))
+            goto out;
+        for (long k = 0; k < n; k++)
+            if (arow[k] != NONE)
+                wa[arow[k]]++;
+        loom_balance(wa, 0, A->nunits, W, p->abounds);
+        if (!global && nr > 1 && (rc = pinned_disjoint(A, wa)))
+            goto out;
+    } else {
+        loom_balance(NULL, 0, 0, W, p->abounds);
+    }
+    /* B: R partitions (shared by all ranks), S sub-blocks each (this rank's) */
+    if (B) {
+        if (!(wb = calloc(B->nunits, sizeof *wb)))
+            goto out;
+        for (long k = 0; k < n; k++)
+            if (brow[k] != NONE)
+                wb[brow[k]]++;
+        if (R > 1) {
+            if (!global)
+                loom_allreduce(LOOM_IN_PLACE, wb, B->nunits, LOOM_INT32, LOOM_SUM);
+            loom_balance(wb, 0, B->nunits, R, p->bbounds);
+            if (loom_ring_set_bounds(B, p->bbounds)) {
+                loom_log("loom_for: ring array '%s' is in the middle of a rotation; finish it "
+                         "(loom_ring_rotate) before a serializable loop", B->name);
+                rc = LOOM_ERR_STATE;
+                goto out;
+            }
+            memset(wb, 0, B->nunits * sizeof *wb); /* sub-blocks: this rank's work only */
+            for (long k = 0; k < n; k++)
+                if (brow[k] != NONE && (!global || (arow[k] != NONE ?
+                        block_of(p->abounds, W, arow[k]) : (int)(k % W)) / T == me))
+                    wb[brow[k]]++;
+        } else {
+            p->bbounds[1] = B->nunits;
+        }
+        for (int q = 0; q < R; q++)
+            loom_balance(wb, p->bbounds[q], p->bbounds[q + 1], S,
+                         p->sub + (size_t)q * (size_t)(S + 1));
+    }
+    /* cells */
+    int broken = loom_sched_break_next_plan && (S > 1 || R > 1);
+    for (long k = 0; k < n; k++) {
+        int w = arow[k] != NONE ? block_of(p->abounds, W, arow[k]) : (int)(k % W);
+        cell[k] = SIZE_MAX;
+        if (global && w / T != me)
+            continue; /* another rank's iteration */
+        int s = w % T, q = R > 1 ? me : 0, j = s % S;
+        if (brow[k] != NONE)
+            q = loom_rotation_part(p, brow[k], &j);
+        if (broken && brow[k] != NONE) { /* the injected fault: a wrong cell */
+            if (S > 1)
+                j = (j + 1) % S;
+            else
+                q = (q + 1) % R;
+            broken = 0;
+            p->broken = 1;
+        }
+        cell[k] = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
+        p->cell_off[cell[k] + 1]++;
+    }
+    if (p->broken)
+        loom_sched_break_next_plan = 0;
+    for (size_t c = 0; c < ncell; c++)
+        p->cell_off[c + 1] += p->cell_off[c];
+    size_t *fill = malloc((ncell + 1) * sizeof *fill);
+    if (!fill)
+        goto out;
+    memcpy(fill, p->cell_off, (ncell + 1) * sizeof *fill);
+    for (long k = 0; k < n; k++)
+        if (cell[k] != SIZE_MAX)
+            p->iters[fill[cell[k]]++] = (uint32_t)k;
+    free(fill);
+    rc = LOOM_OK;
+out:
+    free(arow);
+    free(brow);
+    free(cell);
+    free(wa);
+    free(wb);
+    return rc;
+}
+
+/* Worker s visits every non-empty cell (q, j, s), taking the heaviest
+ * sub-block j no other worker holds.  Holds are acquire/release, so the
+ * next holder sees this one's writes to B's rows. */
+static void run_worker(loom_plan *p, int q, int s, _Atomic int *hold)
+{
+    int S = p->S, T = p->T, left = 0;
+    char visited[S];
+    const size_t *off = p->cell_off;
+    for (int j = 0; j < S; j++) {
+        size_t c = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
+        visited[j] = off[c] == off[c + 1];
+        left += !visited[j];
+    }
+    for (int spins = 0; left;) {
+        int best = -1;
+        size_t bw = 0;
+        for (int j = 0; j < S; j++) {
+            size_t c = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
+            if (!visited[j] && off[c + 1] - off[c] > bw &&
+                !atomic_load_explicit(&hold[j], memory_order_relaxed)) {
+                best = j;
+                bw = off[c + 1] - off[c];
+            }
+        }
+        int zero = 0;
+        if (best < 0 || !atomic_compare_exchange_strong_explicit(
+                            &hold[best], &zero, 1, memory_order_acquire, memory_order_relaxed)) {
+            if (++spins > 64)
+                sched_yield();
+            continue;
+        }
+        spins = 0;
+        size_t c = ((size_t)q * (size_t)S + (size_t)best) * (size_t)T + (size_t)s;
+        if (loom_icv.check_serial)
+            loom_check_hold(q, best);
+        for (size_t x = off[c]; x < off[c + 1]; x++)
+            loom_plan_iter(p, p->iters[x], 0);
+        if (loom_icv.check_serial)
+            loom_check_hold(-1, -1);
+        atomic_store_explicit(&hold[best], 0, memory_order_release);
+        visited[best] = 1;
+        left--;
+    }
+}
+
+/* Contract: collective; runs every iteration of the plan on this rank
+ * once: R sub-epochs, each a parallel region over the owned partition,
+ * with a ring rotation after each (several ranks), then the pinned rows'
+ * write-back and a barrier. */
+int loom_rotation_run(loom_plan *p)
+{
+    int nr = loom_icv.nranks;
+    loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
+    _Atomic int *hold = calloc((size_t)p->S, sizeof *hold);
+    if (!hold)
+        return LOOM_ERR_NOMEM;
+    loom_plan_prefetch(p, 0);
+    if (loom_icv.check_serial)
+        loom_check_begin(p);
+    for (int t = 0; t < p->R; t++) {
+        int q = 0;
+        if (p->R > 1)
+            loom_ring_bounds(B, &q);
+#pragma omp parallel num_threads(p->T)
+        {
+            int nt = omp_get_num_threads();
+            for (int s = omp_get_thread_num(); s < p->T; s += nt)
+                run_worker(p, q, s, hold);
+        }
+        if (p->R > 1)
+            loom_ring_rotate();
+    }
+    free(hold);
+    if (loom_icv.check_serial)
+        loom_check_phase_end(p, 0);
+    loom_plan_writeback(p, 0);
+    return nr > 1 ? loom_barrier() : LOOM_OK;
+}

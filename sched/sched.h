@@ -1,0 +1,163 @@
+/* sched.h — the parallel loop's internal structures.
+ *
+ *   access.c    the row accessors (loom_at), loom_reads/writes, the
+ *               per-thread state that says what an accessor must do
+ *   collect.c   access sets of a range of iterations (deps or reconnaissance)
+ *   plan.c      which plan fits (rotation or groups), the plan cache,
+ *               histogram-balanced blocks, prefetch and write-back of rows
+ *   rotation.c  the k-partite block-rotation plan: build and run
+ *   groups.c    the general plan: conflict-free groups, build and run
+ *   check.c     the serializability checker (LOOM_CHECK=serial)
+ *   stage.c     private/staged row copies of the data-parallel modes
+ *   for.c       loom_for: schedules, data-parallel loops, sync points
+ *   priority.c  the STRADS-Dynamic priority schedule
+ */
+#ifndef LOOM_SCHED_H
+#define LOOM_SCHED_H
+
+#include "../dsm/dsm.h"
+
+#include <stdint.h>
+
+/* One access of one iteration: a row of allocation `alloc` (its id). */
+typedef struct loom_acc {
+    uint64_t row;
+    uint32_t alloc;
+    uint32_t write;
+} loom_acc;
+
+/* The access sets of n iterations, CSR: iteration k's accesses are
+ * acc[off[k] .. off[k+1]). */
+typedef struct loom_accset {
+    long n;
+    size_t *off;
+    loom_acc *acc;
+    size_t nacc;
+} loom_accset;
+void loom_accset_free(loom_accset *s);
+
+struct loom_deps {          /* what loom_reads/writes append to */
+    loom_acc *acc;
+    size_t n, cap;
+};
+
+/* What the accessors of the calling thread do. */
+enum { TS_PLAIN = 0, TS_RECORD, TS_CHECK, TS_STAGE };
+struct loom_ts {
+    int mode;
+    long iter;                  /* loop index running now (check mode) */
+    struct loom_deps rec;       /* reconnaissance: this iteration's accesses */
+    char **scratch;             /* reconnaissance: where writes go */
+    size_t *scratch_size;
+    int scratch_used, scratch_n;
+    loom_dsm_alloc *last;       /* one-entry lookup cache: live while */
+    int last_id;                /* loom_allocs[last_id] == last */
+    struct loom_stage *stage;   /* TS_STAGE: this thread's staging */
+};
+extern __thread struct loom_ts loom_ts;
+
+/* The allocation at base `array` if it is a live row allocation, else
+ * stops the job naming fn. */
+loom_dsm_alloc *loom_sched_rows(void *array, const char *fn);
+
+/* ---- collect.c ----------------------------------------------------- */
+/* Access sets of iterations lo..hi-1 (as indices lo..hi-1), by deps or,
+ * when deps is NULL, by a reconnaissance run of body on every thread.
+ * Collective over this rank's threads only.  Iteration k of the set is
+ * index lo + k.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
+int loom_collect(long lo, long hi, void (*body)(long, void *),
+                 void (*deps)(long, loom_deps *, void *), void *ctx, loom_accset *out);
+
+/* ---- plan.c ---------------------------------------------------------- */
+enum { PLAN_ROTATION = 1, PLAN_GROUPS = 2 };
+typedef struct loom_plan loom_plan;
+struct loom_plan {
+    int kind;
+    /* the loop site this plan is for */
+    void (*body)(long, void *);
+    void *ctx;
+    long begin, end;
+    int local, nthreads;
+    long first;                 /* loop index of acc iteration 0 */
+    loom_accset acc;            /* this rank's iterations' accesses */
+    uint8_t written[LOOM_MAX_ALLOCS]; /* arrays any rank's iterations write */
+    /* rows of non-ring arrays this rank touches in each phase: fetched
+     * before it, the written ones released after it (several ranks) */
+    struct loom_rowlist { int phase, alloc; size_t n; size_t *rows; uint8_t *written; } *rl;
+    int nrl;
+    /* rotation (rotation.c) */
+    int a_id, b_id;             /* pinned / rotated allocation, -1 if none */
+    int R, T, S;                /* partitions, threads, sub-blocks per partition */
+    size_t *bbounds;            /* R + 1: B's partitions (rows) */
+    size_t *sub;                /* R * (S + 1): sub-block bounds in each partition */
+    size_t *abounds;            /* T + 1 (local) or R*T + 1 (global): A's blocks */
+    size_t *cell_off;           /* R * S * T + 1 */
+    uint32_t *iters;            /* acc indices, grouped by cell */
+    /* groups (groups.c): phase 0 private groups, phase 1+p rank p's shared */
+    int nphases;
+    size_t *gcell_off;          /* nphases * T + 1 */
+    uint32_t *giters;
+    int broken;                 /* a test broke this plan on purpose */
+};
+
+/* The plan for this loop call: the cached one for a repeated site, else a
+ * fresh one.  Collective.  NULL after a message on error. */
+loom_plan *loom_plan_get(long begin, long end, void (*body)(long, void *), void *ctx,
+                         const loom_for_opts *o);
+void loom_plan_free(loom_plan *p);
+/* 1 if p is in the cache (the caller must not free it). */
+int loom_plan_cached(const loom_plan *p);
+/* Run the plan (rotation or groups).  Collective. */
+int loom_plan_run(loom_plan *p);
+/* Split rows [lo, hi) into k contiguous blocks of about equal weight:
+ * bounds[0] = lo, bounds[k] = hi. w may be NULL (equal rows). */
+void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
+/* Non-ring rows this rank touches in `phase`: fetch them before it / put
+ * the written ones back after it. */
+void loom_plan_prefetch(loom_plan *p, int phase);
+void loom_plan_writeback(loom_plan *p, int phase);
+/* Run iteration k (index into p->acc) of plan p on this thread, checked
+ * when LOOM_CHECK=serial. */
+void loom_plan_iter(loom_plan *p, long k, int phase);
+/* Test hook: the next plan built gets one iteration moved to a wrong
+ * place, so the checker must catch it. */
+extern int loom_sched_break_next_plan;
+
+/* ---- rotation.c / groups.c --------------------------------------------- */
+int loom_rotation_build(loom_plan *p);
+/* B's partition q of row, and its sub-block *j in q. */
+int loom_rotation_part(const loom_plan *p, size_t row, int *j);
+int loom_rotation_run(loom_plan *p);
+int loom_groups_build(loom_plan *p);
+int loom_groups_run(loom_plan *p);
+
+/* ---- check.c ----------------------------------------------------------- */
+/* Start checking one run of plan p (clears the tables). Collective. */
+void loom_check_begin(loom_plan *p);
+/* The calling thread now holds sub-block j of partition q (rotation), or
+ * -1 (groups). */
+void loom_check_hold(int q, int j);
+/* Start of iteration k (index into p->acc) on this thread, in `phase`:
+ * checks its declared accesses. */
+void loom_check_iter(loom_plan *p, long k, int phase);
+/* A real access through an accessor (called by loom_at in TS_CHECK). */
+void loom_check_access(loom_dsm_alloc *a, size_t row, int write);
+/* End of a phase: compares the rows every rank touched.  Collective. */
+void loom_check_phase_end(loom_plan *p, int phase);
+
+/* ---- stage.c --------------------------------------------------------- */
+/* Staging of a data-parallel loop: private (BSP/SSP: per thread) or
+ * shared (HYBRID on several ranks: per rank) copies of the rows reached
+ * through loom_at, merged at sync points. */
+typedef struct loom_stage loom_stage;
+loom_stage *loom_stage_new(void);
+void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
+/* Push the changes of every stage in ss[0..n) home (loom_row_add), then
+ * forget the copies. */
+void loom_stage_flush(loom_stage **ss, int n);
+void loom_stage_free(loom_stage *s);
+
+/* ---- priority.c -------------------------------------------------------- */
+int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p);
+
+#endif

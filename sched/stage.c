@@ -1,0 +1,157 @@
+/* stage.c — staged row copies for the data-parallel modes (STRADS-AP
+ * SyncFor, seed 000 §7.2.4).
+ *
+ * A stage holds, for each row allocation a loop reaches through loom_at,
+ * a working copy and an original of every row touched since the last sync
+ * point.  The first touch fetches the row (loom_row_get: as fresh as the
+ * array's policy promises); at a sync point the difference copy - original
+ * is added home (loom_row_add: summed, nothing lost) and the copies are
+ * forgotten.  A BSP/SSP loop gives each thread its own stage; a HYBRID
+ * loop on several ranks gives all threads of a rank one shared stage
+ * (Hogwild inside the rank), so first touches are made thread-safe with a
+ * per-row state byte. */
+#include "sched.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXARR 16
+
+struct staged {
+    loom_dsm_alloc *a;
+    char *copy, *orig;           /* nunits * unit each, touched rows valid */
+    _Atomic uint8_t *st;         /* per row: 0 absent, 1 filling, 2 ready */
+    size_t *touched;
+    _Atomic size_t ntouched;
+};
+
+struct loom_stage {
+    pthread_mutex_t lock;        /* adding an array */
+    _Atomic int n;
+    struct staged arr[MAXARR];
+};
+
+loom_stage *loom_stage_new(void)
+{
+    loom_stage *s = calloc(1, sizeof *s);
+    if (s)
+        pthread_mutex_init(&s->lock, NULL);
+    return s;
+}
+
+static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
+{
+    int n = atomic_load(&s->n);
+    for (int i = 0; i < n; i++)
+        if (s->arr[i].a == a)
+            return &s->arr[i];
+    pthread_mutex_lock(&s->lock);
+    n = atomic_load(&s->n);
+    for (int i = 0; i < n; i++)
+        if (s->arr[i].a == a) {
+            pthread_mutex_unlock(&s->lock);
+            return &s->arr[i];
+        }
+    if (n == MAXARR)
+        loom_die(2, "loom_for: a data-parallel loop may reach at most %d arrays", MAXARR);
+    if (a->merge != LOOM_MERGE_ADD)
+        loom_die(2, "loom_for: '%s' needs .merge = LOOM_MERGE_ADD (and a .type) in a BSP, SSP "
+                 "or multi-rank HYBRID loop, whose writes are summed", a->name);
+    struct staged *g = &s->arr[n];
+    g->a = a;
+    g->copy = calloc(a->nunits, a->unit);
+    g->orig = calloc(a->nunits, a->unit);
+    g->st = calloc(a->nunits, sizeof *g->st);
+    g->touched = malloc(a->nunits * sizeof *g->touched);
+    if (!g->copy || !g->orig || !g->st || !g->touched)
+        loom_die(2, "loom_for: out of memory staging '%s'", a->name);
+    atomic_store(&s->n, n + 1);
+    pthread_mutex_unlock(&s->lock);
+    return g;
+}
+
+void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
+{
+    (void)write;
+    struct staged *g = staged_of(s, a);
+    char *copy = g->copy + row * a->unit;
+    uint8_t st = atomic_load_explicit(&g->st[row], memory_order_acquire);
+    if (st == 2)
+        return copy;
+    uint8_t zero = 0;
+    if (st == 0 && atomic_compare_exchange_strong(&g->st[row], &zero, 1)) {
+        const void *src = loom_row_get(a->base, row);
+        if (!src)
+            loom_die(2, "loom_for: cannot read row %zu of '%s'", row, a->name);
+        memcpy(copy, src, a->unit);
+        memcpy(g->orig + row * a->unit, src, a->unit);
+        g->touched[atomic_fetch_add(&g->ntouched, 1)] = row;
+        atomic_store_explicit(&g->st[row], 2, memory_order_release);
+        return copy;
+    }
+    while (atomic_load_explicit(&g->st[row], memory_order_acquire) != 2)
+        sched_yield();
+    return copy;
+}
+
+/* copy -= orig, element-wise in the allocation's type. */
+static void difference(loom_dsm_alloc *a, char *copy, const char *orig)
+{
+    size_t n = a->unit / a->esize;
+    switch (a->type) {
+    case LOOM_FLOAT:
+        for (size_t i = 0; i < n; i++)
+            ((float *)copy)[i] -= ((const float *)orig)[i];
+        break;
+    case LOOM_DOUBLE:
+        for (size_t i = 0; i < n; i++)
+            ((double *)copy)[i] -= ((const double *)orig)[i];
+        break;
+    case LOOM_INT32:
+        for (size_t i = 0; i < n; i++)
+            ((int32_t *)copy)[i] -= ((const int32_t *)orig)[i];
+        break;
+    case LOOM_INT64:
+        for (size_t i = 0; i < n; i++)
+            ((int64_t *)copy)[i] -= ((const int64_t *)orig)[i];
+        break;
+    }
+}
+
+/* Contract: called by one thread while no loop body runs.  Adds every
+ * stage's changes home, in stage order, and empties the stages. */
+void loom_stage_flush(loom_stage **ss, int n)
+{
+    for (int i = 0; i < n; i++) {
+        loom_stage *s = ss[i];
+        for (int x = 0; s && x < atomic_load(&s->n); x++) {
+            struct staged *g = &s->arr[x];
+            loom_dsm_alloc *a = g->a;
+            size_t nt = atomic_load(&g->ntouched);
+            for (size_t t = 0; t < nt; t++) {
+                size_t row = g->touched[t];
+                char *copy = g->copy + row * a->unit;
+                difference(a, copy, g->orig + row * a->unit);
+                loom_row_add(a->base, row, copy);
+                atomic_store(&g->st[row], 0);
+            }
+            atomic_store(&g->ntouched, 0);
+        }
+    }
+}
+
+void loom_stage_free(loom_stage *s)
+{
+    if (!s)
+        return;
+    for (int x = 0; x < atomic_load(&s->n); x++) {
+        free(s->arr[x].copy);
+        free(s->arr[x].orig);
+        free((void *)s->arr[x].st);
+        free(s->arr[x].touched);
+    }
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}

@@ -1,0 +1,257 @@
+/* for_serial.c — serializable loops over random access patterns.
+ *
+ *   for_serial PLAN MODE DECL [BREAK]
+ *     PLAN  rotation (each iteration writes one row of A and one of B) or
+ *           groups (1-3 rows of C, in clusters: not k-partite)
+ *     MODE  global (every rank sees the whole range) or local (each rank
+ *           its own iterations; A's rows partitioned by rank)
+ *     DECL  deps (a deps callback) or recon (reconnaissance)
+ *     BREAK break (the planner misplaces one iteration) or lie (the deps
+ *           callback names the wrong row of A)
+ *
+ * Every iteration reads the rows it writes, mixes their hashes with its
+ * id, writes the mix back and appends its id to each row's log.  Rank 0
+ * then checks: every iteration appears exactly once in every row it
+ * writes; the logs' orders have no cycle (a topological sort gives a
+ * serial order); replaying the iterations serially in that order gives
+ * bit-identical rows.  Prints "ok ..." lines for the .t file to count;
+ * exits non-zero on failure. */
+#include <loom.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rng.h"
+
+#define CAP 160
+typedef struct { uint64_t hash; int32_t n, pad; int32_t log[CAP]; } row_t;
+
+enum { NA = 64, NB = 48, NC = 240, N = 1500, MAXR = 3 };
+static int rotation, local, recon, lie, R, me;
+static row_t *A, *B, *C;
+
+/* Iteration k of rank r: which rows of which arrays it writes. */
+typedef struct { int n; row_t *arr[MAXR]; int row[MAXR]; } its;
+static void iteration(int r, long k, its *t)
+{
+    uint64_t s = mix(((uint64_t)r << 32 | (uint64_t)k) * 7919 + (uint64_t)(rotation * 2 + local));
+    if (rotation) {
+        int a = (int)(next(&s) % NA);
+        if (local) /* A partitioned by rank */
+            a = r * (NA / R) + (int)(next(&s) % (uint64_t)(NA / R));
+        t->n = 2;
+        t->arr[0] = A, t->row[0] = a;
+        t->arr[1] = B, t->row[1] = (int)(next(&s) % NB);
+        return;
+    }
+    /* clusters of 8 rows; in local mode rank r mostly uses its own clusters */
+    int clusters = NC / 8, c = (int)(next(&s) % (uint64_t)clusters);
+    if (local && next(&s) % 10)
+        c = r * (clusters / R) + (int)(next(&s) % (uint64_t)(clusters / R));
+    t->n = 1 + (int)(next(&s) % MAXR);
+    for (int x = 0; x < t->n; x++) {
+        int row;
+        do {
+            row = c * 8 + (int)(next(&s) % 8);
+            if (next(&s) % 50 == 0)
+                row = (int)(next(&s) % NC); /* a rare bridge between clusters */
+            for (int y = 0; y < x; y++)
+                if (t->row[y] == row)
+                    row = -1;
+        } while (row < 0);
+        t->arr[x] = C, t->row[x] = row;
+    }
+}
+
+static int who(void) { return local ? me : 0; }
+static long id_of(int r, long k) { return local ? (long)r << 20 | k : k; }
+
+static void apply(its *t, long id, row_t **rows)
+{
+    uint64_t h = mix((uint64_t)id);
+    for (int x = 0; x < t->n; x++)
+        h = mix(h ^ rows[x]->hash);
+    for (int x = 0; x < t->n; x++) {
+        rows[x]->hash = mix(rows[x]->hash ^ h ^ (uint64_t)x);
+        if (rows[x]->n == CAP) {
+            fprintf(stderr, "for_serial: a row's log overflowed\n");
+            exit(3);
+        }
+        rows[x]->log[rows[x]->n++] = (int32_t)id;
+    }
+}
+
+static void body(long k, void *ctx)
+{
+    (void)ctx;
+    its t;
+    row_t *rows[MAXR];
+    iteration(who(), k, &t);
+    for (int x = 0; x < t.n; x++)
+        rows[x] = loom_at(t.arr[x], (size_t)t.row[x]);
+    apply(&t, id_of(who(), k), rows);
+}
+
+static void deps(long k, loom_deps *d, void *ctx)
+{
+    (void)ctx;
+    its t;
+    iteration(who(), k, &t);
+    for (int x = 0; x < t.n; x++) {
+        int row = t.row[x];
+        if (lie && t.arr[x] == A && k == 7)
+            row = (row + NA / 2) % NA; /* names the wrong row (another block) */
+        loom_writes(d, t.arr[x], (size_t)row);
+    }
+}
+
+/* ---- rank 0's verification ---------------------------------------------- */
+static long nit;                 /* all iterations of all ranks */
+static long *ids;                /* index -> id */
+static its *all;
+static long index_of(long id)
+{
+    long lo = 0, hi = nit - 1;
+    while (lo <= hi) {
+        long mid = (lo + hi) / 2;
+        if (ids[mid] == id)
+            return mid;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static int verify(row_t *fa, row_t *fb, row_t *fc)
+{
+    /* exactly once: each (iteration, row) write appears once */
+    long writes = 0, logged = 0;
+    row_t *fin[3] = {fa, fb, fc};
+    int nrows[3] = {NA, NB, NC};
+    for (long i = 0; i < nit; i++)
+        writes += all[i].n;
+    for (int a = 0; a < 3; a++)
+        for (int r = 0; r < nrows[a]; r++)
+            logged += fin[a][r].n;
+    if (writes != logged) {
+        printf("not ok - %ld writes logged, %ld expected\n", logged, writes);
+        return 1;
+    }
+    for (long i = 0; i < nit; i++)
+        for (int x = 0; x < all[i].n; x++) {
+            int a = all[i].arr[x] == A ? 0 : all[i].arr[x] == B ? 1 : 2, hits = 0;
+            row_t *f = &fin[a][all[i].row[x]];
+            for (int y = 0; y < f->n; y++)
+                hits += f->log[y] == ids[i];
+            if (hits != 1) {
+                printf("not ok - iteration %ld appears %d times in its row\n", ids[i], hits);
+                return 1;
+            }
+        }
+    printf("ok - every iteration ran exactly once (%ld iterations, %ld row writes)\n", nit, writes);
+    /* the serial order: Kahn's algorithm over consecutive log entries */
+    long *indeg = calloc((size_t)nit, sizeof *indeg), *order = malloc((size_t)nit * sizeof *order);
+    for (int a = 0; a < 3; a++)
+        for (int r = 0; r < nrows[a]; r++)
+            for (int y = 1; y < fin[a][r].n; y++)
+                indeg[index_of(fin[a][r].log[y])]++;
+    long head = 0, tail = 0;
+    for (long i = 0; i < nit; i++)
+        if (!indeg[i])
+            order[tail++] = i;
+    while (head < tail) {
+        long i = order[head++];
+        for (int x = 0; x < all[i].n; x++) {
+            int a = all[i].arr[x] == A ? 0 : all[i].arr[x] == B ? 1 : 2;
+            row_t *f = &fin[a][all[i].row[x]];
+            for (int y = 0; y + 1 < f->n; y++)
+                if (f->log[y] == ids[i] && --indeg[index_of(f->log[y + 1])] == 0)
+                    order[tail++] = index_of(f->log[y + 1]);
+        }
+    }
+    if (tail != nit) {
+        printf("not ok - the logs' orders have a cycle: no serial order\n");
+        return 1;
+    }
+    /* replay serially in that order */
+    row_t *re[3];
+    for (int a = 0; a < 3; a++)
+        re[a] = calloc((size_t)nrows[a], sizeof(row_t));
+    for (long h = 0; h < nit; h++) {
+        its *t = &all[order[h]];
+        row_t *rows[MAXR];
+        for (int x = 0; x < t->n; x++)
+            rows[x] = &re[t->arr[x] == A ? 0 : t->arr[x] == B ? 1 : 2][t->row[x]];
+        apply(t, ids[order[h]], rows);
+    }
+    for (int a = 0; a < 3; a++)
+        for (int r = 0; r < nrows[a]; r++)
+            if (re[a][r].hash != fin[a][r].hash || re[a][r].n != fin[a][r].n) {
+                printf("not ok - serial replay differs at row %d of %c\n", r, "ABC"[a]);
+                return 1;
+            }
+    printf("ok - the result equals the serial order found (%ld iterations)\n", nit);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4 || loom_init(&argc, &argv))
+        return 2;
+    rotation = !strcmp(argv[1], "rotation");
+    local = !strcmp(argv[2], "local");
+    recon = !strcmp(argv[3], "recon");
+    int brk = argc > 4 && !strcmp(argv[4], "break");
+    lie = argc > 4 && !strcmp(argv[4], "lie");
+    R = loom_size(), me = loom_rank();
+    loom_alloc_opts ro = {.unit = LOOM_UNIT_ROW, .row_size = sizeof(row_t)};
+    ro.name = "A";
+    A = loom_alloc(NA * sizeof(row_t), &ro);
+    ro.name = "B";
+    ro.coherence = R > 1 ? "ring" : NULL;
+    B = loom_alloc(NB * sizeof(row_t), &ro);
+    ro.name = "C";
+    ro.coherence = NULL;
+    C = loom_alloc(NC * sizeof(row_t), &ro);
+    if (!A || !B || !C)
+        return 2;
+    if (brk) {
+        extern int loom_sched_break_next_plan;
+        loom_sched_break_next_plan = 1;
+    }
+    long n = local ? N / R + me : N; /* local: ranks differ in size */
+    loom_for_opts o = {.schedule = LOOM_SERIALIZABLE, .local = local,
+                       .deps = recon ? NULL : deps, .repeated = 1};
+    if (loom_for(0, n, body, NULL, &o))
+        return 4;
+    /* everyone's view of the final rows */
+    loom_ring_collect(B);
+    row_t *fa = malloc(sizeof(row_t) * NA), *fb = malloc(sizeof(row_t) * NB),
+          *fc = malloc(sizeof(row_t) * NC);
+    for (int r = 0; r < NA; r++)
+        memcpy(&fa[r], loom_row_get(A, (size_t)r), sizeof(row_t));
+    memcpy(fb, B, sizeof(row_t) * NB);
+    for (int r = 0; r < NC; r++)
+        memcpy(&fc[r], loom_row_get(C, (size_t)r), sizeof(row_t));
+    int bad = 0;
+    if (me == 0) {
+        nit = 0;
+        for (int r = 0; r < (local ? R : 1); r++)
+            nit += local ? N / R + r : N;
+        ids = malloc((size_t)nit * sizeof *ids);
+        all = malloc((size_t)nit * sizeof *all);
+        long i = 0;
+        for (int r = 0; r < (local ? R : 1); r++)
+            for (long k = 0; k < (local ? N / R + r : N); k++, i++) {
+                ids[i] = id_of(r, k);
+                iteration(r, k, &all[i]);
+            }
+        bad = verify(fa, fb, fc);
+    }
+    loom_bcast(&bad, sizeof bad, 0);
+    loom_finalize();
+    return bad;
+}
