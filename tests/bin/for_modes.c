@@ -1,0 +1,231 @@
+/* for_modes.c — the data-parallel schedules and sync modes, and the
+ * priority schedule.
+ *
+ *   for_modes once      static/dynamic/guided, global and local ranges:
+ *                       every iteration runs exactly once on the job
+ *   for_modes sync MODE [STALENESS]   MODE = bsp | ssp | hybrid: every
+ *                       iteration adds 1 to one counter row; the final
+ *                       count is exact, and a read in round r sees every
+ *                       increment of rounds < r - s (s = 0 for bsp and
+ *                       hybrid) and nothing of other threads' increments
+ *                       in its own round (bsp, ssp)
+ *   for_modes priority  the priority schedule: no two conflicting
+ *                       coordinates in one round, partial results summed
+ *                       over ranks, every rank draws the same ones, and
+ *                       large deltas are drawn far more often
+ * Prints "ok ..." lines; exits non-zero on the first failure. */
+#include <loom.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int R, me, fails;
+static void check(int cond, const char *fmt, long a, long b)
+{
+    if (!cond) {
+        printf("not ok - ");
+        printf(fmt, a, b);
+        printf("\n");
+        fails++;
+    }
+}
+
+/* ---- once --------------------------------------------------------------- */
+static int64_t *hits; /* one row per iteration (rows of one int64) */
+static void hit(long i, void *ctx)
+{
+    (void)ctx;
+    *(int64_t *)loom_at(hits, (size_t)i) += 1;
+}
+
+static int once(void)
+{
+    enum { N = 5000 };
+    hits = loom_alloc(N * 8, &(loom_alloc_opts){.name = "hits", .unit = LOOM_UNIT_ROW,
+                                                .row_size = 8, .merge = LOOM_MERGE_ADD,
+                                                .type = LOOM_INT64});
+    const char *names[] = {"static", "dynamic", "guided"};
+    for (int s = 0; s < 3; s++)
+        for (int local = 0; local < 2; local++)
+            for (long chunk = 0; chunk < 8; chunk += 7) {
+                /* local: rank r runs [r * N / R, (r + 1) * N / R) itself */
+                long lo = local ? N * me / R : 0, hi = local ? N * (me + 1) / R : N;
+                loom_for_opts o = {.schedule = (loom_schedule)s, .chunk = chunk, .local = local};
+                if (loom_for(lo, hi, hit, NULL, &o))
+                    return 1;
+                loom_barrier();
+                long bad = -1;
+                for (long i = 0; i < N && bad < 0; i++)
+                    if (*(const int64_t *)loom_row_get(hits, (size_t)i) != 1 + s * 4 + local * 2 + (chunk > 0))
+                        bad = i;
+                check(bad < 0, "iteration %ld ran a wrong number of times (%ld)", bad,
+                      bad < 0 ? 0 : *(const int64_t *)loom_row_get(hits, (size_t)bad));
+                if (!fails && me == 0)
+                    printf("ok - %s%s, chunk %ld: every iteration once on %d rank(s) x %d thread(s)\n",
+                           names[s], local ? " (local ranges)" : "", chunk, R, omp_get_max_threads());
+            }
+    return fails;
+}
+
+/* ---- sync ----------------------------------------------------------------- */
+enum { EVERY = 40, ROUNDS = 12 };
+static int64_t *counter;          /* row r: rank r's count */
+static int stale, exact_own;
+static _Atomic long violations;
+static long first_bad[3];
+static __thread long mine_in_round, my_round = -1;
+
+static void note(long i, long row, long v)
+{
+    if (atomic_fetch_add(&violations, 1) == 0)
+        first_bad[0] = i, first_bad[1] = row, first_bad[2] = v;
+}
+
+/* Each rank counts its iterations in its own row and reads the others'. */
+static void count(long i, void *ctx)
+{
+    (void)ctx;
+    long round = i / EVERY;
+    if (my_round != round)
+        my_round = round, mine_in_round = 0;
+    for (int r = 0; r < R; r++) {
+        if (r == me)
+            continue;
+        int64_t v = *(const int64_t *)loom_at_r(counter, (size_t)r);
+        if (exact_own && v < (round - stale > 0 ? round - stale : 0) * EVERY) /* too stale */
+            note(i, r, v);
+    }
+    int64_t *own = loom_at(counter, (size_t)me);
+    if (exact_own && *own != round * EVERY + mine_in_round) /* own rank: exact */
+        note(i, me, *own);
+    *own += 1;
+    mine_in_round++;
+}
+
+static int sync_mode(const char *mode)
+{
+    loom_sync s = !strcmp(mode, "bsp") ? LOOM_BSP : !strcmp(mode, "ssp") ? LOOM_SSP : LOOM_HYBRID;
+    counter = loom_alloc((size_t)R * 8, &(loom_alloc_opts){.name = "counter", .unit = LOOM_UNIT_ROW,
+                                                          .row_size = 8, .merge = LOOM_MERGE_ADD,
+                                                          .type = LOOM_INT64});
+    /* bsp/ssp: a thread sees its rank's earlier rounds and its own
+     * increments only; hybrid shares them inside the rank (Hogwild: some
+     * increments may be lost), so the counts are exact only with one thread */
+    int T = omp_get_max_threads();
+    exact_own = s != LOOM_HYBRID || T == 1;
+    loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = s, .sync_every = EVERY};
+    if (loom_for(0, EVERY * ROUNDS, count, NULL, &o))
+        return 1;
+    loom_barrier();
+    for (int r = 0; r < R && exact_own; r++) {
+        int64_t total = *(const int64_t *)loom_row_get(counter, (size_t)r);
+        check(total == (int64_t)EVERY * ROUNDS, "rank %ld's final count is %ld", r, (long)total);
+    }
+    check(atomic_load(&violations) == 0, "iteration %ld read row %ld outside its round's bounds",
+          first_bad[0], first_bad[1]);
+    if (!fails && me == 0)
+        printf("ok - %s (staleness %d): exact counts, every read within its round's bounds "
+               "on %d rank(s) x %d thread(s)\n", mode, stale, R, T);
+    return fails;
+}
+
+/* ---- priority --------------------------------------------------------------- */
+enum { NCOORD = 96, PROUNDS = 300 };
+static _Atomic int in_flight[NCOORD];
+static long picks[NCOORD];
+static long round_list[64], round_n;
+static int new_round = 1;
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t sequence_hash = 1469598103934665603ull;
+
+static int conflict(long a, long b, void *ctx)
+{
+    (void)ctx;
+    return labs(a - b) < 4 || (a % 16) == (b % 16);
+}
+
+static void end_round(void)
+{
+    for (long x = 0; x < round_n; x++)
+        for (long y = 0; y < x; y++)
+            check(!conflict(round_list[x], round_list[y], NULL),
+                  "conflicting coordinates %ld and %ld ran in one round", round_list[x],
+                  round_list[y]);
+    round_n = 0;
+}
+
+static void push(long j, double *partial, void *ctx)
+{
+    (void)ctx;
+    pthread_mutex_lock(&round_lock);
+    if (new_round) { /* the first push after pulls: the last round is complete */
+        end_round();
+        new_round = 0;
+    }
+    pthread_mutex_unlock(&round_lock);
+    for (long k = 0; k < NCOORD; k++)
+        if (k != j && conflict(j, k, NULL) && atomic_load(&in_flight[k]))
+            check(0, "coordinates %ld and %ld ran at once, yet they conflict", j, k);
+    atomic_store(&in_flight[j], 1);
+    double t0 = loom_wtime();
+    while (loom_wtime() - t0 < 20e-6)
+        ; /* overlap with the other pushes of the round */
+    partial[0] = me + 1;
+    partial[1] = (double)j;
+    atomic_store(&in_flight[j], 0);
+}
+
+static double pull(long j, const double *sum, void *ctx)
+{
+    (void)ctx;
+    check(sum[0] == R * (R + 1) / 2 && sum[1] == (double)j * R,
+          "coordinate %ld got a wrong sum of partials (%ld)", j, (long)sum[0]);
+    round_list[round_n++] = j;
+    new_round = 1;
+    picks[j]++;
+    sequence_hash = (sequence_hash ^ (uint64_t)j) * 1099511628211ull;
+    return j % 2 ? 1.0 : 0.0; /* odd coordinates keep changing, even ones converge */
+}
+
+static int priority(void)
+{
+    loom_priority p = {.rounds = PROUNDS, .select = 6, .candidates = 12, .eta = 1e-3,
+                       .width = 2, .seed = 42, .conflict = conflict, .push = push, .pull = pull};
+    loom_for_opts o = {.schedule = LOOM_PRIORITY, .priority = &p};
+    if (loom_for(0, NCOORD, NULL, NULL, &o))
+        return 1;
+    end_round();
+    int64_t h[2] = {(int64_t)sequence_hash, -(int64_t)sequence_hash};
+    loom_allreduce(LOOM_IN_PLACE, h, 2, LOOM_INT64, LOOM_MAX);
+    check(h[0] == (int64_t)sequence_hash && -h[1] == (int64_t)sequence_hash,
+          "ranks drew different coordinates%ld%ld", 0, 0);
+    long odd = 0, even = 0;
+    for (int j = 0; j < NCOORD; j++)
+        *(j % 2 ? &odd : &even) += picks[j];
+    check(odd > 10 * even, "odd (large delta) coordinates drawn %ld times, even ones %ld", odd, even);
+    if (!fails && me == 0)
+        printf("ok - priority: %d rounds, no conflicting pair in a round, partials summed over "
+               "%d rank(s), same draws everywhere, large deltas drawn %ld:%ld\n",
+               PROUNDS, R, odd, even);
+    return fails;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || loom_init(&argc, &argv))
+        return 2;
+    R = loom_size(), me = loom_rank();
+    int rc = 2;
+    if (!strcmp(argv[1], "once"))
+        rc = once();
+    else if (!strcmp(argv[1], "sync") && argc > 2) {
+        stale = argc > 3 ? atoi(argv[3]) : 0;
+        rc = sync_mode(argv[2]);
+    } else if (!strcmp(argv[1], "priority"))
+        rc = priority();
+    loom_finalize();
+    return rc != 0;
+}
