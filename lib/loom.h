@@ -305,6 +305,12 @@ typedef struct loom_for_opts {
  * (static).  With LOOM_PRIORITY, body is unused (pass NULL). */
 int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
              const loom_for_opts *opts);
+/* The same for the data-parallel schedules with a body over a range of
+ * iterations [lo, hi) — each thread's block (static) or one chunk at a
+ * time — so a streaming kernel's inner loop can be inlined and vectorized
+ * as in hand-written OpenMP. */
+int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
+                   const loom_for_opts *opts);
 
 #ifdef __cplusplus
 }

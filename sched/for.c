@@ -29,45 +29,75 @@ static void my_range(long begin, long end, int local, long *lo, long *hi)
     *hi = begin + (long)((__int128)n * (r + 1) / R);
 }
 
+/* A loop body: per iteration, or per range of iterations. */
+typedef struct {
+    void (*one)(long, void *);
+    void (*range)(long, long, void *);
+    void *ctx;
+} body_t;
+
+#define EACH(lo, hi, b)                                                  \
+    for (long i = lo; i < hi; i++)                                       \
+        b->one(i, b->ctx)
+
 /* The OpenMP loop over [lo, hi) with the chosen schedule (inside a
- * parallel region: an orphaned worksharing loop). */
-static void omp_loop(long lo, long hi, loom_schedule sch, long chunk,
-                     void (*body)(long, void *), void *ctx)
+ * parallel region: an orphaned worksharing loop).  A range body gets
+ * whole chunks: each thread's block (static), or chunk after chunk. */
+static void omp_loop(long lo, long hi, loom_schedule sch, long chunk, const body_t *b)
 {
+    if (b->range) {
+        long n = hi - lo;
+        if (sch == LOOM_STATIC && chunk <= 0) {
+            int t = omp_get_thread_num(), T = omp_get_num_threads();
+            long a = lo + (long)((__int128)n * t / T), z = lo + (long)((__int128)n * (t + 1) / T);
+            if (z > a)
+                b->range(a, z, b->ctx);
+            return;
+        }
+        long c = chunk > 0 ? chunk : n / (64L * omp_get_num_threads()) + 1;
+        long nc = (n + c - 1) / c;
+        if (sch == LOOM_STATIC) {
+#pragma omp for schedule(static, 1) nowait
+            for (long x = 0; x < nc; x++)
+                b->range(lo + x * c, lo + x * c + c < hi ? lo + x * c + c : hi, b->ctx);
+        } else if (sch == LOOM_DYNAMIC) {
+#pragma omp for schedule(dynamic, 1) nowait
+            for (long x = 0; x < nc; x++)
+                b->range(lo + x * c, lo + x * c + c < hi ? lo + x * c + c : hi, b->ctx);
+        } else {
+#pragma omp for schedule(guided, 1) nowait
+            for (long x = 0; x < nc; x++)
+                b->range(lo + x * c, lo + x * c + c < hi ? lo + x * c + c : hi, b->ctx);
+        }
+        return;
+    }
     if (chunk <= 0) {
         if (sch == LOOM_DYNAMIC) {
 #pragma omp for schedule(dynamic) nowait
-            for (long i = lo; i < hi; i++)
-                body(i, ctx);
+            EACH(lo, hi, b);
         } else if (sch == LOOM_GUIDED) {
 #pragma omp for schedule(guided) nowait
-            for (long i = lo; i < hi; i++)
-                body(i, ctx);
+            EACH(lo, hi, b);
         } else {
 #pragma omp for schedule(static) nowait
-            for (long i = lo; i < hi; i++)
-                body(i, ctx);
+            EACH(lo, hi, b);
         }
     } else if (sch == LOOM_DYNAMIC) {
 #pragma omp for schedule(dynamic, chunk) nowait
-        for (long i = lo; i < hi; i++)
-            body(i, ctx);
+        EACH(lo, hi, b);
     } else if (sch == LOOM_GUIDED) {
 #pragma omp for schedule(guided, chunk) nowait
-        for (long i = lo; i < hi; i++)
-            body(i, ctx);
+        EACH(lo, hi, b);
     } else {
 #pragma omp for schedule(static, chunk) nowait
-        for (long i = lo; i < hi; i++)
-            body(i, ctx);
+        EACH(lo, hi, b);
     }
 }
 
 /* Contract: collective with several ranks.  Runs [lo, hi) in rounds of
  * `every` iterations with staged rows and a sync point after each round;
  * every rank runs the same number of rounds (the most any rank needs). */
-static int staged_loop(long lo, long hi, const loom_for_opts *o, void (*body)(long, void *),
-                       void *ctx)
+static int staged_loop(long lo, long hi, const loom_for_opts *o, const body_t *body)
 {
     int T = omp_get_max_threads(), R = loom_icv.nranks;
     long every = o->sync_every > 0 ? o->sync_every : (hi > lo ? hi - lo : 1);
@@ -87,7 +117,7 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, void (*body)(lo
         {
             loom_ts.mode = TS_STAGE;
             loom_ts.stage = ss[per_thread ? omp_get_thread_num() : 0];
-            omp_loop(a, b > a ? b : a, o->schedule, o->chunk, body, ctx);
+            omp_loop(a, b > a ? b : a, o->schedule, o->chunk, body);
             loom_ts.mode = TS_PLAIN;
             loom_ts.stage = NULL;
         }
@@ -109,14 +139,35 @@ static int bad(const char *why)
     return LOOM_ERR_ARG;
 }
 
+/* The data-parallel schedules: plain OpenMP on one rank (HYBRID), else
+ * rounds with staging and sync points. */
+static int data_parallel(long begin, long end, const loom_for_opts *o, const body_t *b)
+{
+    long lo, hi;
+    my_range(begin, end, o->local, &lo, &hi);
+    if (loom_icv.nranks == 1 && o->sync == LOOM_HYBRID) {
+#pragma omp parallel
+        omp_loop(lo, hi, o->schedule, o->chunk, b);
+        return LOOM_OK;
+    }
+    return staged_loop(lo, hi, o, b);
+}
+
+static int check_opts(const loom_for_opts *o)
+{
+    if (o->schedule < LOOM_STATIC || o->schedule > LOOM_PRIORITY)
+        return bad("unknown schedule");
+    if (o->sync < LOOM_HYBRID || o->sync > LOOM_SSP)
+        return bad("unknown sync mode");
+    return LOOM_OK;
+}
+
 int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
              const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
-    if (o.schedule < LOOM_STATIC || o.schedule > LOOM_PRIORITY)
-        return bad("unknown schedule");
-    if (o.sync < LOOM_HYBRID || o.sync > LOOM_SSP)
-        return bad("unknown sync mode");
+    if (check_opts(&o))
+        return LOOM_ERR_ARG;
     if (o.schedule == LOOM_PRIORITY) {
         if (!o.priority || !o.priority->push || !o.priority->pull)
             return bad("the priority schedule needs .priority with push and pull");
@@ -142,12 +193,18 @@ int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
             loom_plan_free(p);
         return rc;
     }
-    long lo, hi;
-    my_range(begin, end, o.local, &lo, &hi);
-    if (loom_icv.nranks == 1 && o.sync == LOOM_HYBRID) {
-#pragma omp parallel
-        omp_loop(lo, hi, o.schedule, o.chunk, body, ctx);
-        return LOOM_OK;
-    }
-    return staged_loop(lo, hi, &o, body, ctx);
+    return data_parallel(begin, end, &o, &(body_t){body, NULL, ctx});
+}
+
+int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
+                   const loom_for_opts *opts)
+{
+    loom_for_opts o = opts ? *opts : (loom_for_opts){0};
+    if (check_opts(&o))
+        return LOOM_ERR_ARG;
+    if (o.schedule > LOOM_GUIDED)
+        return bad("loom_for_range takes the data-parallel schedules (static, dynamic, guided)");
+    if (!body)
+        return bad("no loop body");
+    return data_parallel(begin, end > begin ? end : begin, &o, &(body_t){NULL, body, ctx});
 }
