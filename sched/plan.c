@@ -242,18 +242,18 @@ void loom_plan_free(loom_plan *p)
 loom_plan *loom_plan_get(long begin, long end, void (*body)(long, void *), void *ctx,
                          const loom_for_opts *o)
 {
-    int T = omp_get_max_threads();
+    int T = omp_get_max_threads(), local = !!o->local || loom_icv.nranks == 1;
     for (int i = 0; o->repeated && i < ncache; i++) {
         loom_plan *c = cache[i];
         if (c->body == body && c->ctx == ctx && c->begin == begin && c->end == end &&
-            c->local == !!o->local && c->nthreads == T)
+            c->local == local && c->nthreads == T)
             return c;
     }
     loom_plan *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     *p = (loom_plan){.body = body, .ctx = ctx, .begin = begin, .end = end,
-                     .local = !!o->local || loom_icv.nranks == 1, .nthreads = T, .first = begin,
+                     .local = local, .nthreads = T, .first = begin,
                      .T = T, .a_id = -1, .b_id = -1};
     int32_t *touched = malloc(2 * LOOM_MAX_ALLOCS * sizeof *touched);
     int rc = touched ? loom_collect(begin, end, body, o->deps, ctx, &p->acc) : LOOM_ERR_NOMEM;

@@ -24,6 +24,9 @@
 #include <string.h>
 
 #define NONE UINT64_MAX
+#define SUBS 2 /* sub-blocks per thread in a partition: room for a free thread to move on */
+
+
 
 /* The block b with bounds[b] <= row < bounds[b+1] (k blocks). */
 static int block_of(const size_t *bounds, int k, size_t row)
@@ -76,7 +79,7 @@ int loom_rotation_build(loom_plan *p)
     long n = p->acc.n;
     loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
     loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
-    int R = p->R = B && nr > 1 ? nr : 1, S = p->S = T == 1 ? 1 : 2 * T, W = global ? nr * T : T;
+    int R = p->R = B && nr > 1 ? nr : 1, S = p->S = T == 1 ? 1 : SUBS * T, W = global ? nr * T : T;
     uint64_t *arow = malloc((size_t)(n + 1) * sizeof *arow);
     uint64_t *brow = malloc((size_t)(n + 1) * sizeof *brow);
     size_t *cell = malloc((size_t)(n + 1) * sizeof *cell);

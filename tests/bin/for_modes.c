@@ -9,6 +9,7 @@
  *                       increment of rounds < r - s (s = 0 for bsp and
  *                       hybrid) and nothing of other threads' increments
  *                       in its own round (bsp, ssp)
+ *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
  *                       over ranks, every rank draws the same ones, and
@@ -213,6 +214,55 @@ static int priority(void)
     return fails;
 }
 
+/* ---- plan cache ------------------------------------------------------------- */
+static _Atomic long deps_calls;
+static float *PW, *PH;
+static void pbody(long i, void *ctx)
+{
+    (void)ctx;
+    ((float *)loom_at(PW, (size_t)(i % 50)))[0] += 1;
+    ((float *)loom_at(PH, (size_t)(i % 37)))[0] += 1;
+}
+static void pdeps(long i, loom_deps *d, void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&deps_calls, 1);
+    loom_writes(d, PW, (size_t)(i % 50));
+    loom_writes(d, PH, (size_t)(i % 37));
+}
+
+/* A repeated loop is planned once: its deps run for the first call only. */
+static int plan_cache(void)
+{
+    enum { N = 3000 };
+    loom_alloc_opts o = {.unit = LOOM_UNIT_ROW, .row_size = 4, .merge = LOOM_MERGE_ADD,
+                         .type = LOOM_FLOAT};
+    o.name = "PW";
+    PW = loom_alloc(50 * 4, &o);
+    o.name = "PH";
+    o.coherence = R > 1 ? "ring" : NULL;
+    PH = loom_alloc(37 * 4, &o);
+    for (int rep = 0; rep < 2; rep++) {
+        atomic_store(&deps_calls, 0);
+        for (int call = 0; call < 3; call++)
+            if (loom_for(0, N, pbody, NULL, &(loom_for_opts){.schedule = LOOM_SERIALIZABLE,
+                                                             .deps = pdeps, .repeated = !rep}))
+                return 1;
+        long want = (rep ? 3L : 1L) * N, got = atomic_load(&deps_calls);
+        if (omp_get_max_threads() > 1 || R > 1) /* one worker runs the serial loop unplanned */
+            check(got == want, "deps ran %ld times, expected %ld", got, want);
+    }
+    loom_ring_collect(PH);
+    double sum = 0;
+    for (int r = 0; r < 37; r++)
+        sum += PH[r];
+    check(sum == 6.0 * N, "the rotated rows sum to %ld, expected %ld", (long)sum, 6L * N);
+    if (!fails && me == 0)
+        printf("ok - plan cache: a repeated loop is planned once, a plain one every call; "
+               "%d rank(s) x %d thread(s)\n", R, omp_get_max_threads());
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || loom_init(&argc, &argv))
@@ -224,7 +274,9 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "sync") && argc > 2) {
         stale = argc > 3 ? atoi(argv[3]) : 0;
         rc = sync_mode(argv[2]);
-    } else if (!strcmp(argv[1], "priority"))
+    } else if (!strcmp(argv[1], "plan"))
+        rc = plan_cache();
+    else if (!strcmp(argv[1], "priority"))
         rc = priority();
     loom_finalize();
     return rc != 0;

@@ -344,3 +344,6 @@ tests/perf/dsm.sh "$BUILD"
 
 # Stale synchronous communication under a straggler into docs/bench-ssp.md.
 tests/perf/ssp.sh "$BUILD"
+
+# The parallel loop against OpenMP and the serial twin into docs/bench-loop.md.
+tests/perf/loop.sh "$BUILD"

@@ -5,9 +5,10 @@
 # ssp and hybrid sync points keep exact counts and never let a read be
 # staler than the mode allows; the priority schedule never runs two
 # conflicting coordinates in one round, sums partial results over ranks,
-# draws the same coordinates on every rank and favours large deltas.
+# draws the same coordinates on every rank and favours large deltas; a
+# repeated serializable loop is planned once.
 . "$(dirname "$0")/../lib.sh"
-plan 40
+plan 48
 for n in 1 2 3 4; do
     for t in 1 2; do
         job() { # NAME ARGS...: one ok per line the job must print
@@ -20,6 +21,7 @@ for n in 1 2 3 4; do
         job "bsp \(staleness 0\): exact counts" sync bsp
         job "hybrid \(staleness 0\): exact counts" sync hybrid
         LOOM_COHERENCE=ssp LOOM_STALENESS=2 job "ssp \(staleness 2\): exact counts" sync ssp 2
+        job "plan cache: a repeated loop is planned once" plan
         job "priority: 300 rounds, no conflicting pair" priority
     done
 done
