@@ -76,7 +76,8 @@ $(BUILD)/tests/perf/%: $(BUILD)/obj/tests/perf/%.o $(BUILD)/libloom.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 # The TAP suite: unit binaries and shell tests, run directly by prove.
-TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/dsm/*.t tests/sched/*.t tests/launcher/*.t tests/cluster/*.t))
+TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/dsm/*.t tests/sched/*.t tests/launcher/*.t tests/cluster/*.t \
+                          tests/apps/*.t))
 check:
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory all

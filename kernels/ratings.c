@@ -1,0 +1,383 @@
+/* ratings.c — the ratings loader: MovieLens-style triples and MatrixMarket
+ * coordinate files into an array of (user, item, rating), with the
+ * user-block filter.  Hand parsing over lines.c's reader (no stdio scanf):
+ * about 10^7 lines per second or two. */
+#include "ratings.h"
+#include "lines.h"
+
+#include <loom.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define TRIPLES_SHAPE "'user item rating [timestamp]'"
+
+/* The growing output array. */
+struct sink {
+    loom_rating *v;
+    int64_t n, cap;
+    double sum;
+};
+
+static int grow(struct sink *s)
+{
+    int64_t cap = s->cap ? 2 * s->cap : 4096;
+    loom_rating *v = realloc(s->v, (size_t)cap * sizeof *v);
+    if (!v)
+        return -1;
+    s->v = v;
+    s->cap = cap;
+    return 0;
+}
+
+static inline int push(struct sink *s, int32_t u, int32_t i, float r)
+{
+    if (s->n == s->cap && grow(s))
+        return -1;
+    s->v[s->n++] = (loom_rating){u, i, r};
+    s->sum += r;
+    return 0;
+}
+
+static inline int blank(char c) { return c == ' ' || c == '\t'; }
+/* Bytes that may end a number in a triples line. */
+static inline int stop(char c) { return blank(c) || c == ',' || c == ':'; }
+
+static inline const char *skip_blanks(const char *p, const char *e)
+{
+    while (p < e && blank(*p))
+        p++;
+    return p;
+}
+
+/* A triples separator: blanks, then at most one ',' or "::", then blanks. */
+static inline const char *skip_sep(const char *p, const char *e)
+{
+    p = skip_blanks(p, e);
+    if (p < e && *p == ',')
+        p++;
+    else if (p + 1 < e && p[0] == ':' && p[1] == ':')
+        p += 2;
+    return skip_blanks(p, e);
+}
+
+/* An id field: an integer from 1 to INT32_MAX ending at a separator. */
+static inline const char *scan_id(const char *p, const char *e, int sep_ok(char), int32_t *id)
+{
+    int64_t v;
+    const char *q = loom_scan_i64(p, e, &v);
+    if (!q || (q < e && !sep_ok(*q)) || v < 1 || v > INT32_MAX)
+        return NULL;
+    *id = (int32_t)v;
+    return q;
+}
+
+/* A value field: a finite number ending at a separator. */
+static inline const char *scan_value(const char *p, const char *e, int sep_ok(char), float *r)
+{
+    const char *q = loom_scan_f32(p, e, r);
+    return q && (q == e || sep_ok(*q)) ? q : NULL;
+}
+
+struct ctx {
+    loom_lines *in;
+    struct sink *out;
+    int32_t lo, hi;
+    char *err;
+    size_t errlen;
+};
+
+/* The error for a field that does not parse: "FILE:LINE: bad WHAT 'TOKEN'
+ * (expected EXPECT)"; returns LOOM_ERR_FORMAT. */
+static int bad_field(const struct ctx *c, const char *what, const char *p, const char *e,
+                     const char *expect)
+{
+    char tok[32];
+    return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT, "%s:%ld: bad %s '%s' (expected %s)",
+                     c->in->path, c->in->lineno, what, loom_token(p, e, tok, sizeof tok), expect);
+}
+
+static int missing(const struct ctx *c, const char *what)
+{
+    return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT, "%s:%ld: missing the %s (expected %s)",
+                     c->in->path, c->in->lineno, what, TRIPLES_SHAPE);
+}
+
+static int nomem(const struct ctx *c)
+{
+    return loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s:%ld: out of memory after %lld ratings",
+                     c->in->path, c->in->lineno, (long long)c->out->n);
+}
+
+/* A first line with a comma and no digit is a CSV header (MovieLens 20M's
+ * "userId,movieId,rating,timestamp"). */
+static int csv_header(const char *p, const char *e)
+{
+    if (!memchr(p, ',', (size_t)(e - p)))
+        return 0;
+    for (; p < e; p++)
+        if ((unsigned)(*p - '0') < 10)
+            return 0;
+    return 1;
+}
+
+/* Triples: "user item rating [timestamp]", '#' comments and blank lines
+ * skipped.  line/len is the first line, already read (have == 1). */
+static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings *out)
+{
+    int32_t maxu = 0, maxi = 0;
+    int64_t nfile = 0;
+    for (; have == 1; have = loom_lines_next(c->in, &line, &len)) {
+        const char *e = line + len, *p = skip_blanks(line, e), *q;
+        if (p == e || *p == '#' || (c->in->lineno == 1 && csv_header(p, e)))
+            continue;
+        int32_t u, i;
+        float r;
+        if (!(q = scan_id(p, e, stop, &u)))
+            return bad_field(c, "user id", p, e, "an integer from 1 to 2147483647");
+        if ((p = skip_sep(q, e)) == e)
+            return missing(c, "item id");
+        if (!(q = scan_id(p, e, stop, &i)))
+            return bad_field(c, "item id", p, e, "an integer from 1 to 2147483647");
+        if ((p = skip_sep(q, e)) == e)
+            return missing(c, "rating");
+        if (!(q = scan_value(p, e, stop, &r)))
+            return bad_field(c, "rating", p, e, "a finite number");
+        if ((p = skip_sep(q, e)) < e) {
+            int64_t ts;
+            q = loom_scan_i64(p, e, &ts);
+            if (!q || (q < e && !stop(*q)))
+                return bad_field(c, "timestamp", p, e, "an integer");
+            if ((p = skip_sep(q, e)) < e) {
+                char tok[32];
+                return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                                 "%s:%ld: unexpected '%s' after the timestamp (expected %s)",
+                                 c->in->path, c->in->lineno, loom_token(p, e, tok, sizeof tok),
+                                 TRIPLES_SHAPE);
+            }
+        }
+        nfile++;
+        if (u > maxu)
+            maxu = u;
+        if (i > maxi)
+            maxi = i;
+        if (u - 1 >= c->lo && u - 1 < c->hi && push(c->out, u - 1, i - 1, r))
+            return nomem(c);
+    }
+    if (have < 0)
+        return loom_lines_error(c->in, c->err, c->errlen);
+    out->nfile = nfile;
+    out->nusers = maxu;
+    out->nitems = maxi;
+    out->format = LOOM_RATINGS_TRIPLES;
+    return LOOM_OK;
+}
+
+/* The next blank-separated word of [*p, e): its start and length. */
+static size_t word(const char **p, const char *e, const char **w)
+{
+    const char *s = skip_blanks(*p, e), *t = s;
+    while (t < e && !blank(*t))
+        t++;
+    *w = s;
+    *p = t;
+    return (size_t)(t - s);
+}
+
+static int is_word(const char *w, size_t n, const char *want)
+{
+    return n == strlen(want) && !strncasecmp(w, want, n);
+}
+
+/* The banner "%%MatrixMarket matrix coordinate real|integer|double general". */
+static int mm_banner(const struct ctx *c, const char *line, size_t len)
+{
+    const char *p = line + 14, *e = line + len, *w[4];
+    size_t n[4];
+    for (int k = 0; k < 4; k++)
+        n[k] = word(&p, e, &w[k]);
+    if (is_word(w[0], n[0], "matrix") && is_word(w[1], n[1], "coordinate") &&
+        (is_word(w[2], n[2], "real") || is_word(w[2], n[2], "integer") ||
+         is_word(w[2], n[2], "double")) &&
+        is_word(w[3], n[3], "general") && skip_blanks(p, e) == e)
+        return LOOM_OK;
+    return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                     "%s:%ld: unsupported MatrixMarket header '%.80s' (expected "
+                     "'%%%%MatrixMarket matrix coordinate real general'; integer and double "
+                     "values are read too)",
+                     c->in->path, c->in->lineno, line);
+}
+
+/* A row or column index in 1..size into *id, *q after it; a message naming
+ * the declared size (from size_line) when it is beyond. */
+static int mm_index(const struct ctx *c, const char *what, const char *p, const char *e,
+                    int64_t size, long size_line, const char *plural, int32_t *id,
+                    const char **q)
+{
+    int64_t v;
+    *q = loom_scan_i64(p, e, &v);
+    if (!*q || (*q < e && !blank(**q)) || v < 1) {
+        char expect[64];
+        snprintf(expect, sizeof expect, "an integer from 1 to %lld", (long long)size);
+        return bad_field(c, what, p, e, expect);
+    }
+    if (v > size)
+        return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                         "%s:%ld: %s %lld is beyond the %lld %s declared on line %ld",
+                         c->in->path, c->in->lineno, what, (long long)v, (long long)size,
+                         plural, size_line);
+    *id = (int32_t)v;
+    return LOOM_OK;
+}
+
+/* MatrixMarket coordinate: banner (already read), '%' comments, the size
+ * line "rows cols entries", then exactly `entries` lines "i j value". */
+static int matrixmarket(struct ctx *c, char *line, size_t len, loom_ratings *out)
+{
+    int rc = mm_banner(c, line, len), have;
+    if (rc)
+        return rc;
+    int64_t size[3] = {-1, -1, -1}, nfile = 0;
+    long size_line = 0;
+    static const char *const size_names[3] = {"number of rows", "number of columns",
+                                              "number of entries"};
+    while ((have = loom_lines_next(c->in, &line, &len)) == 1) {
+        const char *e = line + len, *p = skip_blanks(line, e), *q;
+        if (p == e || *p == '%')
+            continue;
+        if (!size_line) {
+            for (int k = 0; k < 3; k++) {
+                if (p == e)
+                    return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                                     "%s:%ld: missing the %s (expected 'rows columns entries')",
+                                     c->in->path, c->in->lineno, size_names[k]);
+                q = loom_scan_i64(p, e, &size[k]);
+                if (!q || (q < e && !blank(*q)) || size[k] < 0 || (k < 2 && size[k] > INT32_MAX))
+                    return bad_field(c, size_names[k], p, e,
+                                     k < 2 ? "an integer from 0 to 2147483647"
+                                           : "an integer >= 0");
+                p = skip_blanks(q, e);
+            }
+            if (p < e) {
+                char tok[32];
+                return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                                 "%s:%ld: unexpected '%s' after the size line (expected "
+                                 "'rows columns entries')",
+                                 c->in->path, c->in->lineno, loom_token(p, e, tok, sizeof tok));
+            }
+            size_line = c->in->lineno;
+            continue;
+        }
+        if (nfile == size[2])
+            return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                             "%s:%ld: more entries than the %lld declared on line %ld",
+                             c->in->path, c->in->lineno, (long long)size[2], size_line);
+        int32_t u, i;
+        float r;
+        if ((rc = mm_index(c, "row", p, e, size[0], size_line, "rows", &u, &q)))
+            return rc;
+        if ((p = skip_blanks(q, e)) == e)
+            return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                             "%s:%ld: missing the column (expected 'row column value')",
+                             c->in->path, c->in->lineno);
+        if ((rc = mm_index(c, "column", p, e, size[1], size_line, "columns", &i, &q)))
+            return rc;
+        if ((p = skip_blanks(q, e)) == e)
+            return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                             "%s:%ld: missing the value (expected 'row column value')",
+                             c->in->path, c->in->lineno);
+        if (!(q = scan_value(p, e, blank, &r)))
+            return bad_field(c, "value", p, e, "a finite number");
+        if ((p = skip_blanks(q, e)) < e) {
+            char tok[32];
+            return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                             "%s:%ld: unexpected '%s' after the value (expected 'row column "
+                             "value')",
+                             c->in->path, c->in->lineno, loom_token(p, e, tok, sizeof tok));
+        }
+        nfile++;
+        if (u - 1 >= c->lo && u - 1 < c->hi && push(c->out, u - 1, i - 1, r))
+            return nomem(c);
+    }
+    if (have < 0)
+        return loom_lines_error(c->in, c->err, c->errlen);
+    if (!size_line)
+        return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                         "%s:%ld: no size line 'rows columns entries' before the end of the file",
+                         c->in->path, c->in->lineno);
+    if (nfile < size[2])
+        return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
+                         "%s:%ld: the file ends after %lld of the %lld entries declared on "
+                         "line %ld",
+                         c->in->path, c->in->lineno, (long long)nfile, (long long)size[2],
+                         size_line);
+    out->nfile = nfile;
+    out->nusers = (int32_t)size[0];
+    out->nitems = (int32_t)size[1];
+    out->format = LOOM_RATINGS_MATRIXMARKET;
+    return LOOM_OK;
+}
+
+int loom_ratings_load(const char *path, const loom_user_range *keep, loom_ratings *out,
+                      char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (err && errlen)
+        err[0] = '\0';
+    if (keep && (keep->lo < 0 || keep->hi < keep->lo))
+        return loom_errf(err, errlen, LOOM_ERR_ARG, "%s: bad user range [%d, %d)", path,
+                         (int)keep->lo, (int)keep->hi);
+    loom_lines in;
+    int rc = loom_lines_open(&in, path, err, errlen);
+    if (rc)
+        return rc;
+    struct sink s = {0};
+    /* Most files have lines of 12 bytes or more: one allocation, trimmed
+     * at the end (pages never written cost nothing). */
+    if (in.size > 0) {
+        s.cap = in.size / 12 + 16;
+        s.v = malloc((size_t)s.cap * sizeof *s.v);
+        if (!s.v)
+            s.cap = 0;
+    }
+    struct ctx c = {&in, &s, keep ? keep->lo : 0, keep ? keep->hi : INT32_MAX, err, errlen};
+    char *line = NULL;
+    size_t len = 0;
+    int have = loom_lines_next(&in, &line, &len);
+    if (have == 1 && len >= 14 && !memcmp(line, "%%MatrixMarket", 14))
+        rc = matrixmarket(&c, line, len, out);
+    else
+        rc = triples(&c, have, line, len, out);
+    loom_lines_close(&in);
+    if (rc) {
+        free(s.v);
+        memset(out, 0, sizeof *out);
+        return rc;
+    }
+    if (s.n < s.cap) {
+        loom_rating *v = s.n ? realloc(s.v, (size_t)s.n * sizeof *v) : NULL;
+        if (v || !s.n) {
+            if (!s.n)
+                free(s.v);
+            s.v = v;
+        }
+    }
+    out->v = s.v;
+    out->n = s.n;
+    out->sum = s.sum;
+    return LOOM_OK;
+}
+
+void loom_ratings_free(loom_ratings *out)
+{
+    free(out->v);
+    memset(out, 0, sizeof *out);
+}
+
+void loom_ratings_block(int32_t n, int rank, int nranks, loom_user_range *range)
+{
+    range->lo = (int32_t)((int64_t)n * rank / nranks);
+    range->hi = (int32_t)((int64_t)n * (rank + 1) / nranks);
+}

@@ -1,0 +1,56 @@
+/* ratings.h — loading a ratings file (user, item, rating) into memory for
+ * the matrix-factorization apps: MovieLens-style triples or MatrixMarket
+ * coordinate files, with an optional filter that keeps one block of users
+ * (one rank's share of a distributed job).  Formats, messages: docs/data.md. */
+#ifndef LOOM_RATINGS_H
+#define LOOM_RATINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One rating; ids are 0-based (the files' ids minus one). */
+typedef struct loom_rating {
+    int32_t u, i;
+    float r;
+} loom_rating;
+
+typedef enum loom_ratings_format {
+    LOOM_RATINGS_TRIPLES = 1,     /* "user item rating [timestamp]" lines */
+    LOOM_RATINGS_MATRIXMARKET = 2 /* %%MatrixMarket matrix coordinate ... */
+} loom_ratings_format;
+
+typedef struct loom_ratings {
+    loom_rating *v;      /* the kept ratings, in file order (malloc'd) */
+    int64_t n;           /* how many were kept */
+    int64_t nfile;       /* how many the whole file holds, kept or not */
+    int32_t nusers;      /* 1 + the largest user id in the whole file; for
+                            MatrixMarket the declared number of rows */
+    int32_t nitems;      /* likewise for items (MatrixMarket: columns) */
+    double sum;          /* the sum of the kept ratings (a cheap checksum) */
+    loom_ratings_format format;
+} loom_ratings;
+
+/* Keep only ratings whose 0-based user id u satisfies lo <= u < hi. */
+typedef struct loom_user_range {
+    int32_t lo, hi;
+} loom_user_range;
+
+/* Reads path into *out (which it overwrites).  keep == NULL keeps every
+ * rating; otherwise only those of users in [keep->lo, keep->hi), while
+ * nusers, nitems and nfile still describe the whole file.  The format is
+ * MatrixMarket when the first line starts with "%%MatrixMarket", else
+ * triples.  Returns LOOM_OK; or LOOM_ERR_FORMAT with "FILE:LINE: what is
+ * wrong" in err, LOOM_ERR_IO with "FILE: strerror", LOOM_ERR_NOMEM, or
+ * LOOM_ERR_ARG for a bad range (err may be NULL when errlen is 0).  On
+ * error *out is left empty.  About half a second per 10^7 lines. */
+int loom_ratings_load(const char *path, const loom_user_range *keep, loom_ratings *out,
+                      char *err, size_t errlen);
+
+/* Frees out->v and empties *out. */
+void loom_ratings_free(loom_ratings *out);
+
+/* The even block split of n users over nranks: rank r's range is
+ * [n*r/nranks, n*(r+1)/nranks).  Fills *range; 0 <= rank < nranks. */
+void loom_ratings_block(int32_t n, int rank, int nranks, loom_user_range *range);
+
+#endif
