@@ -172,8 +172,10 @@ static int verify(row_t *fa, row_t *fb, row_t *fc)
                     order[tail++] = index_of(f->log[y + 1]);
         }
     }
+    free(indeg);
     if (tail != nit) {
         printf("not ok - the logs' orders have a cycle: no serial order\n");
+        free(order);
         return 1;
     }
     /* replay serially in that order */
@@ -187,12 +189,18 @@ static int verify(row_t *fa, row_t *fb, row_t *fc)
             rows[x] = &re[t->arr[x] == A ? 0 : t->arr[x] == B ? 1 : 2][t->row[x]];
         apply(t, ids[order[h]], rows);
     }
-    for (int a = 0; a < 3; a++)
-        for (int r = 0; r < nrows[a]; r++)
+    free(order);
+    int bad = 0;
+    for (int a = 0; a < 3; a++) {
+        for (int r = 0; r < nrows[a] && !bad; r++)
             if (re[a][r].hash != fin[a][r].hash || re[a][r].n != fin[a][r].n) {
                 printf("not ok - serial replay differs at row %d of %c\n", r, "ABC"[a]);
-                return 1;
+                bad = 1;
             }
+        free(re[a]);
+    }
+    if (bad)
+        return 1;
     printf("ok - the result equals the serial order found (%ld iterations)\n", nit);
     return 0;
 }
@@ -250,7 +258,10 @@ int main(int argc, char **argv)
                 iteration(r, k, &all[i]);
             }
         bad = verify(fa, fb, fc);
+        free(ids);
+        free(all);
     }
+    free(fa), free(fb), free(fc);
     loom_bcast(&bad, sizeof bad, 0);
     loom_finalize();
     return bad;
