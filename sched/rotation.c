@@ -67,9 +67,9 @@ static int pinned_disjoint(loom_dsm_alloc *A, const uint32_t *wa)
     free(c);
     if (bad == A->nunits)
         return LOOM_OK;
-    loom_log("loom_for: row %zu of '%s' is touched by iterations on %s ranks; with .local, "
+    loom_log("loom_for: row %zu of '%s' is touched by iterations on several ranks; with .local, "
              "partition the data so each rank's iterations keep to their own rows of '%s' "
-             "(or pass the whole range without .local)", bad, A->name, "several", A->name);
+             "(or pass the whole range without .local)", bad, A->name, A->name);
     return LOOM_ERR_ARG;
 }
 
