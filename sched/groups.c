@@ -70,6 +70,7 @@ int loom_groups_build(loom_plan *p)
     size_t ncell = (size_t)p->nphases * (size_t)T;
     p->gcell_off = calloc(ncell + 1, sizeof *p->gcell_off);
     p->giters = malloc((size_t)(n + 1) * sizeof *p->giters);
+    size_t *cellof = NULL;
     int rc = LOOM_ERR_NOMEM;
     if (!up || !shared || !own || !wr || !g || !gid || !load || !p->gcell_off || !p->giters)
         goto out;
@@ -117,41 +118,30 @@ int loom_groups_build(loom_plan *p)
         gid[g[i].root] = (uint32_t)(global && best / T != me ? UINT32_MAX
                                                              : (uint32_t)ph * (uint32_t)T + (uint32_t)(best % T));
     }
-    /* iteration -> cell (UINT32_MAX: another rank runs it), by its group */
-    uint32_t *cellof = malloc((size_t)(n + 1) * sizeof *cellof);
+    /* iteration -> cell (SIZE_MAX: another rank runs it), by its group */
+    cellof = malloc((size_t)(n + 1) * sizeof *cellof);
     if (!cellof)
         goto out;
-    for (long k = 0; k < n; k++)
-        cellof[k] = gid[find(up, (uint32_t)k)];
+    for (long k = 0; k < n; k++) {
+        uint32_t c = gid[find(up, (uint32_t)k)];
+        cellof[k] = c == UINT32_MAX ? SIZE_MAX : c;
+    }
     /* The injected fault (tests): an iteration that shares a written row
      * with an earlier one of its group goes to another thread. */
     for (long k = 0; loom_sched_break_next_plan && T > 1 && k < n && !p->broken; k++)
         for (size_t x = p->acc.off[k]; x < p->acc.off[k + 1] && !p->broken; x++) {
             const loom_acc *e = &p->acc.acc[x];
-            uint32_t c = cellof[k];
-            if (p->written[e->alloc] && own[e->alloc][e->row] != k && c != UINT32_MAX) {
-                cellof[k] = c / (uint32_t)T * (uint32_t)T + (c % (uint32_t)T + 1) % (uint32_t)T;
+            size_t c = cellof[k];
+            if (p->written[e->alloc] && own[e->alloc][e->row] != k && c != SIZE_MAX) {
+                cellof[k] = c / (size_t)T * (size_t)T + (c % (size_t)T + 1) % (size_t)T;
                 p->broken = 1;
             }
         }
     if (p->broken)
         loom_sched_break_next_plan = 0;
-    for (long k = 0; k < n; k++)
-        if (cellof[k] != UINT32_MAX)
-            p->gcell_off[cellof[k] + 1]++;
-    for (size_t c = 0; c < ncell; c++)
-        p->gcell_off[c + 1] += p->gcell_off[c];
-    size_t *fill = malloc((ncell + 1) * sizeof *fill);
-    if (!fill)
-        goto out;
-    memcpy(fill, p->gcell_off, (ncell + 1) * sizeof *fill);
-    for (long k = 0; k < n; k++)
-        if (cellof[k] != UINT32_MAX)
-            p->giters[fill[cellof[k]]++] = (uint32_t)k;
-    free(fill);
-    free(cellof);
-    rc = LOOM_OK;
+    rc = loom_bucket(n, cellof, ncell, p->gcell_off, p->giters);
 out:
+    free(cellof);
     for (int id = 0; own && id < LOOM_MAX_ALLOCS; id++) {
         free(own[id]);
         free(wr[id]);

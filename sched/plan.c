@@ -41,6 +41,25 @@ void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds
     }
 }
 
+int loom_bucket(long n, const size_t *cell, size_t ncell, size_t *off, uint32_t *iters)
+{
+    size_t *fill = calloc(ncell + 1, sizeof *fill);
+    if (!fill)
+        return LOOM_ERR_NOMEM;
+    memset(off, 0, (ncell + 1) * sizeof *off);
+    for (long k = 0; k < n; k++)
+        if (cell[k] != SIZE_MAX)
+            off[cell[k] + 1]++;
+    for (size_t c = 0; c < ncell; c++)
+        off[c + 1] += off[c];
+    memcpy(fill, off, (ncell + 1) * sizeof *fill);
+    for (long k = 0; k < n; k++)
+        if (cell[k] != SIZE_MAX)
+            iters[fill[cell[k]]++] = (uint32_t)k;
+    free(fill);
+    return LOOM_OK;
+}
+
 /* The arrays a loop touches and writes, on any rank: flags per
  * allocation id.  Collective in local mode with several ranks. */
 static void arrays_of(const loom_accset *s, int global, int32_t *touched, int32_t *written)

@@ -164,21 +164,10 @@ int loom_rotation_build(loom_plan *p)
             p->broken = 1;
         }
         cell[k] = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
-        p->cell_off[cell[k] + 1]++;
     }
     if (p->broken)
         loom_sched_break_next_plan = 0;
-    for (size_t c = 0; c < ncell; c++)
-        p->cell_off[c + 1] += p->cell_off[c];
-    size_t *fill = malloc((ncell + 1) * sizeof *fill);
-    if (!fill)
-        goto out;
-    memcpy(fill, p->cell_off, (ncell + 1) * sizeof *fill);
-    for (long k = 0; k < n; k++)
-        if (cell[k] != SIZE_MAX)
-            p->iters[fill[cell[k]]++] = (uint32_t)k;
-    free(fill);
-    rc = LOOM_OK;
+    rc = loom_bucket(n, cell, ncell, p->cell_off, p->iters);
 out:
     free(arow);
     free(brow);

@@ -112,6 +112,9 @@ int loom_plan_run(loom_plan *p);
 /* Split rows [lo, hi) into k contiguous blocks of about equal weight:
  * bounds[0] = lo, bounds[k] = hi. w may be NULL (equal rows). */
 void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
+/* Group iterations 0..n-1 by cell (SIZE_MAX: none), in index order inside
+ * a cell: off[ncell + 1] and iters get the CSR lists. */
+int loom_bucket(long n, const size_t *cell, size_t ncell, size_t *off, uint32_t *iters);
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
 void loom_plan_prefetch(loom_plan *p, int phase);
