@@ -76,7 +76,7 @@ static size_t store_len(const loom_dsm_alloc *a)
 
 static void destroy(loom_dsm_alloc *a)
 {
-    if (a->policy && a->policy->fini)
+    if (a->policy_up && a->policy->fini)
         a->policy->fini(a);
     if (a->agent)
         loom_agent_release();
@@ -202,6 +202,17 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
     return -1;
 }
 
+/* Run the policy's init (once, before a is published); say why it failed. */
+static int start_policy(loom_dsm_alloc *a)
+{
+    int rc = a->policy->init ? a->policy->init(a) : LOOM_OK;
+    if (rc)
+        loom_log("loom_alloc('%s'): the %s policy could not start: %s", a->name,
+                 a->policy->name, loom_strerror(rc));
+    a->policy_up = !rc;
+    return rc;
+}
+
 /* Make a visible to the handlers and the fault path. */
 static void publish(loom_dsm_alloc *a, int n)
 {
@@ -317,8 +328,11 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
             st = rc = make_store(a, o);
         if (!rc)
             rc = make_working_copy(a);
-        /* Register before the last agreement: once any rank is past it, it
-         * may send diffs here, and they must find the allocation. */
+        /* Start the policy and register before the last agreement: once
+         * any rank is past it, it may send diffs or ring hand-offs here,
+         * and they must find the allocation ready. */
+        if (!rc)
+            rc = start_policy(a);
         if (!rc)
             publish(a, n);
         st = rc;
@@ -335,18 +349,14 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         destroy(a);
         return NULL;
     }
+    if (pol == &loom_policy_local && (rc = start_policy(a))) {
+        destroy(a);
+        return NULL;
+    }
     publish(a, n);
     if (pol != &loom_policy_local) { /* homes must answer while computing */
         loom_agent_hold();
         a->agent = 1;
-    }
-    if (pol->init && (rc = pol->init(a))) {
-        loom_log("loom_alloc('%s'): the %s policy could not start: %s", a->name, pol->name,
-                 loom_strerror(rc));
-        a->live = 0;
-        loom_allocs[id] = NULL;
-        destroy(a);
-        return NULL;
     }
     return a->base;
 }

@@ -79,6 +79,7 @@ struct loom_dsm_alloc {
 
     void *policy_data;           /* the policy's own state (ring) */
     int agent;                   /* holds the progress agent (agent.c) */
+    int policy_up;               /* policy->init ran; destroy runs fini */
     int staleness;               /* clocks a copy may lag (bsp 0, ssp s) */
     uint64_t *stamp;             /* per unit: global clock its copy reflects */
     struct {                     /* what loom_stats reports */

@@ -156,24 +156,24 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
     memset(g->sent + lo, 1, n);
 }
 
+/* A hand-off this rank cannot place would leave its owner-to-be waiting
+ * forever: stop the job instead, saying what arrived. */
 static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct ring_hdr h;
-    if (hlen != sizeof h) {
-        loom_log("ring: dropped a message with a %zu-byte header", hlen);
-        return;
-    }
+    if (hlen != sizeof h)
+        loom_abort(70, "ring: a hand-off arrived with a %zu-byte header (internal error)", hlen);
     memcpy(&h, hdr, sizeof h);
     int n = atomic_load(&loom_nallocs);
     loom_dsm_alloc *a = h.alloc < (uint32_t)n ? loom_allocs[h.alloc] : NULL;
     struct ring *g = a && a->live && a->policy == &loom_policy_ring ? a->policy_data : NULL;
     int pred = (loom_icv.rank + P() - 1) % P();
     if (!g || h.src != (uint32_t)pred || h.part >= (uint32_t)P() ||
-        h.lo < g->lo[h.part] || h.n > g->lo[h.part + 1] - h.lo || len != h.n * a->unit) {
-        loom_log("ring: dropped an invalid message from rank %u (allocation %u, partition %u)",
-                 h.src, h.alloc, h.part);
-        return;
-    }
+        h.lo < g->lo[h.part] || h.n > g->lo[h.part + 1] - h.lo || len != h.n * a->unit)
+        loom_abort(70, "ring: rank %d cannot place a hand-off from rank %u (allocation %u%s, "
+                   "partition %u, units %llu+%llu, %zu bytes) (internal error)", loom_icv.rank,
+                   h.src, h.alloc, g ? "" : " not a ring here", h.part,
+                   (unsigned long long)h.lo, (unsigned long long)h.n, len);
     memcpy(data_of(a, (size_t)h.lo), data, len);
     atomic_fetch_add(&a->stats.bytes_recv, len);
     atomic_fetch_add(&g->arrived[h.part], (long)h.n);
