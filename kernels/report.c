@@ -1,0 +1,181 @@
+/* report.c — the apps' per-iteration lines, CSV log and progress ticker
+ * (report.h). */
+#include "report.h"
+
+#include <loom.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAXCOL 16
+#define SLOTS 256
+
+double loom_report_every = 5.0;
+
+struct loom_report {
+    char app[64];
+    char col[MAXCOL][32];
+    int ncol;
+    FILE *csv;
+    pthread_t ticker;
+    int ticking;
+    pthread_mutex_t mu; /* the fields below, and stdout */
+    int stop, running;
+    long iter;
+    int64_t total;
+    double t0, shown;
+};
+
+/* One cache line per thread, so that ticks never share a line. */
+static struct { _Atomic int64_t n; char pad[56]; } slot[SLOTS];
+static _Atomic int nslots;
+static __thread _Atomic int64_t *mine;
+
+void loom_report_tick(int64_t n)
+{
+    if (!mine)
+        mine = &slot[atomic_fetch_add(&nslots, 1) % SLOTS].n;
+    atomic_store_explicit(mine, atomic_load_explicit(mine, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
+static int64_t ticks(void)
+{
+    int64_t s = 0;
+    for (int i = 0; i < SLOTS; i++)
+        s += atomic_load_explicit(&slot[i].n, memory_order_relaxed);
+    return s;
+}
+
+/* Every quarter second: if an iteration has run `loom_report_every`
+ * seconds since its start or the last progress line, print one. */
+static void *tick_main(void *arg)
+{
+    loom_report *r = arg;
+    struct timespec q = {0, 250 * 1000 * 1000};
+    for (;;) {
+        nanosleep(&q, NULL);
+        pthread_mutex_lock(&r->mu);
+        if (r->stop) {
+            pthread_mutex_unlock(&r->mu);
+            return NULL;
+        }
+        double now = loom_wtime();
+        if (r->running && now - r->shown >= loom_report_every) {
+            int64_t done = ticks();
+            if (r->total > 0)
+                printf("%s: iter %ld  %.0f%% of this rank's %lld samples  %.1f s\n", r->app,
+                       r->iter, 100.0 * (double)done / (double)r->total, (long long)r->total,
+                       now - r->t0);
+            else
+                printf("%s: iter %ld  %lld samples  %.1f s\n", r->app, r->iter,
+                       (long long)done, now - r->t0);
+            fflush(stdout);
+            r->shown = now;
+        }
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+loom_report *loom_report_open(const char *app, const char *csv, const char *columns,
+                              char *err, size_t errlen)
+{
+    loom_report *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(r->app, sizeof r->app, "%s", app);
+    pthread_mutex_init(&r->mu, NULL);
+    for (const char *p = columns; *p && r->ncol < MAXCOL; r->ncol++) {
+        size_t n = strcspn(p, ",");
+        snprintf(r->col[r->ncol], sizeof r->col[0], "%.*s", (int)n, p);
+        p += n + (p[n] == ',');
+    }
+    if (loom_rank() != 0)
+        return r;
+    if (csv && !(r->csv = fopen(csv, "w"))) {
+        snprintf(err, errlen, "%s: %s", csv, strerror(errno));
+        free(r);
+        return NULL;
+    }
+    if (r->csv) {
+        fprintf(r->csv, "%s\n", columns);
+        fflush(r->csv);
+    }
+    r->ticking = !pthread_create(&r->ticker, NULL, tick_main, r);
+    return r;
+}
+
+void loom_report_begin(loom_report *r, long iter, int64_t total)
+{
+    for (int i = 0; i < SLOTS; i++)
+        atomic_store_explicit(&slot[i].n, 0, memory_order_relaxed);
+    pthread_mutex_lock(&r->mu);
+    r->iter = iter;
+    r->total = total;
+    r->t0 = r->shown = loom_wtime();
+    r->running = 1;
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Integral columns (iter, samples, counts) print without decimals. */
+static void put(FILE *f, double v)
+{
+    if (v == (double)(int64_t)v && v < 1e15 && v > -1e15)
+        fprintf(f, "%lld", (long long)v);
+    else
+        fprintf(f, "%.6g", v);
+}
+
+void loom_report_row(loom_report *r, const double *values)
+{
+    pthread_mutex_lock(&r->mu);
+    r->running = 0;
+    if (loom_rank() == 0) {
+        printf("%s:", r->app);
+        for (int c = 0; c < r->ncol; c++) {
+            printf(" %s ", r->col[c]);
+            put(stdout, values[c]);
+        }
+        printf("\n");
+        fflush(stdout);
+        for (int c = 0; r->csv && c < r->ncol; c++) {
+            put(r->csv, values[c]);
+            fputc(c + 1 < r->ncol ? ',' : '\n', r->csv);
+        }
+        if (r->csv)
+            fflush(r->csv);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+void loom_report_final(loom_report *r, const char *name, double value)
+{
+    pthread_mutex_lock(&r->mu);
+    if (loom_rank() == 0) {
+        printf("final %s=%.6f\n", name, value);
+        fflush(stdout);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+void loom_report_close(loom_report *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_mutex_unlock(&r->mu);
+    if (r->ticking)
+        pthread_join(r->ticker, NULL);
+    if (r->csv)
+        fclose(r->csv);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+}
