@@ -6,6 +6,7 @@
 #   make check SANITIZE=1   the same in an ASan+UBSan build (build-asan/)
 #   make demo            the main job: the demo on 2 local ranks
 #   make bench           benchmarks under tests/perf, tables into docs/
+#   make plots           convergence plots (gnuplot) into docs/plots/
 #   make install PREFIX=/opt/loom
 #   make deps            install the Debian packages Loom needs
 
@@ -38,7 +39,7 @@ TBINS    := $(TBIN_SRC:tests/bin/%.c=$(BUILD)/tests/bin/%)
 PERF_SRC := $(filter-out %_mpi.c,$(wildcard tests/perf/*.c))
 PERFS    := $(PERF_SRC:tests/perf/%.c=$(BUILD)/tests/perf/%)
 
-.PHONY: all check demo bench install deps clean help
+.PHONY: all check demo bench plots install deps clean help
 .SECONDARY:
 all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/bin/loomrun $(APPS) \
      $(UNITS) $(TBINS) $(PERFS)
@@ -88,16 +89,25 @@ demo:
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory all
 	@if [ -f $(ML100K)/u1.base ]; then \
-	    set -x; $(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-demo --train $(ML100K)/u1.base --test $(ML100K)/u1.test; \
+	    set -x; $(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-mf --train $(ML100K)/u1.base \
+	        --test $(ML100K)/u1.test --log $(BUILD)/demo-mf.csv; \
 	else \
 	    echo "demo: $(ML100K) not found; training on generated ratings instead"; \
-	    set -x; $(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-demo --synthetic 3000; \
+	    $(BUILD)/bin/loom-gen ratings --users 900 --items 1600 --rank 5 --samples 100000 \
+	        --out $(BUILD)/demo-ratings && \
+	    set -x && $(BUILD)/bin/loomrun -n 2 $(BUILD)/bin/loom-mf --train $(BUILD)/demo-ratings.train \
+	        --test $(BUILD)/demo-ratings.test --log $(BUILD)/demo-mf.csv; \
 	fi
 
 bench:
 	@tools/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	tests/perf/run.sh $(BUILD)
+
+plots:
+	@tools/deps.sh plots
+	@$(MAKE) --no-print-directory all
+	tools/plots.sh $(BUILD)
 
 deps:
 	@tools/deps.sh
@@ -116,4 +126,4 @@ clean:
 	rm -rf build build-asan
 
 help:
-	@sed -n '2,12p' Makefile
+	@sed -n '2,13p' Makefile

@@ -179,3 +179,15 @@ void loom_report_close(loom_report *r)
     pthread_mutex_destroy(&r->mu);
     free(r);
 }
+
+void loom_report_agree(int failed, const char *msg)
+{
+    int32_t first = failed ? loom_rank() : loom_size();
+    loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN);
+    if (first == loom_size())
+        return;
+    if (first == loom_rank())
+        loom_abort(1, "%s", msg);
+    loom_barrier(); /* ended by the failing rank's abort */
+    exit(1);
+}

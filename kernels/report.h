@@ -49,6 +49,12 @@ void loom_report_final(loom_report *r, const char *name, double value);
 /* Stops the ticker, closes the CSV, frees r (NULL is fine). */
 void loom_report_close(loom_report *r);
 
+/* Collective: every rank calls it after a step that may fail on some
+ * ranks (loading input, say).  If no rank failed it returns.  Otherwise
+ * the job ends with exit status 1 and one message: `msg` of the lowest
+ * failing rank (other ranks' messages, often the same, are not shown). */
+void loom_report_agree(int failed, const char *msg);
+
 /* Seconds between progress lines while one iteration runs (default 5). */
 extern double loom_report_every;
 

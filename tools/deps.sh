@@ -2,11 +2,13 @@
 # deps.sh — make sure the Debian packages Loom needs are installed.
 #   tools/deps.sh         what building and testing need
 #   tools/deps.sh bench   also Open MPI and ucx_perftest, for the side-by-side benchmarks
+#   tools/deps.sh plots   also gnuplot, for make plots
 # As root, missing packages are installed with apt-get; otherwise the exact
 # command is printed and the script fails.
 set -eu
 pkgs="gcc make libc6-dev libucx-dev libnuma-dev iproute2 perl procps"
 [ "${1:-}" = bench ] && pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils"
+[ "${1:-}" = plots ] && pkgs="$pkgs gnuplot-nox"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
