@@ -347,3 +347,6 @@ tests/perf/ssp.sh "$BUILD"
 
 # The parallel loop against OpenMP and the serial twin into docs/bench-loop.md.
 tests/perf/loop.sh "$BUILD"
+
+# The apps against their serial twins into docs/bench-apps.md.
+tests/perf/apps.sh "$BUILD"

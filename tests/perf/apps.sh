@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# apps.sh BUILD — the apps against their serial twins, side by side in one
+# run, written to docs/bench-apps.md (part of `make bench`):
+#   loom-mf: updates/s of the serial twin, 1 rank x 2 threads and 2 ranks
+#     x 1 thread on generated Netflix-shaped ratings (MF_SAMPLES), and the
+#     training objective after every pass on MovieLens u1 (or generated
+#     ratings when the shared data is absent);
+#   loom-lda (when built): tokens/s at K = 100 and K = 1000 for the same
+#     three layouts, and the log-likelihood per pass.
+# Every figure is the median of RUNS runs (default 3).
+set -euo pipefail
+B=${1:-build}
+RUNS=${BENCH_RUNS:-3}
+MF_SAMPLES=${MF_SAMPLES:-4e6}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+raw=$B/perf/apps
+mkdir -p "$raw"
+ml=../shared/data/movielens-100k
+if [ -f $ml/u1.base ]; then train=$ml/u1.base test=$ml/u1.test data="MovieLens 100K u1"
+else
+    "$B/bin/loom-gen" ratings --users 900 --items 1600 --rank 5 --samples 100000 --out "$raw/small" >/dev/null
+    train=$raw/small.train test=$raw/small.test data="generated ratings (no shared MovieLens)"
+fi
+"$B/bin/loom-gen" ratings --users 200000 --items 20000 --rank 20 --samples "$MF_SAMPLES" \
+    --out "$raw/big" >"$raw/big.gen"
+layouts="serial:1:1 1x2:1:2 2x1:2:1"
+# run NAME RANKS THREADS ARGS...: RUNS logged runs of one layout
+run() {
+    local name=$1 n=$2 t=$3; shift 3
+    for r in $(seq "$RUNS"); do
+        OMP_NUM_THREADS=$t "$B/bin/loomrun" -n "$n" "$@" --log "$raw/$name.$r.csv" >"$raw/$name.$r.out" 2>&1
+    done
+}
+for l in $layouts; do
+    IFS=: read -r name n t <<<"$l"
+    s=; [ "$name" = serial ] && s=--serial
+    run "mf-big-$name" "$n" "$t" "$B/bin/loom-mf" --train "$raw/big.train" --test "$raw/big.test" --epochs 5 $s
+    run "mf-u1-$name" "$n" "$t" "$B/bin/loom-mf" --train "$train" --test "$test" $s
+done
+lda=0
+if [ -x "$B/bin/loom-lda" ]; then
+    lda=1
+    "$B/bin/loom-gen" lda --docs 5000 --vocab 5000 --topics 100 --doc-length 200 --out "$raw/corpus" >/dev/null
+    for K in 100 1000; do
+        for l in $layouts; do
+            IFS=: read -r name n t <<<"$l"
+            s=; [ "$name" = serial ] && s=--serial
+            run "lda-$K-$name" "$n" "$t" "$B/bin/loom-lda" --train "$raw/corpus.docword.txt" \
+                --vocab "$raw/corpus.vocab.txt" --topics "$K" --iters 5 $s
+        done
+    done
+fi
+python3 - "$raw" "$RUNS" "$data" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$lda" \
+    "$(cat "$raw/big.gen")" >docs/bench-apps.md <<'PY'
+import csv, statistics as st, sys
+raw, runs, data, cores, load, lda, gen = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1", sys.argv[7]
+lay = [("serial", "serial twin"), ("1x2", "Loom 1 rank x 2 threads"), ("2x1", "Loom 2 ranks x 1 thread")]
+def rows(name, r):
+    with open(f"{raw}/{name}.{r}.csv") as f:
+        return list(csv.DictReader(f))
+def rate(name):
+    """median over runs of samples/seconds after the first pass (planning excluded)"""
+    v = []
+    for r in range(1, runs + 1):
+        x = rows(name, r)
+        s0, t0 = float(x[0]["samples"]), float(x[0]["seconds"])
+        s1, t1 = float(x[-1]["samples"]), float(x[-1]["seconds"])
+        v.append((s1 - s0) / (t1 - t0))
+    return st.median(v)
+def per_pass(name, col):
+    x = [rows(name, r) for r in range(1, runs + 1)]
+    return [st.median(float(x[r][i][col]) for r in range(runs)) for i in range(len(x[0]))]
+out = []
+w = out.append
+w("# Apps against their serial twins")
+w("")
+w("Produced by `make bench` (tests/perf/apps.sh); every figure is the median "
+  f"of {runs} runs, all layouts in one run of the script, on a {cores}-core "
+  f"machine (load average before: {load}).  Rates exclude each run's first "
+  "pass, which includes the loop's planning.")
+w("")
+w("## loom-mf (SGD matrix factorization, rank 20)")
+w("")
+w(f"Throughput on generated ratings: {gen.strip()}")
+w("")
+w("| layout | updates/s | vs serial twin |")
+w("|---|---|---|")
+base = rate("mf-big-serial")
+for k, label in lay:
+    r = rate(f"mf-big-{k}")
+    w(f"| {label} | {r/1e6:.1f} M | {r/base:.2f} |")
+w("")
+w(f"Training objective (and test RMSE) after each pass on {data}, default flags:")
+w("")
+w("| pass | " + " | ".join(l for _, l in lay) + " | Loom 2x1 / serial |")
+w("|---|" + "---|" * (len(lay) + 1))
+obj = {k: per_pass(f"mf-u1-{k}", "train_obj") for k, _ in lay}
+rm = {k: per_pass(f"mf-u1-{k}", "test_rmse") for k, _ in lay}
+for i in range(len(obj["serial"])):
+    if i < 5 or (i + 1) % 5 == 0:
+        w(f"| {i+1} | " + " | ".join(f"{obj[k][i]:.0f} ({rm[k][i]:.4f})" for k, _ in lay)
+          + f" | {obj['2x1'][i]/obj['serial'][i]:.4f} |")
+if lda:
+    for K in (100, 1000):
+        w("")
+        w(f"## loom-lda (collapsed Gibbs, K = {K})")
+        w("")
+        w("Generated corpus: 5000 documents x 200 tokens, vocabulary 5000.")
+        w("")
+        w("| layout | tokens/s | vs serial twin | loglik after the last pass |")
+        w("|---|---|---|---|")
+        base = rate(f"lda-{K}-serial")
+        for k, label in lay:
+            r = rate(f"lda-{K}-{k}")
+            ll = per_pass(f"lda-{K}-{k}", "loglik")
+            w(f"| {label} | {r/1e6:.2f} M | {r/base:.2f} | {ll[-1]:.6g} |")
+        w("")
+        w("Log-likelihood per pass:")
+        w("")
+        w("| pass | " + " | ".join(l for _, l in lay) + " | Loom 2x1 / serial |")
+        w("|---|" + "---|" * (len(lay) + 1))
+        ll = {k: per_pass(f"lda-{K}-{k}", "loglik") for k, _ in lay}
+        for i in range(len(ll["serial"])):
+            w(f"| {i+1} | " + " | ".join(f"{ll[k][i]:.6g}" for k, _ in lay)
+              + f" | {ll['2x1'][i]/ll['serial'][i]:.4f} |")
+w("")
+w("On 2 cores, 2 ranks x 1 thread and 1 rank x 2 threads use both cores; "
+  "any other work on the machine shows up directly in these rates.")
+print("\n".join(out))
+PY
+echo "apps.sh: wrote docs/bench-apps.md"
