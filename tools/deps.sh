@@ -6,7 +6,7 @@
 # As root, missing packages are installed with apt-get; otherwise the exact
 # command is printed and the script fails.
 set -eu
-pkgs="gcc make libc6-dev libucx-dev libnuma-dev iproute2 perl procps"
+pkgs="gcc make libc6-dev libucx-dev libnuma-dev zlib1g-dev iproute2 perl procps"
 [ "${1:-}" = bench ] && pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils"
 [ "${1:-}" = plots ] && pkgs="$pkgs gnuplot-nox"
 missing=""
