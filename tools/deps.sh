@@ -7,6 +7,8 @@
 # command is printed and the script fails.
 set -eu
 pkgs="gcc make libc6-dev libucx-dev libnuma-dev zlib1g-dev iproute2 perl procps"
+# data the app tests train on: Fashion-MNIST (loom-lr), the King James Bible (loom-w2v)
+pkgs="$pkgs dataset-fashion-mnist bible-kjv"
 [ "${1:-}" = bench ] && pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils"
 [ "${1:-}" = plots ] && pkgs="$pkgs gnuplot-nox"
 missing=""
