@@ -59,6 +59,21 @@ const char *loom_scan_i64(const char *s, const char *end, int64_t *v);
  * the number, or NULL when there is none or it is infinite or NaN. */
 const char *loom_scan_f32(const char *s, const char *end, float *v);
 
+/* Scans a finite decimal number into *v as strtod does (correctly
+ * rounded: a value printed with "%.17g" reads back bit for bit).  The same
+ * contract as loom_scan_f32 otherwise: NULL when there is no number or it
+ * is infinite, NaN or out of range (overflows). */
+const char *loom_scan_f64(const char *s, const char *end, double *v);
+
+/* One rank's share of a data file's rows (samples), for the loaders that
+ * split by row (matrixmarket.h, libsvm.h): row i (0-based, in file order)
+ * is kept when i % parts == part, and becomes local row i / parts.  Cyclic,
+ * so a loader needs not know the number of rows before it reads them.
+ * parts = 1 (or a NULL share) keeps every row. */
+typedef struct loom_rows {
+    int part, parts;
+} loom_rows;
+
 /* Copies the token starting at s (its first byte, then up to a blank, ','
  * or end) into buf: a short excerpt for error messages ("" at end of line,
  * cut with "..." after 24 bytes, non-printing bytes shown as '?').
