@@ -251,11 +251,11 @@ static int parse(struct ctx *c)
     if (!c->size_line)
         return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                          "%s:%ld: no size line before the end of the file", c->in->path,
-                         c->in->lineno + 1);
+                         c->in->lineno);
     if (k < size[2])
         return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                          "%s:%ld: the file ends after %lld of the %lld %s declared on line %ld",
-                         c->in->path, c->in->lineno + 1, (long long)k, (long long)size[2],
+                         c->in->path, c->in->lineno, (long long)k, (long long)size[2],
                          c->out->array ? "values" : "entries", c->size_line);
     c->out->rows = size[0];
     c->out->cols = size[1];
