@@ -1,8 +1,9 @@
 /* lines.h — fast text input shared by the data loaders (ratings.c,
- * corpus.c, gen.c, matrixmarket.c, libsvm.c): a line reader over one large read(2) buffer, the
- * number scanners that replace strtol/strtof on the hot path, the
- * "FILE:LINE: what is wrong" error formatting, and the per-rank row share.  Nothing here exits or
- * prints: errors go into a caller's buffer. */
+ * corpus.c, gen.c, matrixmarket.c, libsvm.c): a line reader over one
+ * large read(2) buffer, the number scanners that replace strtol/strtof on
+ * the hot path, the "FILE:LINE: what is wrong" error formatting, and the
+ * per-rank row share.  Nothing here exits or prints: errors go into a
+ * caller's buffer. */
 #ifndef LOOM_LINES_H
 #define LOOM_LINES_H
 
