@@ -31,13 +31,14 @@
 #include <string.h>
 
 #include "../kernels/idx.h"
+#include "../kernels/libsvm.h"
 #include "../kernels/lr.h"
 #include "../kernels/report.h"
 
 #define FMNIST "/usr/share/datasets/fashion-mnist"
 
 struct opts {
-    const char *img[2], *lab[2], *log, *model, *sync;
+    const char *img[2], *lab[2], *svm[2], *log, *model, *sync;
     int epochs, staleness, serial;
     long sync_every;
     double step, decay, lambda;
@@ -76,10 +77,12 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: loom-lr [--fashion-mnist DIR | --train-images F --train-labels F\n"
-            "                --test-images F --test-labels F] [--epochs N] [--step G]\n"
+            "                --test-images F --test-labels F | --train F.svm --test F.svm]\n"
+            "               [--epochs N] [--step G]\n"
             "               [--decay D] [--lambda L] [--sync hybrid|bsp|ssp] [--staleness S]\n"
             "               [--sync-every M] [--log FILE.csv] [--model FILE] [--serial]\n"
             "  --fashion-mnist DIR  the four IDX files of DIR (default " FMNIST ")\n"
+            "  --train/--test F     LIBSVM files: the sparse binary model (label > 0: class 1)\n"
             "  --epochs N      passes over the training samples (default 7)\n"
             "  --step G        SGD step size (default 0.02); epoch e uses G * D^(e-1)\n"
             "  --decay D       step decay per epoch, 0 < D <= 1 (default 0.5)\n"
@@ -113,6 +116,8 @@ static int parse(int argc, char **argv, struct opts *o)
             complain("loom-lr: %s needs a value (or is unknown); try --help\n", f);
             return -1;
         } else if (!strcmp(f, "--fashion-mnist")) dir = v;
+        else if (!strcmp(f, "--train")) o->svm[0] = v;
+        else if (!strcmp(f, "--test")) o->svm[1] = v;
         else if (!strcmp(f, "--train-images")) o->img[0] = v;
         else if (!strcmp(f, "--train-labels")) o->lab[0] = v;
         else if (!strcmp(f, "--test-images")) o->img[1] = v;
@@ -136,14 +141,17 @@ static int parse(int argc, char **argv, struct opts *o)
         }
         a++;
     }
-    if (!o->img[0] && !o->lab[0] && !o->img[1] && !o->lab[1]) {
+    if (!o->img[0] && !o->lab[0] && !o->img[1] && !o->lab[1] && !o->svm[0] && !o->svm[1]) {
         const char *names[4] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
         for (int k = 0; k < 4; k++)
             snprintf(paths[k], sizeof paths[k], "%s/%s", dir ? dir : FMNIST, names[k]);
         o->img[0] = paths[0], o->lab[0] = paths[1], o->img[1] = paths[2], o->lab[1] = paths[3];
     }
-    const char *bad = !o->img[0] || !o->lab[0] || !o->img[1] || !o->lab[1]
+    const char *bad = (o->svm[0] || o->svm[1]) && (!o->svm[0] || !o->svm[1] || o->img[0] ||
+                                                   o->lab[0] || o->img[1] || o->lab[1])
+                          ? "the sparse binary model takes --train and --test (LIBSVM) only"
+                      : !o->svm[0] && (!o->img[0] || !o->lab[0] || !o->img[1] || !o->lab[1])
                           ? "give all four of --train-images, --train-labels, --test-images, "
                             "--test-labels (or --fashion-mnist DIR)"
                       : o->epochs < 1 ? "--epochs must be >= 1"
@@ -217,6 +225,139 @@ static void evaluate(const struct data *d, float *const *rows, double *loss, dou
     *loss = l, *right = r;
 }
 
+/* ---- the sparse binary model (LIBSVM input) ------------------------- */
+
+#define WROW 64 /* floats per row of the weight vector's allocation */
+
+struct sjob {
+    const loom_libsvm *d;
+    float *w;
+    int64_t bias; /* index of the bias weight: the number of features */
+    float step, lambda;
+    int plain;    /* the serial twin: w is plain memory */
+};
+
+static inline float *wat(const struct sjob *j, int64_t f)
+{
+    return j->plain ? j->w + f : (float *)loom_at(j->w, (size_t)(f / WROW)) + f % WROW;
+}
+
+static void sgd_sparse(long i, void *ctx)
+{
+    struct sjob *j = ctx;
+    const loom_libsvm *d = j->d;
+    float z = *wat(j, j->bias);
+    for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++)
+        z += *wat(j, d->idx[k]) * (float)d->val[k];
+    float g = loom_lr_sigmoid(z) - (d->y[i] > 0);
+    for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++) {
+        float *wf = wat(j, d->idx[k]);
+        *wf -= j->step * (g * (float)d->val[k] + j->lambda * *wf);
+    }
+    *wat(j, j->bias) -= j->step * g;
+    loom_report_tick(1);
+}
+
+/* Summed log loss and correct predictions of block d against the plain
+ * weight vector w (bias at w[bias]). */
+static void evaluate_sparse(const loom_libsvm *d, const float *w, int64_t bias, double *loss,
+                            double *right)
+{
+    double l = 0, r = 0;
+#pragma omp parallel for schedule(static) reduction(+ : l, r)
+    for (int64_t i = 0; i < d->n; i++) {
+        float z = w[bias];
+        for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++)
+            z += w[d->idx[k]] * (float)d->val[k];
+        int y = d->y[i] > 0;
+        float p = loom_lr_sigmoid(z);
+        l -= log(fmax(y ? p : 1 - p, 1e-30));
+        r += (p > 0.5f) == y;
+    }
+    *loss = l, *right = r;
+}
+
+static void load_svm(const char *path, int me, int R, loom_libsvm *d)
+{
+    char err[600] = "", msg[700];
+    int rc = loom_libsvm_load(path, &(loom_rows){me, R}, d, err, sizeof err);
+    snprintf(msg, sizeof msg, "loom-lr: %s", err);
+    loom_report_agree(rc != LOOM_OK, msg);
+}
+
+/* Sparse binary logistic regression: the weight vector (features + bias)
+ * is a row allocation of WROW floats per row; otherwise as the
+ * multinomial model.  Collective. */
+static int binary(const struct opts *o)
+{
+    int R = loom_size(), me = loom_rank();
+    loom_libsvm tr, te;
+    load_svm(o->svm[0], me, R, &tr);
+    load_svm(o->svm[1], me, R, &te);
+    int64_t F = tr.cols > te.cols ? tr.cols : te.cols, rows = (F + 1 + WROW - 1) / WROW;
+    if (me == 0)
+        printf("loom-lr: %lld training and %lld test samples, %lld features (sparse, binary), "
+               "%d rank(s) x %d thread(s), %s\n", (long long)tr.nfile, (long long)te.nfile,
+               (long long)F, R, omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
+    float *w = loom_alloc((size_t)rows * WROW * sizeof(float), &(loom_alloc_opts){.name = "w",
+                          .unit = LOOM_UNIT_ROW, .row_size = WROW * sizeof(float),
+                          .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
+                          .coherence = o->staleness ? "ssp" : "bsp",
+                          .staleness = o->staleness, .staleness_set = 1});
+    float *plain = calloc((size_t)rows * WROW, sizeof(float));
+    if (!w || !plain)
+        loom_abort(1, "loom-lr: cannot allocate %lld weights", (long long)F + 1);
+    char err[512] = "", msg[600];
+    loom_report *rep = loom_report_open("loom-lr", o->log,
+                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
+                                        sizeof err);
+    snprintf(msg, sizeof msg, "loom-lr: %s", err);
+    loom_report_agree(!rep, msg);
+    loom_sync mode = !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP
+                                                                                 : LOOM_HYBRID;
+    /* the serial twin runs the same body over plain memory, in order */
+    struct sjob j = {&tr, o->serial ? plain : w, F, 0, (float)o->lambda, o->serial};
+    double busy = 0, acc = 0;
+    for (int e = 1; e <= o->epochs; e++) {
+        j.step = (float)(o->step * pow(o->decay, e - 1));
+        loom_report_begin(rep, e, tr.n);
+        double t0 = loom_wtime();
+        if (o->serial)
+            for (int64_t i = 0; i < tr.n; i++)
+                sgd_sparse((long)i, &j);
+        else if (loom_for(0, tr.n, sgd_sparse, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
+                          .local = 1, .sync = mode, .sync_every = o->sync_every}))
+            loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
+        busy += loom_wtime() - t0;
+        for (int64_t r = 0; !o->serial && r < rows; r++)
+            memcpy(plain + r * WROW, loom_row_get(w, (size_t)r), WROW * sizeof(float));
+        double s[2], unused;
+        evaluate_sparse(&tr, plain, F, &s[0], &unused);
+        evaluate_sparse(&te, plain, F, &unused, &s[1]);
+        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
+        acc = s[1] / (double)te.nfile;
+        loom_report_row(rep, (double[]){e, (double)tr.nfile * e, busy, s[0] / (double)tr.nfile,
+                                        acc});
+    }
+    if (me == 0)
+        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)\n",
+               (double)tr.nfile * o->epochs / busy, o->epochs, busy);
+    if (o->model && me == 0) {
+        FILE *f = fopen(o->model, "w");
+        for (int64_t x = 0; f && x <= F; x++)
+            fprintf(f, "%.7g\n", plain[x]);
+        if (!f || fclose(f))
+            loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
+    }
+    loom_report_final(rep, "test_accuracy", acc);
+    loom_report_close(rep);
+    free(plain);
+    loom_libsvm_free(&tr);
+    loom_libsvm_free(&te);
+    loom_free(w);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
@@ -230,6 +371,8 @@ int main(int argc, char **argv)
     int R = loom_size(), me = loom_rank();
     if (o.serial && R > 1)
         loom_abort(2, "loom-lr: --serial runs on one rank (got %d)", R);
+    if (o.svm[0])
+        return binary(&o) ? 1 : loom_finalize();
     struct data tr, te;
     load(o.img[0], o.lab[0], me, R, &tr);
     load(o.img[1], o.lab[1], me, R, &te);

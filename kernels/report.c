@@ -130,7 +130,7 @@ static void put(FILE *f, double v)
     if (v == (double)(int64_t)v && v < 1e15 && v > -1e15)
         fprintf(f, "%lld", (long long)v);
     else
-        fprintf(f, "%.6g", v);
+        fprintf(f, "%.9g", v);
 }
 
 void loom_report_row(loom_report *r, const double *values)
