@@ -187,13 +187,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-/* A load error: the message on rank 0, which ends the job (the other
- * ranks read the same file and wait to be stopped). */
-static void input_error(const char *err)
+/* Collective: every rank says whether its step failed (err not NULL).
+ * If any did, the lowest failing rank prints its message and every rank
+ * ends the job cleanly with exit status 1; otherwise it returns.  (All
+ * ranks read the same files, so they usually fail alike; agreeing first
+ * keeps a rank that failed alone from leaving the others in a collective.) */
+static void agree(const char *err)
 {
-    if (loom_rank() == 0)
-        loom_abort(1, "%s", err);
-    loom_barrier();
+    int32_t first = err ? loom_rank() : INT32_MAX;
+    loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN);
+    if (first == INT32_MAX)
+        return;
+    if (first == loom_rank())
+        fprintf(stderr, "loom-lda: %s\n", err);
+    loom_finalize();
     exit(1);
 }
 
@@ -242,8 +249,7 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
     memset(test, 0, sizeof *test);
     int rc = o->text ? loom_corpus_load_text(o->text, o->min_count, &all, err, sizeof err)
                      : loom_corpus_load_uci(o->train, o->vocab, &all, err, sizeof err);
-    if (rc)
-        input_error(err);
+    agree(rc ? err : NULL);
     if (o->test_frac > 0) {
         if (loom_corpus_split(&all, o->test_frac, (uint64_t)o->seed, train, test, NULL))
             loom_abort(1, "out of memory splitting the corpus");
@@ -255,15 +261,14 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
         return;
     rc = o->text ? loom_corpus_load_text(o->test, 1, test, err, sizeof err)
                  : loom_corpus_load_uci(o->test, NULL, test, err, sizeof err);
-    if (rc)
-        input_error(err);
+    agree(rc ? err : NULL);
     if (o->text) {
         map_text_vocab(train, test);
     } else if (test->nwords > train->nwords) {
         snprintf(err, sizeof err, "%s: its vocabulary (W = %d) is larger than the training "
                  "corpus's (W = %d); both must use the same word ids", o->test,
                  (int)test->nwords, (int)train->nwords);
-        input_error(err);
+        agree(err);
     }
 }
 
@@ -368,13 +373,11 @@ int main(int argc, char **argv)
     int32_t Kp = 0, Vp = 0;
     if (o.planted) {
         char err[1024];
-        if (loom_topics_load(o.planted, &Kp, &Vp, &planted, err, sizeof err))
-            input_error(err);
-        if (Vp != p.V) {
+        rc = loom_topics_load(o.planted, &Kp, &Vp, &planted, err, sizeof err);
+        if (!rc && Vp != p.V)
             snprintf(err, sizeof err, "%s: the planted topics have %d words, the corpus %d",
                      o.planted, (int)Vp, (int)p.V);
-            input_error(err);
-        }
+        agree(rc || Vp != p.V ? err : NULL);
     }
     int have_test = test.ndocs > 0;
     if ((o.test || o.test_frac > 0) && !have_test && loom_rank() == 0)
@@ -392,8 +395,8 @@ int main(int argc, char **argv)
         loom_finalize();
         return 2;
     }
-    if (have_test)
-        loom_lda_ring_set_test(g, &test);
+    if (have_test && loom_lda_ring_set_test(g, &test))
+        loom_abort(70, "a held-out word id is out of range (internal error)");
     double t_init = loom_wtime() - t0;
     int threads = o.serial ? 1 : omp_get_max_threads();
     if (loom_rank() == 0)
@@ -410,8 +413,7 @@ int main(int argc, char **argv)
                                                 : "iter,samples,seconds,loglik,s_error,"
                                                   "tokens_per_s",
                                       err, sizeof err);
-    if (!r)
-        input_error(err);
+    agree(r ? NULL : err); /* only rank 0 creates the log */
 
     double seconds = 0, samples = 0, ll = loom_lda_ring_loglik(g);
     double row[8];
