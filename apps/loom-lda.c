@@ -249,6 +249,11 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
     memset(test, 0, sizeof *test);
     int rc = o->text ? loom_corpus_load_text(o->text, o->min_count, &all, err, sizeof err)
                      : loom_corpus_load_uci(o->train, o->vocab, &all, err, sizeof err);
+    if (!rc && all.ntokens == 0) {
+        snprintf(err, sizeof err, "%s: no tokens to train on", o->text ? o->text : o->train);
+        loom_corpus_free(&all);
+        rc = LOOM_ERR_FORMAT;
+    }
     agree(rc ? err : NULL);
     if (o->test_frac > 0) {
         if (loom_corpus_split(&all, o->test_frac, (uint64_t)o->seed, train, test, NULL))
