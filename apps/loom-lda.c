@@ -402,6 +402,14 @@ int main(int argc, char **argv)
     }
     if (have_test && loom_lda_ring_set_test(g, &test))
         loom_abort(70, "a held-out word id is out of range (internal error)");
+    /* the shards hold copies of this rank's share: drop the whole corpus,
+     * keeping the sizes and the vocabulary */
+    free(train.word);
+    free(train.doc_off);
+    free(test.word);
+    free(test.doc_off);
+    train.word = test.word = NULL;
+    train.doc_off = test.doc_off = NULL;
     double t_init = loom_wtime() - t0;
     int threads = o.serial ? 1 : omp_get_max_threads();
     if (loom_rank() == 0)

@@ -13,9 +13,9 @@
 # Why pass 31: two Gibbs chains from the same start break the symmetry
 # of the topics at slightly different passes, so during the transient
 # (passes ~3-25 here) their log-likelihoods differ by a few percent even
-# when both are exact (1 rank x 1 thread against the serial twin, which
-# differ only in the order words are visited, differ by up to 7% on such
-# corpora; docs/loom-lda.md).  A chain can also settle in a mode that
+# when both are exact (1 rank x 1 thread and the serial twin, which
+# differ only in the order words are visited, are up to 11% apart at pass
+# 6 on this corpus; docs/loom-lda.md).  A chain can also settle in a mode that
 # merges two planted topics (about one chain in three at K = 10, serial
 # twin included), ~2% lower in log-likelihood.  Every run here is
 # deterministic (its random streams depend on the seed and the worker
