@@ -485,6 +485,14 @@ int loom_corpus_load_text(const char *path, int64_t min_count, loom_corpus *c, c
                            "%s:%ld: more than 2147483646 documents", path, in.lineno);
             break;
         }
+        const char *nul = memchr(line, '\0', len);
+        if (nul) { /* a binary file: gzip'd text, a docword.gz, an index */
+            rc = loom_errf(err, errlen, LOOM_ERR_FORMAT,
+                           "%s:%ld: a NUL byte at column %zu: this is not a text file "
+                           "(decompress a compressed one first)", path, in.lineno,
+                           (size_t)(nul - line) + 1);
+            break;
+        }
         for (size_t k = 0; k < len;) {
             while (k < len && !word_byte((unsigned char)line[k]))
                 k++;

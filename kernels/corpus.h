@@ -36,8 +36,9 @@ int loom_corpus_load_uci(const char *docword_path, const char *vocab_path, loom_
  * bytes >= 0x80 (so UTF-8 letters stay inside words), lowercased (ASCII).
  * Word ids follow first occurrence.  Words occurring fewer than min_count
  * times in the whole file are dropped (min_count <= 1 keeps all); the
- * documents keep their line numbers even if they end up empty.  Returns
- * as loom_corpus_load_uci. */
+ * documents keep their line numbers even if they end up empty.  A NUL
+ * byte (a binary or compressed file) is a format error, "FILE:LINE: a NUL
+ * byte at column C: ...".  Returns as loom_corpus_load_uci. */
 int loom_corpus_load_text(const char *path, int64_t min_count, loom_corpus *c, char *err,
                           size_t errlen);
 

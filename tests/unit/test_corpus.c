@@ -150,6 +150,17 @@ static void test_text(void)
        "text, min_count 2: only 'the' and 'cat' stay; documents keep their lines");
     loom_corpus_free(&c);
 
+    static const char binary[] = "fine words\nstill fine\nbad\0byte\n";
+    FILE *bf = fopen(scratch("binary.txt"), "wb");
+    fwrite(binary, 1, sizeof binary - 1, bf);
+    fclose(bf);
+    char want[512];
+    snprintf(want, sizeof want, "%s:3: a NUL byte at column 4: this is not a text file "
+             "(decompress a compressed one first)", scratch("binary.txt"));
+    rc = loom_corpus_load_text(scratch("binary.txt"), 1, &c, err, sizeof err);
+    ok(rc == LOOM_ERR_FORMAT && !strcmp(err, want) && c.ndocs == 0 && !c.word,
+       "text: a NUL byte is named FILE:LINE and column: %s", err);
+
     rc = loom_corpus_load_text("/nonexistent/t.txt", 1, &c, err, sizeof err);
     ok(rc == LOOM_ERR_IO && !strcmp(err, "/nonexistent/t.txt: No such file or directory"),
        "text: a missing file: %s", err);

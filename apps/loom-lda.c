@@ -1,0 +1,487 @@
+/* loom-lda.c — topic models by collapsed Gibbs sampling (LDA), STRADS-style:
+ * on one machine or across the ranks `loomrun` starts.
+ *
+ *   loom-lda --train DOCWORD [--vocab VOCAB] | --text FILE [--min-count N]
+ *            [--test FILE | --test-frac F] --topics K [--iters N] [--alpha A]
+ *            [--beta B] [--seed S] [--log FILE.csv] [--model DIR] [--top N]
+ *            [--planted TOPICS] [--eval-every N] [--test-iters N] [--forward]
+ *            [--serial]
+ *
+ * How it is distributed (kernels/lda_ring.c does it; docs/loom-lda.md
+ * explains it): each rank holds its own documents and each of its OpenMP
+ * threads a shard of them (doc-topic counts never move); the word-topic
+ * table is a `loom_alloc` ring allocation whose word partitions rotate
+ * over the ranks, the threads of a rank sub-rotating the partition's word
+ * blocks; the topic sums are replicated per worker and merged every round
+ * with loom_allreduce, and the round's s-error (seed 002) is reported.
+ * The rotation is driven directly (loom_ring_part / loom_ring_rotate plus
+ * an OpenMP sub-rotation) rather than through loom_for: the sampler works
+ * on a word range of a shard at once (one F+tree per word for all of its
+ * tokens) and the doc-topic counts are sparse lists, not Loom rows; the
+ * reasons are spelled out atop kernels/lda_ring.c.  --serial runs the
+ * kernel's serial twin instead (one rank, one thread, exact sums).
+ *
+ * Output (kernels/report.h): one line per iteration and the CSV log with
+ * columns iter,samples,seconds,loglik[,perplexity],s_error,tokens_per_s
+ * (samples and seconds cumulative, seconds counting the training rounds
+ * only); progress every few seconds; `final loglik=...` at the end.
+ * Exit status: 0; 1 for unreadable or malformed input (FILE:LINE: ...);
+ * 2 for bad arguments. */
+#include "../kernels/corpus.h"
+#include "../kernels/gen.h"
+#include "../kernels/lda.h"
+#include "../kernels/lda_ring.h"
+#include "../kernels/report.h"
+
+#include <loom.h>
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+    "usage: loom-lda --train DOCWORD [--vocab VOCAB] --topics K [options]\n"
+    "       loom-lda --text FILE [--min-count N] --topics K [options]\n"
+    "  --train DOCWORD    UCI bag-of-words training corpus (D, W, NNZ, 'doc word count')\n"
+    "  --vocab VOCAB      its vocabulary, one word per line (for the top words)\n"
+    "  --text FILE        plain text instead: one document per line\n"
+    "  --min-count N      text: drop words seen fewer than N times (default 1)\n"
+    "  --test FILE        held-out documents (same format and vocabulary): perplexity\n"
+    "  --test-frac F      or hold out this fraction of the training documents\n"
+    "  --topics K         number of topics\n"
+    "  --iters N          sampling passes (default 50)\n"
+    "  --alpha A          document-topic prior (default 0.1)\n"
+    "  --beta B           topic-word prior (default 0.01)\n"
+    "  --seed S           initial topics and random streams (default 1)\n"
+    "  --log FILE.csv     per-iteration log\n"
+    "  --model DIR        save DIR/topics.txt (top words) and DIR/word_topic.txt (counts)\n"
+    "  --top N            top words per topic in topics.txt (default 10)\n"
+    "  --planted TOPICS   report the best-match Hellinger distance to planted topics\n"
+    "                     (loom-gen lda's PREFIX.topics.txt)\n"
+    "  --eval-every N     perplexity every N passes and after the last (default 1)\n"
+    "  --test-iters N     document-completion sweeps per evaluation (default 20)\n"
+    "  --forward          send each finished word row on at once (macro-synchronization)\n"
+    "  --serial           the serial twin: one rank, one thread, exact topic sums\n"
+    "Threads: OMP_NUM_THREADS.  Ranks: loomrun -n N loom-lda ...  See docs/loom-lda.md.\n";
+
+struct opts {
+    const char *train, *vocab, *text, *test, *log, *model, *planted;
+    double test_frac, alpha, beta;
+    int64_t topics, iters, seed, min_count, top, eval_every, test_iters;
+    int serial, forward, help;
+};
+
+/* Prints the complaint and the usage (rank 0 only) and returns 2. */
+static int usage_error(const char *fmt, const char *arg)
+{
+    if (loom_rank() == 0) {
+        fprintf(stderr, "loom-lda: ");
+        fprintf(stderr, fmt, arg);
+        fprintf(stderr, "\n%s", usage_text);
+    }
+    return 2;
+}
+
+/* An integer in [lo, hi], plain or as 1e7. */
+static int parse_count(const char *s, int64_t lo, int64_t hi, int64_t *v)
+{
+    char *end;
+    if (!*s || strpbrk(s, "xXpPnN") || *s == ' ')
+        return -1;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || *end || x != floor(x) || x < (double)lo || x > (double)hi)
+        return -1;
+    *v = (int64_t)x;
+    return 0;
+}
+
+/* A finite number in [lo, hi]. */
+static int parse_real(const char *s, double lo, double hi, double *v)
+{
+    char *end;
+    if (!*s || strpbrk(s, "xXpPnNiI") || *s == ' ')
+        return -1;
+    errno = 0;
+    *v = strtod(s, &end);
+    return errno || *end || !(*v >= lo && *v <= hi) ? -1 : 0;
+}
+
+/* Fills o from argv; returns 0, or 2 after saying what is wrong. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    *o = (struct opts){.alpha = 0.1, .beta = 0.01, .iters = 50, .seed = 1, .min_count = 1,
+                       .top = 10, .eval_every = 1, .test_iters = 20, .test_frac = -1};
+    struct {
+        const char *name;
+        char kind; /* s string, c count, r real, f flag */
+        const char **str;
+        int64_t *i64, lo, hi;
+        double *dbl, rlo, rhi;
+        int *flag;
+    } t[] = {
+        {"--train", 's', .str = &o->train},
+        {"--vocab", 's', .str = &o->vocab},
+        {"--text", 's', .str = &o->text},
+        {"--test", 's', .str = &o->test},
+        {"--log", 's', .str = &o->log},
+        {"--model", 's', .str = &o->model},
+        {"--planted", 's', .str = &o->planted},
+        {"--topics", 'c', .i64 = &o->topics, .lo = 1, .hi = 1000000},
+        {"--iters", 'c', .i64 = &o->iters, .lo = 0, .hi = 100000000},
+        {"--seed", 'c', .i64 = &o->seed, .lo = 0, .hi = INT64_MAX / 2},
+        {"--min-count", 'c', .i64 = &o->min_count, .lo = 1, .hi = INT64_MAX / 2},
+        {"--top", 'c', .i64 = &o->top, .lo = 1, .hi = 100000},
+        {"--eval-every", 'c', .i64 = &o->eval_every, .lo = 1, .hi = 100000000},
+        {"--test-iters", 'c', .i64 = &o->test_iters, .lo = 1, .hi = 100000},
+        {"--alpha", 'r', .dbl = &o->alpha, .rlo = 1e-300, .rhi = 1e300},
+        {"--beta", 'r', .dbl = &o->beta, .rlo = 1e-300, .rhi = 1e300},
+        {"--test-frac", 'r', .dbl = &o->test_frac, .rlo = 0, .rhi = 1},
+        {"--serial", 'f', .flag = &o->serial},
+        {"--forward", 'f', .flag = &o->forward},
+        {"--help", 'f', .flag = &o->help},
+        {"-h", 'f', .flag = &o->help},
+    };
+    const int n = (int)(sizeof t / sizeof t[0]);
+    for (int a = 1; a < argc; a++) {
+        int i = 0;
+        while (i < n && strcmp(t[i].name, argv[a]))
+            i++;
+        if (i == n)
+            return usage_error("unknown option '%s'", argv[a]);
+        if (t[i].kind == 'f') {
+            *t[i].flag = 1;
+            continue;
+        }
+        if (a + 1 >= argc)
+            return usage_error("%s needs a value", argv[a]);
+        const char *v = argv[++a];
+        char msg[160];
+        if (t[i].kind == 's') {
+            *t[i].str = v;
+        } else if (t[i].kind == 'c' && parse_count(v, t[i].lo, t[i].hi, t[i].i64)) {
+            snprintf(msg, sizeof msg, "%s wants an integer from %lld to %lld, not '%%s'",
+                     t[i].name, (long long)t[i].lo, (long long)t[i].hi);
+            return usage_error(msg, v);
+        } else if (t[i].kind == 'r' && parse_real(v, t[i].rlo, t[i].rhi, t[i].dbl)) {
+            snprintf(msg, sizeof msg, "%s wants a %s, not '%%s'", t[i].name,
+                     t[i].rlo == 0 ? "number from 0 to 1" : "positive number");
+            return usage_error(msg, v);
+        }
+    }
+    if (o->help)
+        return 0;
+    if (!o->train == !o->text)
+        return usage_error("%s", o->train ? "--train and --text exclude each other"
+                                          : "missing --train or --text");
+    if (o->vocab && !o->train)
+        return usage_error("%s", "--vocab goes with --train");
+    if (!o->topics)
+        return usage_error("%s", "missing --topics");
+    if (o->test && o->test_frac >= 0)
+        return usage_error("%s", "--test and --test-frac exclude each other");
+    return 0;
+}
+
+/* Collective: every rank says whether its step failed (err not NULL).
+ * If any did, the lowest failing rank prints its message and every rank
+ * ends the job cleanly with exit status 1; otherwise it returns.  (All
+ * ranks read the same files, so they usually fail alike; agreeing first
+ * keeps a rank that failed alone from leaving the others in a collective.) */
+static void agree(const char *err)
+{
+    int32_t first = err ? loom_rank() : INT32_MAX;
+    loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN);
+    if (first == INT32_MAX)
+        return;
+    if (first == loom_rank())
+        fprintf(stderr, "loom-lda: %s\n", err);
+    loom_finalize();
+    exit(1);
+}
+
+/* Text test documents have their own word ids: map them to the training
+ * vocabulary through its sorted words; unknown words are dropped. */
+static int by_word(const void *a, const void *b)
+{
+    return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+static void map_text_vocab(const loom_corpus *train, loom_corpus *test)
+{
+    char ***sorted = malloc(sizeof *sorted * ((size_t)train->nwords + 1));
+    int32_t *map = malloc(sizeof *map * ((size_t)test->nwords + 1));
+    if (!sorted || !map)
+        loom_abort(1, "out of memory");
+    for (int32_t w = 0; w < train->nwords; w++)
+        sorted[w] = &train->vocab[w];
+    qsort(sorted, (size_t)train->nwords, sizeof *sorted, by_word);
+    for (int32_t w = 0; w < test->nwords; w++) {
+        char **key = &test->vocab[w];
+        char ***hit = bsearch(&key, sorted, (size_t)train->nwords, sizeof *sorted, by_word);
+        map[w] = hit ? (int32_t)(*hit - train->vocab) : -1;
+    }
+    int64_t out = 0;
+    for (int32_t d = 0; d < test->ndocs; d++) {
+        int64_t from = test->doc_off[d], to = test->doc_off[d + 1];
+        test->doc_off[d] = out;
+        for (int64_t j = from; j < to; j++)
+            if (map[test->word[j]] >= 0)
+                test->word[out++] = map[test->word[j]];
+    }
+    test->doc_off[test->ndocs] = out;
+    test->ntokens = out;
+    test->nwords = train->nwords;
+    free(sorted);
+    free(map);
+}
+
+/* Loads the training corpus and the held-out documents (test->ndocs = 0
+ * without any), stopping the job with FILE:LINE on malformed input. */
+static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
+{
+    char err[1024];
+    loom_corpus all;
+    memset(test, 0, sizeof *test);
+    int rc = o->text ? loom_corpus_load_text(o->text, o->min_count, &all, err, sizeof err)
+                     : loom_corpus_load_uci(o->train, o->vocab, &all, err, sizeof err);
+    if (!rc && all.ntokens == 0) {
+        snprintf(err, sizeof err, "%s: no tokens to train on", o->text ? o->text : o->train);
+        loom_corpus_free(&all);
+        rc = LOOM_ERR_FORMAT;
+    }
+    agree(rc ? err : NULL);
+    if (o->test_frac > 0) {
+        if (loom_corpus_split(&all, o->test_frac, (uint64_t)o->seed, train, test, NULL))
+            loom_abort(1, "out of memory splitting the corpus");
+        loom_corpus_free(&all);
+    } else {
+        *train = all;
+    }
+    if (!o->test)
+        return;
+    rc = o->text ? loom_corpus_load_text(o->test, 1, test, err, sizeof err)
+                 : loom_corpus_load_uci(o->test, NULL, test, err, sizeof err);
+    agree(rc ? err : NULL);
+    if (o->text) {
+        map_text_vocab(train, test);
+    } else if (test->nwords > train->nwords) {
+        snprintf(err, sizeof err, "%s: its vocabulary (W = %d) is larger than the training "
+                 "corpus's (W = %d); both must use the same word ids", o->test,
+                 (int)test->nwords, (int)train->nwords);
+        agree(err);
+    }
+}
+
+/* ---- the model on disk ---- */
+
+/* DIR/topics.txt: line k = "k<TAB>w1 w2 ..." (the top words of topic k,
+ * most frequent first; word strings when the vocabulary is known, else
+ * 1-based word ids); DIR/word_topic.txt: the counts in the UCI layout —
+ * lines V, K, NNZ, then "wordID topicID count" (both 1-based) for every
+ * nonzero count.  Rank 0 only.  Returns 0 or -1 with a message. */
+static int save_model(const char *dir, const loom_lda_params *p, const int32_t *wt,
+                      char **vocab, int32_t top)
+{
+    if (mkdir(dir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "loom-lda: %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    size_t len = strlen(dir) + 32;
+    char *path = malloc(len);
+    int32_t *tw = malloc(sizeof *tw * (size_t)p->K * (size_t)top);
+    if (!path || !tw)
+        loom_abort(1, "out of memory");
+    int rc = 0;
+    snprintf(path, len, "%s/topics.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        loom_lda_top_words(p, wt, (size_t)p->K, top, tw);
+        for (int32_t k = 0; k < p->K; k++) {
+            fprintf(f, "%d\t", (int)k);
+            for (int32_t i = 0; i < top && tw[(size_t)k * top + i] >= 0; i++) {
+                int32_t w = tw[(size_t)k * top + i];
+                if (vocab)
+                    fprintf(f, "%s%s", i ? " " : "", vocab[w]);
+                else
+                    fprintf(f, "%s%d", i ? " " : "", (int)w + 1);
+            }
+            fputc('\n', f);
+        }
+        rc = fclose(f);
+    }
+    if (!f || rc) {
+        fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
+        free(path);
+        free(tw);
+        return -1;
+    }
+    snprintf(path, len, "%s/word_topic.txt", dir);
+    f = fopen(path, "w");
+    if (f) {
+        int64_t nnz = 0;
+        for (size_t x = 0; x < (size_t)p->V * (size_t)p->K; x++)
+            nnz += wt[x] != 0;
+        fprintf(f, "%d\n%d\n%lld\n", (int)p->V, (int)p->K, (long long)nnz);
+        for (int32_t w = 0; w < p->V; w++)
+            for (int32_t k = 0; k < p->K; k++)
+                if (wt[(size_t)w * p->K + k])
+                    fprintf(f, "%d %d %d\n", (int)w + 1, (int)k + 1,
+                            (int)wt[(size_t)w * p->K + k]);
+        rc = fclose(f);
+    }
+    if (!f || rc) {
+        fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    free(path);
+    free(tw);
+    return rc ? -1 : 0;
+}
+
+/* Best-match mean Hellinger distance between the planted topics (Kp x V)
+ * and the learned ones. */
+static double planted_match(const loom_lda_params *p, const int32_t *wt, const int64_t *nk,
+                            const double *planted, int32_t Kp)
+{
+    double *phi = malloc(sizeof *phi * (size_t)p->K * (size_t)p->V);
+    if (!phi)
+        loom_abort(1, "out of memory");
+    loom_lda_phi(p, wt, (size_t)p->K, nk, phi);
+    double h = loom_lda_match_topics(planted, Kp, phi, p->K, p->V, NULL);
+    free(phi);
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    if (loom_init(&argc, &argv))
+        return 1;
+    struct opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc || o.help) {
+        if (o.help && loom_rank() == 0)
+            fputs(usage_text, stdout);
+        loom_finalize();
+        return rc;
+    }
+
+    loom_corpus train, test;
+    load(&o, &train, &test);
+    loom_lda_params p = {.K = (int32_t)o.topics, .V = train.nwords, .alpha = o.alpha,
+                         .beta = o.beta, .seed = (uint64_t)o.seed};
+    double *planted = NULL;
+    int32_t Kp = 0, Vp = 0;
+    if (o.planted) {
+        char err[1024];
+        rc = loom_topics_load(o.planted, &Kp, &Vp, &planted, err, sizeof err);
+        if (!rc && Vp != p.V)
+            snprintf(err, sizeof err, "%s: the planted topics have %d words, the corpus %d",
+                     o.planted, (int)Vp, (int)p.V);
+        agree(rc || Vp != p.V ? err : NULL);
+    }
+    int have_test = test.ndocs > 0;
+    if ((o.test || o.test_frac > 0) && !have_test && loom_rank() == 0)
+        fprintf(stderr, "loom-lda: warning: no held-out documents; no perplexity\n");
+
+    char err[512];
+    loom_lda_ring *g;
+    double t0 = loom_wtime();
+    rc = loom_lda_ring_init(&g, &p, &train, &(loom_lda_ring_opts){.serial = o.serial,
+                                                                  .forward = o.forward},
+                            err, sizeof err);
+    if (rc) {
+        if (loom_rank() == 0)
+            fprintf(stderr, "loom-lda: %s\n", err);
+        loom_finalize();
+        return 2;
+    }
+    if (have_test && loom_lda_ring_set_test(g, &test))
+        loom_abort(70, "a held-out word id is out of range (internal error)");
+    /* the shards hold copies of this rank's share: drop the whole corpus,
+     * keeping the sizes and the vocabulary */
+    free(train.word);
+    free(train.doc_off);
+    free(test.word);
+    free(test.doc_off);
+    train.word = test.word = NULL;
+    train.doc_off = test.doc_off = NULL;
+    double t_init = loom_wtime() - t0;
+    int threads = o.serial ? 1 : omp_get_max_threads();
+    if (loom_rank() == 0)
+        printf("loom-lda: %d documents, %lld tokens, V = %d, K = %d, %d rank%s x %d thread%s%s; "
+               "%d held-out documents; set up in %.2f s\n",
+               (int)train.ndocs, (long long)train.ntokens, (int)p.V, (int)p.K, loom_size(),
+               loom_size() > 1 ? "s" : "", threads, threads > 1 ? "s" : "",
+               o.serial ? " (serial twin)" : "",
+               (int)test.ndocs, t_init);
+
+    loom_report *r = loom_report_open("loom-lda", o.log,
+                                      have_test ? "iter,samples,seconds,loglik,perplexity,"
+                                                  "s_error,tokens_per_s"
+                                                : "iter,samples,seconds,loglik,s_error,"
+                                                  "tokens_per_s",
+                                      err, sizeof err);
+    agree(r ? NULL : err); /* only rank 0 creates the log */
+
+    double seconds = 0, samples = 0, ll = loom_lda_ring_loglik(g);
+    double row[8];
+    for (int64_t it = 0; it <= o.iters; it++) {
+        double s_err = 0, dt = 0;
+        int64_t n = 0;
+        if (it > 0) {
+            loom_report_begin(r, (long)it, loom_lda_ring_rank_tokens(g));
+            double a = loom_wtime();
+            n = loom_lda_ring_round(g, &s_err);
+            dt = loom_wtime() - a;
+            seconds += dt;
+            samples += (double)n;
+            ll = loom_lda_ring_loglik(g);
+        }
+        int c = 0;
+        row[c++] = (double)it;
+        row[c++] = samples;
+        row[c++] = seconds;
+        row[c++] = ll;
+        if (have_test)
+            row[c++] = it % o.eval_every == 0 || it == o.iters
+                           ? loom_lda_ring_perplexity(g, (int32_t)o.test_iters,
+                                                      (uint64_t)o.seed, NULL)
+                           : NAN;
+        row[c++] = s_err;
+        row[c++] = dt > 0 ? (double)n / dt : 0;
+        loom_report_row(r, row);
+    }
+
+    /* the model: every rank takes part in gathering the table */
+    int want = loom_rank() == 0 && (o.model || planted);
+    int32_t *wt = want ? malloc(sizeof *wt * (size_t)p.V * (size_t)p.K) : NULL;
+    int64_t *nk = want ? malloc(sizeof *nk * (size_t)p.K) : NULL;
+    if (want && (!wt || !nk))
+        loom_abort(1, "out of memory gathering the model (%d x %d)", (int)p.V, (int)p.K);
+    if (o.model || planted)
+        loom_lda_ring_table(g, wt, nk);
+    int status = 0;
+    if (want && o.model && save_model(o.model, &p, wt, train.vocab, (int32_t)o.top))
+        status = 1;
+    if (want && planted)
+        printf("loom-lda: planted topics: best-match mean Hellinger distance %.4f (%d planted, "
+               "%d learned)\n", planted_match(&p, wt, nk, planted, Kp), (int)Kp, (int)p.K);
+    if (loom_rank() == 0 && o.iters > 0)
+        printf("loom-lda: %.0f tokens sampled in %.3f s of training rounds: %.4g tokens/s\n",
+               samples, seconds, samples / seconds);
+    loom_report_final(r, "loglik", ll);
+    loom_report_close(r);
+    free(wt);
+    free(nk);
+    free(planted);
+    loom_lda_ring_free(g);
+    loom_corpus_free(&train);
+    loom_corpus_free(&test);
+    loom_finalize();
+    return status;
+}

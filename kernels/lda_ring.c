@@ -1,0 +1,479 @@
+/* lda_ring.c — the LDA word rotation over ranks and threads (lda_ring.h),
+ * and its serial twin.
+ *
+ * Why the rotation is driven here with loom_ring_part / loom_ring_rotate
+ * and an OpenMP sub-rotation, not with loom_for(LOOM_SERIALIZABLE): the
+ * kernel's unit of work is a word range of one shard (loom_lda_sample_range
+ * builds each word's F+tree once and sweeps all of the word's tokens
+ * against it), and a document's topic counts are a sparse, variable-length
+ * list inside the shard, not a row of a Loom allocation.  loom_for's
+ * rotation plan wants an iteration per token touching one row of each of
+ * two row allocations, with the pinned one under bsp: it would cost a call
+ * and a tree per token and a dense n_docs x K doc-topic table (1.2 GB for
+ * NYTimes at K = 1000).  The stale per-worker topic sums, merged once per
+ * round, are also outside what loom_for models.  The schedule itself is
+ * short:
+ *
+ *   for each of the R sub-epochs of a round (rank r owns ring partition
+ *   j = (r - t) mod R, T word blocks j*T .. j*T+T-1 of the R*T blocks):
+ *       omp parallel, thread i:  for s in 0..T-1: sample block j*T + (i+s) mod T
+ *                                (an omp barrier between the T sub-steps)
+ *       loom_ring_rotate()
+ *   merge the topic-sum deltas: loom_allreduce(LOOM_INT64)
+ *
+ * In every (sub-epoch, sub-step) the R*T workers hold R*T distinct word
+ * blocks, so every word row has exactly one writer and every document one
+ * sampler; over a round each worker meets every block once.  The blocks of
+ * the R*T cut nest in the ring's R partitions (both are floor(x V / n)
+ * cuts), and the vocabulary is relabelled (loom_lda_balance_words) so the
+ * R*T blocks carry equal token counts; the barriers then cost little. */
+#include "lda_ring.h"
+
+#include "report.h"
+
+#include <loom.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tokens per loom_lda_sample_range call: progress ticks at this grain. */
+#define CHUNK_TOKENS 65536
+
+struct loom_lda_ring {
+    loom_lda_params p;
+    int serial, forward;
+    int R, rank, T;
+    uint64_t t;              /* sub-epochs so far (the ring's clock) */
+    int64_t M;               /* tokens of the whole training corpus */
+    int64_t rank_tokens;
+    int32_t *wt;             /* V rows of K: ring allocation, or malloc'd (serial) */
+    int32_t *new_id;         /* [V] relabelling (NULL: identity, serial) */
+    loom_lda_shard *sh;      /* [T] */
+    int64_t *nk;             /* [K] synced topic sums */
+    size_t kpad;             /* per-worker stride of local/delta (64-byte multiple) */
+    int64_t *local;          /* [T * kpad] each worker's copy of the sums */
+    int64_t *delta;          /* [T * kpad] each worker's moves of this round */
+    int64_t *sampled;        /* [T * 8] tokens sampled this round */
+    /* held-out documents: this rank's workers' slices, relabelled */
+    int32_t *test_n;         /* [T] documents */
+    int64_t *test_first;     /* [T] global id of the first */
+    int64_t **test_off;      /* [T][n + 1] */
+    int32_t **test_words;    /* [T] */
+};
+
+static void *need(size_t n)
+{
+    void *x = calloc(n ? n : 1, 1);
+    if (!x)
+        loom_abort(1, "lda: out of memory (%zu bytes)", n);
+    return x;
+}
+
+/* b[0..P]: document boundaries of P contiguous ranges of about M/P tokens
+ * each (b[w] = the first document starting at or after token w*M/P). */
+static void token_bounds(const loom_corpus *c, int P, int32_t *b)
+{
+    int64_t M = c->ntokens;
+    int32_t d = 0;
+    for (int w = 0; w < P; w++) {
+        int64_t at = M * w / P;
+        while (d < c->ndocs && c->doc_off[d] < at)
+            d++;
+        b[w] = d;
+    }
+    b[P] = c->ndocs;
+}
+
+/* Documents [d0, d1) of c as a CSR slice with relabelled word ids. */
+static void slice(const loom_corpus *c, const int32_t *new_id, int32_t d0, int32_t d1,
+                  int64_t **off, int32_t **words)
+{
+    int64_t base = c->doc_off[d0], n = c->doc_off[d1] - base;
+    *off = need(sizeof **off * ((size_t)(d1 - d0) + 1));
+    *words = need(sizeof **words * (size_t)n);
+    for (int32_t d = d0; d <= d1; d++)
+        (*off)[d - d0] = c->doc_off[d] - base;
+    for (int64_t j = 0; j < n; j++) {
+        int32_t w = c->word[base + j];
+        (*words)[j] = new_id ? new_id[w] : w;
+    }
+}
+
+/* ---- the rotation ---- */
+
+enum op { COUNT, SAMPLE };
+
+static int64_t *local_of(loom_lda_ring *g, int i) { return g->local + (size_t)i * g->kpad; }
+static int64_t *delta_of(loom_lda_ring *g, int i) { return g->delta + (size_t)i * g->kpad; }
+
+/* The first index of s->word_id at or after word w. */
+static int32_t first_word(const loom_lda_shard *s, int32_t w)
+{
+    int32_t lo = 0, hi = s->n_words;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (s->word_id[mid] < w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Worker i's work on word block [lo, hi), which it owns exclusively now:
+ * count its tokens into the table and its delta (COUNT), or sample them
+ * (SAMPLE), in chunks of about CHUNK_TOKENS tokens so that progress
+ * ticks; with `forward`, each finished row goes to the ring successor. */
+static void work(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, int forward)
+{
+    loom_lda_shard *s = &g->sh[i];
+    const size_t K = (size_t)g->p.K;
+    int64_t *nk = g->serial ? g->nk : local_of(g, i);
+    int64_t *delta = g->serial ? NULL : delta_of(g, i);
+    int32_t x = first_word(s, lo), end = first_word(s, hi), w = lo;
+    do { /* words [w, w2): the shard's words x .. y-1, about CHUNK_TOKENS tokens */
+        int64_t tokens = 0;
+        int32_t y = x;
+        while (y < end && tokens < CHUNK_TOKENS) {
+            tokens += s->word_off[y + 1] - s->word_off[y];
+            y++;
+        }
+        int32_t w2 = y < end ? s->word_id[y] : hi;
+        int32_t *rows = g->wt + (size_t)w * K;
+        int64_t n = op == COUNT ? loom_lda_count_range(s, w, w2, rows, K, g->serial ? nk : delta)
+                                : loom_lda_sample_range(s, w, w2, rows, K, nk, delta);
+        if (n < 0)
+            loom_abort(70, "lda: bad word range [%d, %d) (internal error)", (int)w, (int)w2);
+        if (op == SAMPLE) {
+            g->sampled[(size_t)i * 8] += n;
+            loom_report_tick(n);
+        }
+        for (int32_t u = w; forward && u < w2; u++)
+            loom_ring_done(g->wt, (size_t)u);
+        x = y;
+        w = w2;
+    } while (w < hi);
+}
+
+/* One pass of every worker over every word block (see the top comment). */
+static void rotate_all(loom_lda_ring *g, enum op op)
+{
+    const int R = g->serial ? 1 : g->R, T = g->T;
+    for (int t = 0; t < R; t++) {
+        int j = (g->rank + R - (int)(g->t % (uint64_t)R)) % R;
+        int32_t plo, phi;
+        loom_lda_word_block(g->p.V, R, j, &plo, &phi);
+        if (!g->serial) {
+            size_t first, n;
+            if (loom_ring_part(g->wt, NULL, NULL, &first, &n) || first != (size_t)plo ||
+                n != (size_t)(phi - plo))
+                loom_abort(70, "lda: rank %d expected to own word rows [%d, %d) in sub-epoch "
+                           "%llu (internal error)", g->rank, (int)plo, (int)phi,
+                           (unsigned long long)g->t);
+        }
+        int bad = 0;
+        int fwd = g->forward && !g->serial && R > 1 && op == SAMPLE;
+#pragma omp parallel num_threads(T) reduction(| : bad)
+        {
+            int i = omp_get_thread_num();
+            if (omp_get_num_threads() != T)
+                bad = 1;
+            for (int s = 0; !bad && s < T; s++) {
+                int32_t lo, hi;
+                loom_lda_word_block(g->p.V, R * T, j * T + (i + s) % T, &lo, &hi);
+                work(g, i, lo, hi, op, fwd && s == T - 1);
+                if (s + 1 < T) {
+#pragma omp barrier
+                }
+            }
+        }
+        if (bad)
+            loom_abort(70, "lda: OpenMP gave fewer than %d threads", T);
+        if (!g->serial)
+            loom_ring_rotate();
+        g->t++;
+    }
+}
+
+/* Sum the workers' deltas over ranks into the synced sums; the s-error of
+ * the round; every worker restarts from the new sums.  Returns the tokens
+ * sampled by all ranks. */
+static int64_t merge(loom_lda_ring *g, double *s_error)
+{
+    const int32_t K = g->p.K;
+    int64_t *sum = need(sizeof *sum * ((size_t)K + 1));
+    for (int i = 0; i < g->T; i++) {
+        for (int32_t k = 0; k < K; k++)
+            sum[k] += g->serial ? 0 : delta_of(g, i)[k];
+        sum[K] += g->sampled[(size_t)i * 8];
+        g->sampled[(size_t)i * 8] = 0;
+    }
+    if (!g->serial && loom_allreduce(LOOM_IN_PLACE, sum, (size_t)K + 1, LOOM_INT64, LOOM_SUM))
+        loom_abort(1, "lda: allreduce of the topic sums failed");
+    for (int32_t k = 0; k < K && !g->serial; k++)
+        g->nk[k] += sum[k];
+    double e = 0;
+    for (int i = 0; i < g->T && !g->serial; i++) {
+        e += loom_lda_s_error(local_of(g, i), g->nk, K, g->M);
+        memcpy(local_of(g, i), g->nk, sizeof *g->nk * (size_t)K);
+        memset(delta_of(g, i), 0, sizeof *g->nk * (size_t)K);
+    }
+    if (!g->serial && loom_allreduce(LOOM_IN_PLACE, &e, 1, LOOM_DOUBLE, LOOM_SUM))
+        loom_abort(1, "lda: allreduce of the s-error failed");
+    if (s_error)
+        *s_error = e / ((double)g->R * g->T);
+    int64_t n = sum[K];
+    free(sum);
+    return n;
+}
+
+/* ---- the API ---- */
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+    return LOOM_ERR_ARG;
+}
+
+int loom_lda_ring_init(loom_lda_ring **out, const loom_lda_params *p, const loom_corpus *c,
+                       const loom_lda_ring_opts *opts, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!p || !c || p->K < 1 || p->V != c->nwords || p->V < 1 || !(p->alpha > 0) ||
+        !(p->beta > 0))
+        return fail(err, errlen, "bad LDA parameters (K >= 1, V = the corpus's vocabulary, "
+                                 "alpha > 0, beta > 0)");
+    loom_lda_ring *g = need(sizeof *g);
+    g->p = *p;
+    g->serial = opts && opts->serial;
+    g->forward = opts && opts->forward;
+    g->R = loom_size();
+    g->rank = loom_rank();
+    g->T = g->serial ? 1 : omp_get_max_threads();
+    g->M = c->ntokens;
+    if (g->serial && g->R > 1) {
+        free(g);
+        return fail(err, errlen, "the serial twin runs on one rank only");
+    }
+    int32_t tt[2] = {g->T, -g->T};
+    loom_allreduce(LOOM_IN_PLACE, tt, 2, LOOM_INT32, LOOM_MIN);
+    if (tt[0] != -tt[1]) {
+        free(g);
+        snprintf(err, errlen, "every rank needs the same number of threads (OMP_NUM_THREADS): "
+                 "they range from %d to %d", (int)tt[0], (int)-tt[1]);
+        return LOOM_ERR_ARG;
+    }
+    const int P = g->R * g->T;
+    const int32_t V = p->V, K = p->K;
+
+    /* relabel the vocabulary so that the P word blocks weigh the same */
+    if (!g->serial) {
+        int64_t *freq = need(sizeof *freq * (size_t)V);
+        for (int64_t j = 0; j < c->ntokens; j++)
+            freq[c->word[j]]++;
+        g->new_id = need(sizeof *g->new_id * (size_t)V);
+        if (loom_lda_balance_words(freq, V, P, g->new_id))
+            loom_abort(1, "lda: out of memory balancing the word blocks");
+        free(freq);
+    }
+
+    /* the table */
+    if (g->serial) {
+        g->wt = need(sizeof *g->wt * (size_t)V * (size_t)K);
+    } else {
+        g->wt = loom_alloc((size_t)V * (size_t)K * sizeof(int32_t),
+                           &(loom_alloc_opts){.name = "word_topic", .coherence = "ring",
+                                              .unit = LOOM_UNIT_ROW,
+                                              .row_size = (size_t)K * sizeof(int32_t)});
+        if (!g->wt)
+            loom_abort(1, "lda: cannot allocate the word-topic table (%d x %d)", (int)V, (int)K);
+        void *start;
+        size_t bytes;
+        if (loom_ring_part(g->wt, &start, &bytes, NULL, NULL)) {
+            loom_free(g->wt);
+            free(g->new_id);
+            free(g);
+            return fail(err, errlen, "the word-topic table is not a ring allocation (internal "
+                                     "error)");
+        }
+        memset(start, 0, bytes);
+    }
+
+    /* the shards: worker (rank, i) holds document range rank * T + i */
+    int32_t *b = need(sizeof *b * ((size_t)P + 1));
+    token_bounds(c, P, b);
+    g->sh = need(sizeof *g->sh * (size_t)g->T);
+    g->kpad = ((size_t)K + 7) / 8 * 8;
+    g->local = need(sizeof *g->local * g->kpad * (size_t)g->T);
+    g->delta = need(sizeof *g->delta * g->kpad * (size_t)g->T);
+    g->sampled = need(sizeof *g->sampled * 8 * (size_t)g->T);
+    g->nk = need(sizeof *g->nk * (size_t)K);
+    int bad = 0;
+#pragma omp parallel num_threads(g->T) reduction(| : bad)
+    {
+        int i = omp_get_thread_num(), w = g->rank * g->T + i;
+        if (omp_get_num_threads() != g->T)
+            loom_abort(70, "lda: OpenMP gave fewer than %d threads", g->T);
+        int64_t *off;
+        int32_t *words;
+        slice(c, g->new_id, b[w], b[w + 1], &off, &words);
+        bad |= loom_lda_shard_init(&g->sh[i], p, b[w + 1] - b[w], off, words, b[w],
+                                   (uint64_t)w) != LOOM_OK;
+        free(off);
+        free(words);
+    }
+    free(b);
+    if (bad)
+        loom_abort(1, "lda: out of memory building the shards");
+    for (int i = 0; i < g->T; i++)
+        g->rank_tokens += g->sh[i].n_tokens;
+
+    /* the initial tables: one rotation that counts instead of sampling */
+    rotate_all(g, COUNT);
+    merge(g, NULL);
+    int64_t total = 0;
+    for (int32_t k = 0; k < K; k++)
+        total += g->nk[k];
+    if (total != g->M)
+        loom_abort(70, "lda: the topic sums count %lld tokens, the corpus has %lld (internal "
+                   "error)", (long long)total, (long long)g->M);
+    *out = g;
+    return LOOM_OK;
+}
+
+int64_t loom_lda_ring_round(loom_lda_ring *g, double *s_error)
+{
+    rotate_all(g, SAMPLE);
+    return merge(g, s_error);
+}
+
+double loom_lda_ring_loglik(const loom_lda_ring *g)
+{
+    const int R = g->serial ? 1 : g->R, T = g->T;
+    /* after whole rounds rank r owns partition r again: its T blocks */
+    double *part = need(sizeof *part * (size_t)T);
+#pragma omp parallel num_threads(T)
+    {
+        int i = omp_get_thread_num();
+        int32_t lo, hi;
+        loom_lda_word_block(g->p.V, R * T, g->rank * T + i, &lo, &hi);
+        part[i] = loom_lda_ll_docs(&g->sh[i]) +
+                  loom_lda_ll_words(&g->p, lo, hi, g->wt + (size_t)lo * (size_t)g->p.K,
+                                    (size_t)g->p.K);
+    }
+    double ll = 0;
+    for (int i = 0; i < T; i++)
+        ll += part[i];
+    free(part);
+    if (!g->serial)
+        loom_allreduce(LOOM_IN_PLACE, &ll, 1, LOOM_DOUBLE, LOOM_SUM);
+    return ll + loom_lda_ll_topics(&g->p, g->nk);
+}
+
+int loom_lda_ring_set_test(loom_lda_ring *g, const loom_corpus *test)
+{
+    for (int64_t j = 0; j < test->ntokens; j++)
+        if (test->word[j] < 0 || test->word[j] >= g->p.V)
+            return LOOM_ERR_ARG;
+    const int P = g->R * g->T;
+    int32_t *b = need(sizeof *b * ((size_t)P + 1));
+    token_bounds(test, P, b);
+    if (!g->test_n) {
+        g->test_n = need(sizeof *g->test_n * (size_t)g->T);
+        g->test_first = need(sizeof *g->test_first * (size_t)g->T);
+        g->test_off = need(sizeof *g->test_off * (size_t)g->T);
+        g->test_words = need(sizeof *g->test_words * (size_t)g->T);
+    }
+    for (int i = 0; i < g->T; i++) {
+        int w = g->rank * g->T + i;
+        free(g->test_off[i]);
+        free(g->test_words[i]);
+        slice(test, g->new_id, b[w], b[w + 1], &g->test_off[i], &g->test_words[i]);
+        g->test_n[i] = b[w + 1] - b[w];
+        g->test_first[i] = b[w];
+    }
+    free(b);
+    return LOOM_OK;
+}
+
+double loom_lda_ring_perplexity(loom_lda_ring *g, int32_t iters, uint64_t seed, int64_t *n_eval)
+{
+    if (!g->serial)
+        loom_ring_collect(g->wt); /* every rank reads the whole table */
+    double acc[2] = {0, 0};
+    int bad = 0;
+    if (g->test_n) {
+        double *part = need(sizeof *part * 2 * (size_t)g->T);
+#pragma omp parallel num_threads(g->T) reduction(| : bad)
+        {
+            int i = omp_get_thread_num();
+            double ll = 0;
+            int64_t n = 0;
+            bad |= loom_lda_completion(&g->p, g->wt, (size_t)g->p.K, g->nk, g->test_n[i],
+                                       g->test_off[i], g->test_words[i], g->test_first[i],
+                                       iters, seed, &ll, &n) != LOOM_OK;
+            part[2 * i] = ll;
+            part[2 * i + 1] = (double)n;
+        }
+        for (int i = 0; i < g->T; i++) {
+            acc[0] += part[2 * i];
+            acc[1] += part[2 * i + 1];
+        }
+        free(part);
+    }
+    if (bad)
+        loom_abort(1, "lda: out of memory evaluating the held-out documents");
+    if (!g->serial)
+        loom_allreduce(LOOM_IN_PLACE, acc, 2, LOOM_DOUBLE, LOOM_SUM);
+    if (n_eval)
+        *n_eval = (int64_t)acc[1];
+    return acc[1] > 0 ? exp(-acc[0] / acc[1]) : -1;
+}
+
+void loom_lda_ring_table(loom_lda_ring *g, int32_t *wt, int64_t *nk)
+{
+    if (!g->serial)
+        loom_ring_collect(g->wt);
+    const size_t K = (size_t)g->p.K;
+    for (int32_t w = 0; wt && w < g->p.V; w++)
+        memcpy(wt + (size_t)w * K, g->wt + (size_t)(g->new_id ? g->new_id[w] : w) * K,
+               K * sizeof *wt);
+    if (nk)
+        memcpy(nk, g->nk, K * sizeof *nk);
+}
+
+int64_t loom_lda_ring_rank_tokens(const loom_lda_ring *g)
+{
+    return g->rank_tokens;
+}
+
+void loom_lda_ring_free(loom_lda_ring *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < g->T; i++) {
+        loom_lda_shard_free(&g->sh[i]);
+        if (g->test_n) {
+            free(g->test_off[i]);
+            free(g->test_words[i]);
+        }
+    }
+    if (g->serial)
+        free(g->wt);
+    else
+        loom_free(g->wt);
+    free(g->test_n);
+    free(g->test_first);
+    free(g->test_off);
+    free(g->test_words);
+    free(g->new_id);
+    free(g->sh);
+    free(g->nk);
+    free(g->local);
+    free(g->delta);
+    free(g->sampled);
+    free(g);
+}
