@@ -26,14 +26,14 @@ run mf-serial 1 1 loom-mf --train "$train" --test "$test" --serial
 run mf-1x2 1 2 loom-mf --train "$train" --test "$test"
 run mf-2x1 2 1 loom-mf --train "$train" --test "$test"
 
-# plot OUT TITLE XCOL XLABEL YCOL YLABEL PREFIX: one line per layout
+# plot OUT TITLE XCOL XLABEL YCOL YLABEL PREFIX [KEY]: one line per layout
 plot() {
-    out=$1 title=$2 x=$3 xl=$4 y=$5 yl=$6 p=$7
+    out=$1 title=$2 x=$3 xl=$4 y=$5 yl=$6 p=$7 key=${8:-top right}
     gnuplot <<GP
 set terminal pngcairo size 720,440 font ",10"
 set output "docs/plots/$out"
 set datafile separator ","
-set key top right
+set key $key box opaque
 set grid
 set title "$title"
 set xlabel "$xl"
@@ -55,6 +55,6 @@ if [ -x "$B/bin/loom-lda" ]; then
     run lda-1x2 1 2 loom-lda $lda
     run lda-2x1 2 1 loom-lda $lda
     col=$(head -1 "$L/lda-serial.csv" | tr ',' '\n' | grep -n '^loglik$' | cut -d: -f1)
-    plot lda-loglik-time.png "loom-lda on a generated corpus (K=20): log-likelihood" 3 "seconds" "$col" "log-likelihood" lda
-    plot lda-loglik-samples.png "loom-lda on a generated corpus (K=20): log-likelihood" 2 "samples (tokens)" "$col" "log-likelihood" lda
+    plot lda-loglik-time.png "loom-lda on a generated corpus (K=20): log-likelihood" 3 "seconds" "$col" "log-likelihood" lda "bottom right"
+    plot lda-loglik-samples.png "loom-lda on a generated corpus (K=20): log-likelihood" 2 "samples (tokens)" "$col" "log-likelihood" lda "bottom right"
 fi
