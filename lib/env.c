@@ -19,7 +19,7 @@
     .rank = 0, .nranks = 1, .local_rank = 0,  \
     .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh", \
     .dsm_arena = (size_t)1 << 40, .bandwidth_mbit = 100, .priority_queue = 64, \
-    .test_kill = {.rank = -1}
+    .test_kill = {.rank = -1}, .checkpoint_sync = 1
 
 struct loom_icv loom_icv = {ICV_DEFAULTS};
 
@@ -234,6 +234,7 @@ static int set_ckpt_every(const char *v)
 {
     return loom_parse_int(v, 0, 1L << 40, &loom_icv.checkpoint_every);
 }
+static int set_ckpt_sync(const char *v) { return loom_parse_bool(v, &loom_icv.checkpoint_sync); }
 static const char *const restart_names[] = {"false", "true", "auto"};
 static int set_restart(const char *v)
 {
@@ -302,6 +303,10 @@ static void show_check(char *b, size_t n)
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.checkpoint_dir); }
 static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_every); }
+static void show_ckpt_sync(char *b, size_t n)
+{
+    snprintf(b, n, "%s", loom_icv.checkpoint_sync ? "true" : "false");
+}
 static void show_restart(char *b, size_t n) { snprintf(b, n, "%s", restart_names[loom_icv.restart]); }
 static void show_test_kill(char *b, size_t n)
 {
@@ -341,6 +346,7 @@ static const struct var {
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
     {"LOOM_CHECKPOINT_DIR", set_ckpt_dir, show_ckpt_dir, "a directory path (where checkpoints are written and read)", 0},
     {"LOOM_CHECKPOINT_EVERY", set_ckpt_every, show_ckpt_every, "an integer >= 0 (checkpoint at every N-th loom_clock; 0 = never)", 0},
+    {"LOOM_CHECKPOINT_SYNC", set_ckpt_sync, show_ckpt_sync, "true or false (also 1/0, yes/no, on/off): fsync checkpoint files and directories", 0},
     {"LOOM_RESTART", set_restart, show_restart, "true, false or auto (also 1/0, yes/no, on/off): resume from LOOM_CHECKPOINT_DIR", 0},
     {"LOOM_TEST_KILL", set_test_kill, show_test_kill, "RANK:CLOCK[:clock|stop|write|commit] (a testing aid: docs/checkpoint.md)", 0},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},

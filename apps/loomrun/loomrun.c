@@ -358,8 +358,15 @@ int main(int argc, char **argv)
             tag = 1;
         else if (!strcmp(a, "--no-tag-output"))
             tag = 0;
-        else if (!strcmp(a, "--restart"))
-            setenv("LOOM_RESTART", "true", 1); /* checked below, forwarded to every rank */
+        else if (!strcmp(a, "--restart")) {
+            const char *d = getenv("LOOM_CHECKPOINT_DIR");
+            if (!d || !*d) {
+                msg("--restart needs LOOM_CHECKPOINT_DIR: the directory of the checkpoints "
+                    "to resume from (docs/checkpoint.md)");
+                return 2;
+            }
+            setenv("LOOM_RESTART", "true", 1); /* forwarded to every rank */
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
