@@ -249,8 +249,9 @@ static const char *const kill_points[] = {"clock", "stop", "write", "commit"};
 static int set_test_kill(const char *v)
 {
     char buf[64], *save;
-    if (strlen(v) >= sizeof buf)
-        return -1;
+    size_t n = strlen(v);
+    if (n >= sizeof buf || !n || v[0] == ':' || v[n - 1] == ':' || strstr(v, "::"))
+        return -1; /* strtok_r would skip empty fields */
     strcpy(buf, v);
     const char *r = strtok_r(buf, ":", &save), *c = strtok_r(NULL, ":", &save),
                *p = strtok_r(NULL, ":", &save);
