@@ -13,7 +13,12 @@
  * waits until the global clock reaches c - s (a *blocked read*).  With
  * s = 0 a rank in clock c waits until all others finished clock c - 1:
  * exactly BSP.  A rank always sees its own writes: they were applied at
- * the home before its clock advanced. */
+ * the home before its clock advanced.
+ *
+ * The program's own loom_clock calls are also counted apart (calls,
+ * loom_clock_now): automatic checkpoints (LOOM_CHECKPOINT_EVERY) fall on
+ * them, never on the clocks loom_for takes inside ssp-synchronized loops
+ * (loom_clock_tick), and a restarted job resumes its loop from them. */
 #include "dsm.h"
 
 #include <stdlib.h>
