@@ -7,6 +7,8 @@
  *   rows   bsp rows of 4 int64, add: each rank reads a row, then adds a
  *          delta depending on the value read, the clock and its rank
  *   ssp    ssp (staleness 1) rows of 2 int64, add: blind additions
+ *   prio   priority rows of 2 float, add (its background sender sends
+ *          early between clocks): small integers, so sums are exact
  *   ring   ring rows of 3 int64 (37 rows: uneven partitions), and
  *   ringp  ring, 5 page units of 4 KiB: P + 1 sub-epochs per clock, so a
  *          clock ends mid-rotation; the owner sets y = 31y + (rank+1)(t+1)
@@ -35,6 +37,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 #define NPAGE 4096 / 8
 #define NROWS 100
 #define NSSP 64
+#define NPRIO 50
 #define NRING 37
 #define NRINGP 5
 #define NLOCAL 1000
@@ -61,13 +64,16 @@ int main(int argc, char **argv)
     int64_t *ssp = loom_alloc(NSSP * 16, &(loom_alloc_opts){.name = "ssp",
         .unit = LOOM_UNIT_ROW, .row_size = 16, .merge = LOOM_MERGE_ADD, .type = LOOM_INT64,
         .coherence = "ssp", .staleness = 1, .staleness_set = 1});
+    float *prio = loom_alloc(NPRIO * 8, &(loom_alloc_opts){.name = "prio",
+        .unit = LOOM_UNIT_ROW, .row_size = 8, .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
+        .coherence = "priority"});
     uint64_t *ring = loom_alloc(NRING * 24, &(loom_alloc_opts){.name = "ring",
         .unit = LOOM_UNIT_ROW, .row_size = 24, .coherence = "ring"});
     uint64_t *ringp = loom_alloc(NRINGP * 4096, &(loom_alloc_opts){.name = "ringp",
         .page_unit = 4096, .coherence = "ring"});
     int64_t *z = loom_alloc(NLOCAL * 8, &(loom_alloc_opts){.name = "local",
         .coherence = "local"});
-    if (!x || !rows || !ssp || !ring || !ringp || !z)
+    if (!x || !rows || !ssp || !prio || !ring || !ringp || !z)
         loom_abort(1, "ckpt_prog: an allocation failed");
     size_t xlo = nx * (size_t)r / (size_t)P, xhi = nx * (size_t)(r + 1) / (size_t)P;
     if (loom_restarted() && r == 0)
@@ -101,6 +107,10 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < NSSP; k++) {
             int64_t d[2] = {(int64_t)(c * (uint64_t)r + k), (int64_t)c + 1};
             loom_row_add(ssp, k, d);
+        }
+        for (size_t k = 0; k < NPRIO; k++) {
+            float d[2] = {(float)((c + k) % 5) + (float)r, 1};
+            loom_row_add(prio, k, d);
         }
         for (int s = 0; s <= P; s++) { /* P + 1 sub-epochs: clocks end mid-rotation */
             uint64_t t = c * (uint64_t)(P + 1) + (uint64_t)s + 1;
@@ -141,6 +151,8 @@ int main(int argc, char **argv)
         h = fnv(h, loom_row_get(rows, k), 32);
     for (size_t k = 0; k < NSSP; k++)
         h = fnv(h, loom_row_get(ssp, k), 16);
+    for (size_t k = 0; k < NPRIO; k++)
+        h = fnv(h, loom_row_get(prio, k), 8);
     h = fnv(h, ring, NRING * 24);
     h = fnv(h, ringp, NRINGP * 4096);
     h = fnv(h, z, NLOCAL * 8);

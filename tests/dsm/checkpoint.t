@@ -1,6 +1,6 @@
 #!/bin/sh
 # checkpoint.t — checkpoint/restart of every kind of allocation
-# (tests/bin/ckpt_prog: bsp pages and rows, ssp rows, ring rows and pages
+# (tests/bin/ckpt_prog: bsp pages and rows, ssp and priority rows, ring rows and pages
 # checkpointed mid-rotation, a local array): a job killed after some
 # clocks and restarted with loomrun --restart ends with the same contents
 # as an uninterrupted run, on 1, 2 and 3 ranks; a crash in the middle of a
@@ -34,7 +34,7 @@ LOOM_CHECKPOINT_SYNC=true LOOM_TIMEOUT=60 LOOM_CHECKPOINT_DIR=$T/c LOOM_CHECKPOI
 [ $rc -eq 0 ] && [ "$(sum "$T/c.out")" = "$ref2" ] && [ "$(cat "$T/c/LATEST")" = ckpt-000005 ] &&
     [ "$(ls "$T/c" | tr '\n' ' ')" = "LATEST ckpt-000004 ckpt-000005 " ] &&
     [ -f "$T/c/ckpt-000005/rank-0.ckpt" ] && [ -f "$T/c/ckpt-000005/rank-1.ckpt" ] &&
-    has "$T/c/ckpt-000005/INFO" "allocation 5 'ringp': 20480 bytes, 5 page units of 4096 B, ring"
+    has "$T/c/ckpt-000005/INFO" "allocation 6 'ringp': 20480 bytes, 5 page units of 4096 B, ring"
 ok $? "checkpointing every 2 clocks leaves the result alone; LATEST names ckpt-000005, older ones pruned"
 
 # Killed after clock 5 (checkpoint 2 holds clock 4); restarted.
