@@ -8,7 +8,9 @@
 # deterministic): the job ends naming the rank, and the restart continues
 # it.  A crash in the middle of a checkpoint falls back to the previous
 # one; the CSV log is appended to; a restart with another number of ranks
-# is refused; with 2 threads the restarted run ends within 0.005 RMSE.
+# is refused; with 2 threads the restarted run ends within 0.01 test RMSE
+# (two uninterrupted 2-thread runs of 12 epochs differ by ~0.002, and by
+# up to ~0.005 on an overloaded machine: the order inside a rank varies).
 . "$(dirname "$0")/../lib.sh"
 plan 12
 D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
@@ -26,7 +28,10 @@ mf() { # NAME RANKS [LOOMRUN OPTIONS]: checkpoints in $T/NAME, model $T/NAME.m, 
     LOOM_CHECKPOINT_DIR=$T/$name run_job "$T/$name.out" "$LOOMRUN" "$@" -n $n "$B/bin/loom-mf" \
         --train "$train" --test "$test" --epochs 12 --model "$T/$name.m" --log "$T/$name.csv"
 }
-same_model() { cmp "$T/$1.m/W.txt" "$T/$2.m/W.txt" && cmp "$T/$1.m/H.txt" "$T/$2.m/H.txt"; }
+same_model() {
+    cmp "$T/$1.m/W.txt" "$T/$2.m/W.txt" && cmp "$T/$1.m/H.txt" "$T/$2.m/H.txt" && return 0
+    diag "$2's run:"; sed 's/^/# /' "$T/$2.out"; return 1
+}
 same_ckpt() { # A B RANKS: their ckpt-000004 (epoch 12) files are identical
     for r in $(seq 0 $(($3 - 1))); do
         cmp "$T/$1/ckpt-000004/rank-$r.ckpt" "$T/$2/ckpt-000004/rank-$r.ckpt" || return 1
@@ -48,7 +53,8 @@ ok $? "restarted: resumes after epoch 6; W.txt, H.txt and the last checkpoint eq
 # Two ranks: kill -9 from outside.
 mf ref2 2
 ok $rc "2 ranks, uninterrupted"
-LOOM_TEST_KILL=1:8:stop LOOM_CHECKPOINT_DIR=$T/k2 timeout -k 5 60 "$LOOMRUN" -n 2 "$B/bin/loom-mf" \
+# (a stopped rank sends no heartbeat: LOOM_TIMEOUT must not end the job first)
+LOOM_TIMEOUT=60 LOOM_TEST_KILL=1:8:stop LOOM_CHECKPOINT_DIR=$T/k2 timeout -k 5 60 "$LOOMRUN" -n 2 "$B/bin/loom-mf" \
     --train "$train" --test "$test" --epochs 12 --model "$T/k2.m" --log "$T/k2.csv" >"$T/k2.out" 2>&1 &
 lr=$!
 pid=
@@ -63,7 +69,9 @@ wait $lr; rc=$?
 dt=$(( $(date +%s) - t0 ))
 [ -n "$pid" ] && [ $rc -ne 0 ] && [ $dt -le 10 ] && has "$T/k2.out" "rank 1 .*killed by signal 9" &&
     [ "$(grep -c 'loomrun:' "$T/k2.out")" -eq 1 ] && [ "$(cat "$T/k2/LATEST")" = ckpt-000002 ]
-ok $? "kill -9 of rank 1 after epoch 8 ends the job in ${dt}s with one message naming it (exit $rc)"
+st=$?
+[ $st -eq 0 ] || { diag "stopped pid '$pid', exit $rc, LATEST $(cat "$T/k2/LATEST")"; sed 's/^/# /' "$T/k2.out"; }
+ok $st "kill -9 of rank 1 after epoch 8 ends the job in ${dt}s with one message naming it (exit $rc)"
 mf k2 2 --restart
 [ $rc -eq 0 ] && same_model ref2 k2 && same_ckpt ref2 k2 2
 ok $? "restarted on 2 ranks: the same model and last checkpoint as the uninterrupted run"
@@ -94,8 +102,8 @@ ok $rc "1 rank x 2 threads, uninterrupted: test RMSE $(rmse t2ref)"
 OMP_NUM_THREADS=2 LOOM_TEST_KILL=0:5 mf t2 1
 OMP_NUM_THREADS=2 mf t2 1 --restart
 [ $rc -eq 0 ] && has "$T/t2.out" "loom_clock 3" &&
-    awk -v a="$(rmse t2)" -v b="$(rmse t2ref)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
-ok $? "1 rank x 2 threads killed after epoch 5, restarted: test RMSE $(rmse t2) within 0.005 of $(rmse t2ref)"
+    awk -v a="$(rmse t2)" -v b="$(rmse t2ref)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.01) }'
+ok $? "1 rank x 2 threads killed after epoch 5, restarted: test RMSE $(rmse t2) within 0.01 of $(rmse t2ref)"
 epochs() { grep -E 'loom-mf: iter ([7-9]|1[0-2]) |final ' "$T/$1.out" | sed 's/seconds [^ ]* //'; }
 [ -n "$(epochs w2)" ] && [ "$(epochs w2)" = "$(epochs ref2)" ]
 ok $? "the resumed run prints epochs 7-12 and the final line as the uninterrupted run does (but the seconds)"
