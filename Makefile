@@ -23,7 +23,7 @@ SAN     :=
 endif
 CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -Ilib
 CFLAGS_ALL   := $(CPPFLAGS_ALL) $(WARN) $(CFLAGS) -fPIC -fopenmp $(SAN)
-LDLIBS_ALL   := -lucp -lucs -lnuma -lpthread -lm
+LDLIBS_ALL   := -lucp -lucs -lnuma -lz -lpthread -lm
 LDFLAGS_ALL  := -fopenmp $(SAN) $(LDFLAGS)
 
 LIB_SRC  := $(wildcard lib/*.c dsm/*.c sched/*.c kernels/*.c)

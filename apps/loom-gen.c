@@ -1,5 +1,6 @@
 /* loom-gen.c — the data generator command: Netflix-shaped ratings from a
- * planted low-rank model, or a corpus drawn from the LDA generative model,
+ * planted low-rank model, a corpus drawn from the LDA generative model, or
+ * a planted sparse regression problem for loom-lasso,
  * so that runs of 10^7-10^8 samples need no download (kernels/gen.c does
  * the work; docs/data.md describes the models and the files).
  *
@@ -8,10 +9,13 @@
  *                    [--zipf-items A] [--real] [--seed S]
  *   loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX
  *                [--alpha A] [--beta B] [--zipf A] [--seed S]
+ *   loom-gen lasso --samples N --features P --nonzeros K --out PREFIX
+ *                  [--noise S] [--correlation C] [--density D] [--seed S]
  *
  * Counts may be written 10000000 or 1e7.  Exit status: 0, 1 when writing
  * failed, 2 for bad arguments (with the usage on stderr). */
 #include "../kernels/gen.h"
+#include "../kernels/gen_lasso.h"
 
 #include <loom.h>
 
@@ -33,6 +37,11 @@ static const char usage_text[] =
     "         writes PREFIX.docword.txt, PREFIX.vocab.txt (UCI bag-of-words) and\n"
     "         PREFIX.topics.txt (the planted topics, K lines of V probabilities)\n"
     "         (defaults: alpha 0.1, beta 0.01, zipf 1.0, seed 1)\n"
+    "       loom-gen lasso --samples N --features P --nonzeros K --out PREFIX\n"
+    "                      [--noise S] [--correlation C] [--density D] [--seed S]\n"
+    "         writes PREFIX.X.mtx, PREFIX.y.mtx (MatrixMarket), PREFIX.svm (LIBSVM)\n"
+    "         and PREFIX.beta.txt (the planted coefficients), y = X beta + noise\n"
+    "         (defaults: noise 0.5, correlation 0, density 1, seed 1)\n"
     "Counts may be written as 1e7.  See docs/data.md.\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -218,6 +227,46 @@ static int gen_lda(int argc, char **argv)
     return 0;
 }
 
+static int gen_lasso(int argc, char **argv)
+{
+    loom_gen_lasso_opts g;
+    loom_gen_lasso_defaults(&g);
+    int64_t seed = (int64_t)g.seed;
+    const char *out = NULL;
+    struct opt opts[] = {
+        {.name = "--samples", .kind = 'c', .lo = 1, .hi = INT32_MAX, .i64 = &g.samples},
+        {.name = "--features", .kind = 'c', .lo = 1, .hi = INT32_MAX, .i64 = &g.features},
+        {.name = "--nonzeros", .kind = 'c', .lo = 0, .hi = INT32_MAX, .i64 = &g.nonzeros},
+        {.name = "--noise", .kind = 'r', .dbl = &g.noise},
+        {.name = "--correlation", .kind = 'r', .dbl = &g.correlation},
+        {.name = "--density", .kind = 'r', .dbl = &g.density},
+        {.name = "--seed", .kind = 'c', .lo = 0, .hi = INT64_MAX / 2, .i64 = &seed},
+        {.name = "--out", .kind = 's', .str = &out},
+        {.name = NULL},
+    };
+    static const char *const needed[] = {"--samples", "--features", "--nonzeros", "--out", NULL};
+    int rc = parse(argc, argv, opts);
+    if (rc || (rc = require(opts, needed)))
+        return rc;
+    g.seed = (uint64_t)seed;
+    char err[512];
+    loom_gen_lasso_stats st;
+    double t0 = now();
+    rc = loom_gen_lasso(&g, out, &st, err, sizeof err);
+    if (rc == LOOM_ERR_ARG)
+        return usage_error("%s", err);
+    if (rc) {
+        fprintf(stderr, "loom-gen: %s\n", err);
+        return 1;
+    }
+    printf("loom-gen lasso: %s.X.mtx %lld x %lld (%lld non-zeros), %s.y.mtx, %s.svm, "
+           "%s.beta.txt %lld planted non-zeros; signal %.4g, noise %.4g (sums of squares); "
+           "%.2f s\n",
+           out, (long long)g.samples, (long long)g.features, (long long)st.nnz, out, out, out,
+           (long long)g.nonzeros, st.signal, st.noise, now() - t0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -228,8 +277,10 @@ int main(int argc, char **argv)
         return gen_ratings(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "lda"))
         return gen_lda(argc, argv);
-    fputs(argc >= 2 ? "loom-gen: unknown command (expected 'ratings' or 'lda')\n"
-                    : "loom-gen: missing command (expected 'ratings' or 'lda')\n",
+    if (argc >= 2 && !strcmp(argv[1], "lasso"))
+        return gen_lasso(argc, argv);
+    fputs(argc >= 2 ? "loom-gen: unknown command (expected 'ratings', 'lda' or 'lasso')\n"
+                    : "loom-gen: missing command (expected 'ratings', 'lda' or 'lasso')\n",
           stderr);
     fputs(usage_text, stderr);
     return 2;

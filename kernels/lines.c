@@ -181,6 +181,19 @@ const char *loom_scan_f32(const char *s, const char *end, float *v)
     return q;
 }
 
+const char *loom_scan_f64(const char *s, const char *end, double *v)
+{
+    if (s >= end || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\v' || *s == '\f' ||
+        *s == '\r')
+        return NULL;
+    char *q;
+    double x = strtod(s, &q);
+    if (q == s || q > end || !isfinite(x))
+        return NULL;
+    *v = x;
+    return q;
+}
+
 const char *loom_token(const char *s, const char *end, char *buf, size_t n)
 {
     size_t k = 0;

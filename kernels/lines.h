@@ -1,8 +1,9 @@
 /* lines.h — fast text input shared by the data loaders (ratings.c,
- * corpus.c, gen.c): a line reader over one large read(2) buffer, the
- * number scanners that replace strtol/strtof on the hot path, and the
- * "FILE:LINE: what is wrong" error formatting.  Nothing here exits or
- * prints: errors go into a caller's buffer. */
+ * corpus.c, gen.c, matrixmarket.c, libsvm.c): a line reader over one
+ * large read(2) buffer, the number scanners that replace strtol/strtof on
+ * the hot path, the "FILE:LINE: what is wrong" error formatting, and the
+ * per-rank row share.  Nothing here exits or prints: errors go into a
+ * caller's buffer. */
 #ifndef LOOM_LINES_H
 #define LOOM_LINES_H
 
@@ -58,6 +59,21 @@ const char *loom_scan_i64(const char *s, const char *end, int64_t *v);
  * from loom_lines_next are NUL-terminated).  Returns the first byte after
  * the number, or NULL when there is none or it is infinite or NaN. */
 const char *loom_scan_f32(const char *s, const char *end, float *v);
+
+/* Scans a finite decimal number into *v as strtod does (correctly
+ * rounded: a value printed with "%.17g" reads back bit for bit).  The same
+ * contract as loom_scan_f32 otherwise: NULL when there is no number or it
+ * is infinite, NaN or out of range (overflows). */
+const char *loom_scan_f64(const char *s, const char *end, double *v);
+
+/* One rank's share of a data file's rows (samples), for the loaders that
+ * split by row (matrixmarket.h, libsvm.h): row i (0-based, in file order)
+ * is kept when i % parts == part, and becomes local row i / parts.  Cyclic,
+ * so a loader needs not know the number of rows before it reads them.
+ * parts = 1 (or a NULL share) keeps every row. */
+typedef struct loom_rows {
+    int part, parts;
+} loom_rows;
 
 /* Copies the token starting at s (its first byte, then up to a blank, ','
  * or end) into buf: a short excerpt for error messages ("" at end of line,

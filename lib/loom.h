@@ -297,7 +297,8 @@ int loom_recording(void);
 /* STRADS-Dynamic (seed 000 ch. 5): coordinates j in [begin, end).  Each
  * round samples `candidates` coordinates with probability proportional
  * to delta_j^2 + eta, keeps up to `select` of them that pairwise pass
- * conflict() (0 = may run together), runs push(j) for the kept ones in
+ * conflict() (0 = may run together; prepare(), if set, sees the
+ * candidates first), runs push(j) for the kept ones in
  * parallel on every rank and thread (each rank over its own data, writing
  * `width` doubles of partial results), sums the partials over ranks, and
  * calls pull(j, sum) on every rank, which applies the update and returns
@@ -313,6 +314,14 @@ typedef struct loom_priority {
     int (*conflict)(long a, long b, void *ctx);          /* may be NULL */
     void (*push)(long j, double *partial, void *ctx);
     double (*pull)(long j, const double *sum, void *ctx);
+    /* may be NULL: called on every rank with the round's candidates, in
+     * draw order, before conflict() is asked about any of them.  Every rank
+     * gets the same list, so it may be collective: e.g. one allreduce that
+     * computes what conflict() needs over every rank's data (Lasso's
+     * column correlations). */
+    void (*prepare)(const long *cand, long n, void *ctx);
+    int restart;       /* 1: forget the persisted weights first (every coordinate
+                          back to 1 + eta), e.g. when the problem changed */
 } loom_priority;
 
 typedef struct loom_for_opts {

@@ -11,7 +11,7 @@
  * the same coordinates: the generator and the deltas are the same
  * everywhere, because the allreduce's results are bitwise identical on
  * every rank.  Weights and the generator persist between calls with the
- * same push function and range. */
+ * same push function and range, unless a call asks to restart them. */
 #include "sched.h"
 
 #include <math.h>
@@ -101,10 +101,14 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
     int width = p->width > 0 ? p->width : 1;
     double eta = p->eta > 0 ? p->eta : 1e-6;
     struct prio *s = state_for(begin, end, p, eta);
+    if (p->restart)
+        for (long j = 0; j < n; j++)
+            set_weight(s, n, j, 1.0 + eta);
     long *cand = malloc((size_t)Lc * sizeof *cand), *kept = malloc((size_t)L * sizeof *kept);
+    long *absolute = malloc((size_t)Lc * sizeof *absolute);
     double *saved = malloc((size_t)Lc * sizeof *saved);
     double *part = malloc((size_t)L * (size_t)width * sizeof *part);
-    if (!cand || !kept || !saved || !part)
+    if (!cand || !kept || !absolute || !saved || !part)
         loom_die(2, "loom_for: out of memory for the priority schedule");
     for (long r = 0; r < rounds; r++) {
         /* draw L' distinct candidates: a drawn weight is set to 0 until the
@@ -131,6 +135,11 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
             saved[nc] = s->w[j];
             set_weight(s, n, j, 0);
         }
+        if (p->prepare) {
+            for (long c = 0; c < nc; c++)
+                absolute[c] = begin + cand[c];
+            p->prepare(absolute, nc, ctx);
+        }
         long nk = 0;
         for (long c = 0; c < nc && nk < L; c++) {
             int ok = 1;
@@ -154,6 +163,7 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
     }
     free(cand);
     free(kept);
+    free(absolute);
     free(saved);
     free(part);
     return LOOM_OK;

@@ -51,10 +51,31 @@ if [ -x "$B/bin/loom-lda" ]; then
         done
     done
 fi
+lr=0
+if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    lr=1
+    for l in $layouts; do
+        IFS=: read -r name n t <<<"$l"
+        s=; [ "$name" = serial ] && s=--serial
+        run "lr-$name" "$n" "$t" "$B/bin/loom-lr" --epochs 3 $s
+    done
+fi
+w2v=0
+if command -v bible >/dev/null; then
+    w2v=1
+    bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$raw/kjv.txt"
+    for l in $layouts; do
+        IFS=: read -r name n t <<<"$l"
+        s=; [ "$name" = serial ] && s=--serial
+        run "w2v-$name" "$n" "$t" "$B/bin/loom-w2v" --train "$raw/kjv.txt" --output "$raw/kjv.vec" \
+            --dim 50 --epochs 2 $s
+    done
+fi
 python3 - "$raw" "$RUNS" "$data" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$lda" \
-    "$(cat "$raw/big.gen")" >docs/bench-apps.md <<'PY'
+    "$(cat "$raw/big.gen")" "$lr" "$w2v" >docs/bench-apps.md <<'PY'
 import csv, statistics as st, sys
 raw, runs, data, cores, load, lda, gen = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1", sys.argv[7]
+lr, w2v = sys.argv[8] == "1", sys.argv[9] == "1"
 lay = [("serial", "serial twin"), ("1x2", "Loom 1 rank x 2 threads"), ("2x1", "Loom 2 ranks x 1 thread")]
 def rows(name, r):
     with open(f"{raw}/{name}.{r}.csv") as f:
@@ -124,6 +145,25 @@ if lda:
         for i in range(len(ll["serial"])):
             w(f"| {i+1} | " + " | ".join(f"{ll[k][i]:.6g}" for k, _ in lay)
               + f" | {ll['2x1'][i]/ll['serial'][i]:.4f} |")
+def simple(title, what, unit, prefix, col, note):
+    w("")
+    w(f"## {title}")
+    w("")
+    w(note)
+    w("")
+    w(f"| layout | {unit} | vs serial twin | {col} after the last pass |")
+    w("|---|---|---|---|")
+    base = rate(f"{prefix}-serial")
+    for k, label in lay:
+        r = rate(f"{prefix}-{k}")
+        q = per_pass(f"{prefix}-{k}", col)[-1]
+        w(f"| {label} | {r/1e3:.0f} k | {r/base:.2f} | {q:.4f} |")
+if lr:
+    simple("loom-lr (multinomial logistic regression, hybrid)", "samples", "samples/s", "lr",
+           "test_accuracy", "Fashion-MNIST (60 000 x 784), 3 epochs, sync every 20 samples per rank.")
+if w2v:
+    simple("loom-w2v (skip-gram, negative sampling, hybrid)", "words", "words/s", "w2v", "loss",
+           "King James Bible (781 k words, vocabulary 5 343), dim 50, 2 epochs, sync every 200 sentences.")
 w("")
 w("On 2 cores, 2 ranks x 1 thread and 1 rank x 2 threads use both cores; "
   "any other work on the machine shows up directly in these rates.")

@@ -1,0 +1,404 @@
+/* loom-w2v.c — word2vec (skip-gram, negative sampling) as a hybrid
+ * SyncFor (seed 000 §7.3), and a nearest-words query over its vectors.
+ *
+ * Layout over R ranks x T threads:
+ *   - every rank reads the text (one sentence per line) and keeps one
+ *     block of the sentences; word counts, the subsampling probabilities
+ *     and the unigram^0.75 table come from the whole text, so they are the
+ *     same everywhere;
+ *   - the input and output vectors are two row allocations (V rows of
+ *     `dim` floats) with additive merge, "bsp" or "ssp" (--staleness);
+ *   - an epoch is loom_for(dynamic, .local) over the rank's sentences with
+ *     .sync = hybrid: inside a rank the threads share its copy of the rows
+ *     (Hogwild, as the original word2vec), and every --sync-every
+ *     sentences the ranks add their changes home and take a clock.
+ * Each sentence draws from its own random stream (seed, epoch, sentence),
+ * and the step α falls linearly with the rank's progress.
+ *
+ *   loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]
+ *            [--negative K] [--sample S] [--min-count N] [--epochs E]
+ *            [--alpha A] [--sync-every M] [--staleness S] [--seed S]
+ *            [--log FILE.csv] [--serial]
+ *   loom-w2v nearest WORD... --vectors FILE.vec [--top N]
+ * docs/loom-w2v.md has the flags, formats and figures. */
+#include <loom.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/corpus.h"
+#include "../kernels/report.h"
+#include "../kernels/w2v.h"
+
+#define complain(...) (loom_rank() == 0 ? fprintf(stderr, __VA_ARGS__) : 0)
+#define SLOTS 256
+
+struct opts {
+    const char *train, *output, *log;
+    loom_w2v_params p;
+    int64_t min_count;
+    int epochs, staleness, serial;
+    long sync_every;
+    double alpha;
+    unsigned long long seed;
+};
+
+/* What the loop body needs. */
+struct job {
+    const loom_corpus *c;
+    loom_w2v_model m;
+    float *in, *out;        /* Loom rows, or plain arrays for the serial twin */
+    int64_t first, nmine;   /* this rank's sentences */
+    int epoch, epochs;
+    float alpha0;
+    uint64_t seed;
+    struct { double loss; int64_t pairs; char pad[48]; } slot[SLOTS];
+};
+
+static float *loom_row(void *ctx, int which, int32_t r)
+{
+    struct job *j = ctx;
+    return loom_at(which ? j->out : j->in, (size_t)r);
+}
+static float *plain_row(void *ctx, int which, int32_t r)
+{
+    struct job *j = ctx;
+    return (which ? j->out : j->in) + (size_t)r * (size_t)j->m.p.dim;
+}
+
+/* Sentence i of this rank: its own stream and α by the rank's progress. */
+static void sentence(long i, void *ctx)
+{
+    struct job *j = ctx;
+    int64_t d = j->first + i;
+    loom_rng g = loom_rng_stream(j->seed, (uint64_t)j->epoch * (uint64_t)j->c->ndocs + (uint64_t)d);
+    double done = ((double)(j->epoch - 1) * (double)j->nmine + (double)i) /
+                  ((double)j->epochs * (double)(j->nmine ? j->nmine : 1));
+    float alpha = j->alpha0 * (float)fmax(1e-4, 1 - done);
+    int64_t pairs, lo = j->c->doc_off[d], n = j->c->doc_off[d + 1] - lo;
+    double loss = loom_w2v_sentence(&j->m, j->c->word + lo, n, alpha, &g, &pairs);
+    int s = omp_get_thread_num() % SLOTS;
+    j->slot[s].loss += loss;
+    j->slot[s].pairs += pairs;
+    loom_report_tick(n);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]\n"
+            "                [--negative K] [--sample S] [--min-count N] [--epochs E]\n"
+            "                [--alpha A] [--sync-every M] [--staleness S] [--seed S]\n"
+            "                [--log FILE.csv] [--serial]\n"
+            "       loom-w2v nearest WORD... --vectors FILE.vec [--top N]\n"
+            "  --train FILE     plain text, one sentence per line\n"
+            "  --output FILE    vectors in the word2vec text format\n"
+            "  --dim D          vector size (default 100)\n"
+            "  --window W       largest context distance (default 5)\n"
+            "  --negative K     negative samples per context word (default 5)\n"
+            "  --sample S       subsampling threshold (default 1e-3; 0 keeps all)\n"
+            "  --min-count N    drop words seen fewer times (default 5)\n"
+            "  --epochs E       passes over the text (default 3)\n"
+            "  --alpha A        first step size, falling linearly to 0 (default 0.025)\n"
+            "  --sync-every M   sentences of each rank between sync points (default\n"
+            "                   200 / (ranks - 1): the other ranks' unseen sentences stay ~200)\n"
+            "  --staleness S    clocks a read may lag (ssp rows; default 0 = bsp)\n"
+            "  --log FILE       CSV: iter,samples,seconds,loss,pairs\n"
+            "  --serial         the serial twin (one rank): the plain loop, in file order\n");
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+    *o = (struct opts){.p = {.dim = 100, .window = 5, .negative = 5, .sample = 1e-3},
+                       .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1};
+    for (int a = 1; a < argc; a++) {
+        const char *f = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
+        char *end = NULL;
+        errno = 0;
+        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
+            if (loom_rank() == 0)
+                usage(stdout);
+            return 1;
+        } else if (!strcmp(f, "--serial")) {
+            o->serial = 1;
+            continue;
+        } else if (a == 1 && !strcmp(f, "train"))
+            continue;
+        else if (!v) {
+            complain("loom-w2v: %s needs a value (or is unknown); try --help\n", f);
+            return -1;
+        } else if (!strcmp(f, "--train")) o->train = v;
+        else if (!strcmp(f, "--output")) o->output = v;
+        else if (!strcmp(f, "--log")) o->log = v;
+        else if (!strcmp(f, "--dim")) o->p.dim = (int)strtol(v, &end, 10);
+        else if (!strcmp(f, "--window")) o->p.window = (int)strtol(v, &end, 10);
+        else if (!strcmp(f, "--negative")) o->p.negative = (int)strtol(v, &end, 10);
+        else if (!strcmp(f, "--sample")) o->p.sample = strtod(v, &end);
+        else if (!strcmp(f, "--min-count")) o->min_count = strtoll(v, &end, 10);
+        else if (!strcmp(f, "--epochs")) o->epochs = (int)strtol(v, &end, 10);
+        else if (!strcmp(f, "--alpha")) o->alpha = strtod(v, &end);
+        else if (!strcmp(f, "--sync-every")) o->sync_every = strtol(v, &end, 10);
+        else if (!strcmp(f, "--staleness")) o->staleness = (int)strtol(v, &end, 10);
+        else if (!strcmp(f, "--seed")) o->seed = strtoull(v, &end, 10);
+        else {
+            complain("loom-w2v: unknown flag '%s'; try --help\n", f);
+            return -1;
+        }
+        if (end && (*end || errno || end == v)) {
+            complain("loom-w2v: %s: '%s' is not a number\n", f, v);
+            return -1;
+        }
+        a++;
+    }
+    const char *bad = !o->train ? "--train is required"
+                      : !o->output ? "--output is required"
+                      : o->p.dim < 1 || o->p.dim > 1024 ? "--dim must be in 1..1024"
+                      : o->p.window < 1 ? "--window must be >= 1"
+                      : o->p.negative < 0 ? "--negative must be >= 0"
+                      : !(o->p.sample >= 0) ? "--sample must be >= 0"
+                      : o->epochs < 1 ? "--epochs must be >= 1"
+                      : !(o->alpha > 0) ? "--alpha must be > 0"
+                      : o->sync_every < 1 && o->sync_every != -1 ? "--sync-every must be >= 1"
+                      : o->staleness < 0 || o->staleness > 1000 ? "--staleness must be in 0..1000"
+                      : NULL;
+    if (bad) {
+        complain("loom-w2v: %s; try --help\n", bad);
+        return -1;
+    }
+    return 0;
+}
+
+static int train(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 2 : 0;
+    int R = loom_size(), me = loom_rank();
+    if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other */
+        o.sync_every = R > 1 ? (200 + R - 2) / (R - 1) : 200;
+    if (o.serial && R > 1)
+        loom_abort(2, "loom-w2v: --serial runs on one rank (got %d)", R);
+    loom_corpus c;
+    char err[512] = "", msg[600];
+    rc = loom_corpus_load_text(o.train, o.min_count, &c, err, sizeof err);
+    snprintf(msg, sizeof msg, "loom-w2v: %s", err);
+    loom_report_agree(rc != LOOM_OK, msg);
+    int32_t V = c.nwords;
+    int64_t *count = calloc((size_t)V + 1, sizeof *count);
+    float *keep = malloc(((size_t)V + 1) * sizeof *keep);
+    if (!count || !keep)
+        loom_abort(1, "loom-w2v: out of memory");
+    for (int64_t t = 0; t < c.ntokens; t++)
+        count[c.word[t]]++;
+    loom_alias neg;
+    if (V < 2 || loom_w2v_tables(count, V, c.ntokens, o.p.sample, keep, &neg))
+        loom_abort(1, "loom-w2v: %s has %d distinct words of at least %lld occurrences; need 2",
+                   o.train, V, (long long)o.min_count);
+
+    static struct job j; /* large (per-thread slots); one per process */
+    j.c = &c;
+    j.first = (int64_t)c.ndocs * me / R;
+    j.nmine = (int64_t)c.ndocs * (me + 1) / R - j.first;
+    j.epochs = o.epochs;
+    j.alpha0 = (float)o.alpha;
+    j.seed = o.seed;
+    j.m = (loom_w2v_model){o.p, keep, &neg, o.serial ? plain_row : loom_row, &j};
+    size_t row = (size_t)o.p.dim * sizeof(float), bytes = (size_t)V * row;
+    if (o.serial) {
+        j.in = malloc(bytes);
+        j.out = calloc((size_t)V * (size_t)o.p.dim, sizeof(float));
+    } else {
+        loom_alloc_opts a = {.unit = LOOM_UNIT_ROW, .row_size = row, .merge = LOOM_MERGE_ADD,
+                             .type = LOOM_FLOAT, .coherence = o.staleness ? "ssp" : "bsp",
+                             .staleness = o.staleness, .staleness_set = 1};
+        a.name = "in";
+        j.in = loom_alloc(bytes, &a);
+        a.name = "out";
+        j.out = loom_alloc(bytes, &a);
+    }
+    if (!j.in || !j.out)
+        loom_abort(1, "loom-w2v: cannot allocate 2 x %d vectors of %d floats", V, o.p.dim);
+    if (o.serial)
+        loom_w2v_init_rows(j.in, 0, V, o.p.dim, o.seed);
+    else { /* rank 0 writes the first vectors; the barrier publishes them */
+        float *v = malloc(row);
+        for (int32_t w = 0; me == 0 && v && w < V; w++) {
+            loom_w2v_init_rows(v, w, 1, o.p.dim, o.seed);
+            loom_row_put(j.in, (size_t)w, v);
+        }
+        free(v);
+        loom_barrier();
+    }
+    if (me == 0)
+        printf("loom-w2v: %lld words in %d sentences, vocabulary %d (min count %lld), dim %d, "
+               "%d rank(s) x %d thread(s)%s\n", (long long)c.ntokens, c.ndocs, V,
+               (long long)o.min_count, o.p.dim, R, omp_get_max_threads(),
+               o.serial ? ", serial twin" : "");
+
+    loom_report *rep = loom_report_open("loom-w2v", o.log, "iter,samples,seconds,loss,pairs",
+                                        err, sizeof err);
+    snprintf(msg, sizeof msg, "loom-w2v: %s", err);
+    loom_report_agree(!rep, msg);
+    loom_sync mode = o.staleness ? LOOM_SSP : LOOM_HYBRID;
+    double busy = 0, last_loss = 0;
+    for (int e = 1; e <= o.epochs; e++) {
+        j.epoch = e;
+        memset(j.slot, 0, sizeof j.slot);
+        loom_report_begin(&*rep, e, c.doc_off[j.first + j.nmine] - c.doc_off[j.first]);
+        double t0 = loom_wtime();
+        if (o.serial)
+            for (int64_t i = 0; i < j.nmine; i++)
+                sentence((long)i, &j);
+        else if (loom_for(0, j.nmine, sentence, &j, &(loom_for_opts){.schedule = LOOM_DYNAMIC,
+                          .chunk = 16, .local = 1, .sync = mode, .sync_every = o.sync_every}))
+            loom_abort(1, "loom-w2v: the training loop failed in epoch %d", e);
+        busy += loom_wtime() - t0;
+        double s[2] = {0, 0};
+        for (int k = 0; k < SLOTS; k++)
+            s[0] += j.slot[k].loss, s[1] += (double)j.slot[k].pairs;
+        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
+        last_loss = s[1] > 0 ? s[0] / s[1] : 0;
+        loom_report_row(rep, (double[]){e, (double)c.ntokens * e, busy, last_loss, s[1]});
+    }
+    if (me == 0) {
+        printf("loom-w2v: %.0f words/s over %d epochs (%.3f s training)\n",
+               (double)c.ntokens * o.epochs / busy, o.epochs, busy);
+        loom_w2v_model view = j.m;
+        if (!o.serial)
+            view.row = loom_row;
+        if (loom_w2v_save(o.output, c.vocab, V, o.p.dim, &view))
+            loom_abort(1, "loom-w2v: %s: %s", o.output, strerror(errno));
+        printf("loom-w2v: %d vectors written to %s\n", V, o.output);
+    }
+    loom_report_final(rep, "loss", last_loss);
+    loom_report_close(rep);
+    if (o.serial) {
+        free(j.in);
+        free(j.out);
+    } else {
+        loom_free(j.in);
+        loom_free(j.out);
+    }
+    loom_alias_free(&neg);
+    free(count);
+    free(keep);
+    loom_corpus_free(&c);
+    return 0;
+}
+
+/* ---- nearest --------------------------------------------------------- */
+
+/* Reads a word2vec text file; rows normalized to unit length.  Exits with
+ * "FILE:LINE: ..." on a malformed line. */
+static void read_vectors(const char *path, int *V, int *dim, char ***words, float **vec)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "loom-w2v: %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    if (fscanf(f, "%d %d", V, dim) != 2 || *V < 1 || *dim < 1 || *dim > 100000) {
+        fprintf(stderr, "loom-w2v: %s:1: expected 'WORDS DIM' (the word2vec text format)\n", path);
+        exit(1);
+    }
+    *words = calloc((size_t)*V, sizeof **words);
+    *vec = malloc((size_t)*V * (size_t)*dim * sizeof **vec);
+    char w[1024];
+    for (int v = 0; *words && *vec && v < *V; v++) {
+        float *x = *vec + (size_t)v * (size_t)*dim;
+        double n = 0;
+        if (fscanf(f, "%1023s", w) != 1)
+            goto bad;
+        for (int d = 0; d < *dim; d++) {
+            if (fscanf(f, "%f", &x[d]) != 1)
+                goto bad;
+            n += (double)x[d] * x[d];
+        }
+        for (int d = 0; d < *dim && n > 0; d++)
+            x[d] = (float)(x[d] / sqrt(n));
+        (*words)[v] = strdup(w);
+        continue;
+    bad:
+        fprintf(stderr, "loom-w2v: %s:%d: expected a word and %d numbers\n", path, v + 2, *dim);
+        exit(1);
+    }
+    fclose(f);
+}
+
+static int nearest(int argc, char **argv)
+{
+    const char *path = NULL;
+    int top = 10, nq = 0;
+    const char *q[64];
+    for (int a = 2; a < argc; a++) {
+        if (!strcmp(argv[a], "--vectors") && a + 1 < argc)
+            path = argv[++a];
+        else if (!strcmp(argv[a], "--top") && a + 1 < argc)
+            top = atoi(argv[++a]);
+        else if (argv[a][0] != '-' && nq < 64)
+            q[nq++] = argv[a];
+        else {
+            fprintf(stderr, "loom-w2v nearest: bad argument '%s'; usage: loom-w2v nearest "
+                    "WORD... --vectors FILE.vec [--top N]\n", argv[a]);
+            return 2;
+        }
+    }
+    if (!path || !nq || top < 1) {
+        fprintf(stderr, "usage: loom-w2v nearest WORD... --vectors FILE.vec [--top N]\n");
+        return 2;
+    }
+    int V, dim, rc = 0;
+    char **words;
+    float *vec;
+    read_vectors(path, &V, &dim, &words, &vec);
+    float *sim = malloc((size_t)V * sizeof *sim);
+    for (int k = 0; k < nq; k++) {
+        char lower[1024];
+        snprintf(lower, sizeof lower, "%s", q[k]);
+        for (char *p = lower; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        int w = 0;
+        while (w < V && strcmp(words[w], lower))
+            w++;
+        if (w == V) {
+            fprintf(stderr, "loom-w2v: '%s' is not in %s\n", q[k], path);
+            rc = 1;
+            continue;
+        }
+        const float *x = vec + (size_t)w * dim;
+        for (int v = 0; v < V; v++) {
+            float s = 0;
+            for (int d = 0; d < dim; d++)
+                s += x[d] * vec[(size_t)v * dim + d];
+            sim[v] = v == w ? -2 : s;
+        }
+        printf("%s:", words[w]);
+        for (int t = 0; t < top && t < V - 1; t++) { /* top by selection */
+            int b = 0;
+            for (int v = 1; v < V; v++)
+                if (sim[v] > sim[b])
+                    b = v;
+            printf(" %s %.3f", words[b], sim[b]);
+            sim[b] = -3;
+        }
+        printf("\n");
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "nearest"))
+        return nearest(argc, argv); /* a local query: no job, no loom_init */
+    if (loom_init(&argc, &argv))
+        return 2;
+    int rc = train(argc, argv);
+    int frc = loom_finalize();
+    return rc ? rc : frc;
+}

@@ -1,0 +1,146 @@
+/* lasso.h — the Lasso kernel: coordinate descent for
+ *     min_β  F(β) = ½‖y − Xβ‖² + λ‖β‖₁
+ * (seed 000 §5.1.2, seed 002 §3), and its serial twin.
+ *
+ * The rows (samples) of X and y are split over ranks; a rank holds its rows
+ * of X column by column (compressed sparse columns: a dense file is stored
+ * the same way), its part of y and of the residual r = y − Xβ, and the
+ * whole of β.  One coordinate update is
+ *     z  = Σ_i x_ij r_i                    (summed over every rank's rows)
+ *     β_j' = S(z + c_j β_j, λ) / c_j         c_j = ‖x_j‖², S the soft threshold
+ *     r  −= x_j (β_j' − β_j)                 (each rank over its own rows)
+ * which is exactly the priority schedule's push (the local sum) and pull
+ * (the update) with an allreduce between (apps/loom-lasso.c).  The serial
+ * twin does the same on one rank, one coordinate at a time.
+ *
+ * Columns should be standardized (mean 0, Σ_i x_ij² = N) for the
+ * correlation filter to mean what seed 002 says, but the update is exact
+ * for any columns.  Functions named _local compute over this rank's rows
+ * only; the caller sums them over ranks. */
+#ifndef LOOM_KERNELS_LASSO_H
+#define LOOM_KERNELS_LASSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lines.h"
+
+typedef struct loom_lasso {
+    int64_t n;        /* rows held by this rank */
+    int64_t ntotal;   /* rows in the whole data set */
+    int64_t p;        /* columns (coordinates) */
+    int64_t *colptr;  /* p + 1: column j is [colptr[j], colptr[j+1]) */
+    int32_t *row;     /* local row of each value, increasing in a column */
+    double *val;      /* the values */
+    double *y;        /* n: this rank's responses */
+    double *r;        /* n: this rank's part of the residual y − Xβ */
+    double *beta;     /* p: the model, the same on every rank */
+    double *norm2;    /* p: c_j = ‖x_j‖² over every rank's rows (set by the
+                         caller: loom_lasso_norms_local, then a sum) */
+} loom_lasso;
+
+/* Where X and y come from: MatrixMarket files (x_path and y_path), or one
+ * LIBSVM file (libsvm_path; x_path and y_path NULL). */
+typedef struct loom_lasso_files {
+    const char *x_path, *y_path, *libsvm_path;
+} loom_lasso_files;
+
+/* Loads this rank's share of the rows (lines.h's loom_rows; NULL keeps
+ * all) into *l, with β = 0, r = y and norm2 = the local sums (see
+ * loom_lasso_norms_local).  Duplicate coordinate entries are summed.
+ * Returns LOOM_OK, or an error with "FILE:LINE: ..." (or "FILE: ...") in
+ * err: a malformed line, y not a single column, y's rows not X's. */
+int loom_lasso_load(const loom_lasso_files *f, const loom_rows *share, loom_lasso *l,
+                    char *err, size_t errlen);
+
+/* Builds *l from this rank's entries (local row, column, value) of an
+ * n x p matrix, in any order (summing duplicates), and its n responses;
+ * β = 0, r = y, norm2 local.  Returns LOOM_OK, LOOM_ERR_NOMEM or
+ * LOOM_ERR_ARG (an index out of range). */
+int loom_lasso_build(loom_lasso *l, int64_t n, int64_t ntotal, int64_t p, int64_t nnz,
+                     const int64_t *rows, const int64_t *cols, const double *vals,
+                     const double *y);
+
+void loom_lasso_free(loom_lasso *l);
+
+/* The soft threshold S(z, λ) = sign(z) max(|z| − λ, 0). */
+static inline double loom_lasso_soft(double z, double lambda)
+{
+    return z > lambda ? z - lambda : z < -lambda ? z + lambda : 0.0;
+}
+
+/* Σ_i x_ij r_i over this rank's rows: the push of coordinate j. */
+double loom_lasso_dot_local(const loom_lasso *l, int64_t j);
+
+/* The pull of coordinate j: z is Σ_i x_ij r_i over all rows.  Sets
+ * β_j = S(z + c_j β_j, λ) / c_j (0 when c_j = 0), takes the change out of
+ * this rank's residual and returns it (β_j new − old). */
+double loom_lasso_apply(loom_lasso *l, int64_t j, double z, double lambda);
+
+/* The serial twin: one pass of p coordinate updates over the data this
+ * rank holds (all of it, on one rank), in order 0..p-1 (cyclic) or in
+ * p uniform random draws (*rng a SplitMix64 state).  Returns the largest
+ * |change| of the pass. */
+typedef enum loom_lasso_order { LOOM_LASSO_CYCLIC = 0, LOOM_LASSO_RANDOM } loom_lasso_order;
+double loom_lasso_pass(loom_lasso *l, double lambda, loom_lasso_order order, uint64_t *rng);
+
+/* norm2[j] = Σ_i x_ij² over this rank's rows, for every j. */
+void loom_lasso_norms_local(loom_lasso *l);
+
+/* g[j] = Σ_i x_ij v_i over this rank's rows, for every j (v = y gives
+ * Xᵀy, whose largest |entry| over all rows is λ_max, the smallest λ with
+ * β = 0; v = r gives the gradient used by the duality gap).  OpenMP. */
+void loom_lasso_xtv_local(const loom_lasso *l, const double *v, double *g);
+
+/* r = y − Xβ from scratch over this rank's rows (the incremental residual
+ * drifts by rounding over many updates). */
+void loom_lasso_residual(loom_lasso *l);
+
+/* Σ_i x_ij x_ik over this rank's rows. */
+double loom_lasso_cross_local(const loom_lasso *l, int64_t j, int64_t k);
+
+/* ‖β‖₁ and the count of non-zero coordinates. */
+double loom_lasso_l1(const loom_lasso *l);
+int64_t loom_lasso_nnz(const loom_lasso *l);
+
+/* Local sums for the objective and the duality gap: s[0] = Σ r_i²,
+ * s[1] = Σ r_i y_i, s[2] = Σ y_i² over this rank's rows. */
+void loom_lasso_sums_local(const loom_lasso *l, double s[3]);
+
+/* F(β) from the summed ‖r‖². */
+double loom_lasso_objective(const loom_lasso *l, double rr, double lambda);
+
+/* The duality gap F(β) − D(θ) ≥ F(β) − F*, from the summed Σr², Σr·y and
+ * max_j |x_jᵀr|, with the dual point θ = s·r, s = min(1, λ / max_j
+ * |x_jᵀr|), D(θ) = θᵀy − ½‖θ‖². */
+double loom_lasso_gap(const loom_lasso *l, double rr, double ry, double xtr_max, double lambda);
+
+/* Writes β as text, one coordinate per line ("%.17g": reads back
+ * exactly).  Returns 0, or -1 with errno set. */
+int loom_lasso_save(const char *path, const double *beta, int64_t p);
+
+/* The correlation filter of seed 002: coordinates j and k conflict when
+ * |x_jᵀx_k| / sqrt(c_j c_k) > ρ (for standardized columns, |Pearson
+ * correlation| > ρ).  The correlations of a round's candidates are
+ * computed over every rank's rows (one allreduce for the pairs not seen
+ * before) and cached, so every rank gives the same answer.
+ * lasso_corr.c. */
+typedef struct loom_lasso_corr loom_lasso_corr;
+
+/* A cache of up to `slots` pair correlations (rounded up to a power of
+ * two; cleared when three quarters full).  NULL when out of memory. */
+loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, size_t slots);
+void loom_lasso_corr_free(loom_lasso_corr *c);
+
+/* Makes the correlation of every pair among cand[0..n) known.  Collective
+ * when loom_size() > 1: every rank passes the same list (the priority
+ * schedule's prepare hook does).  Returns LOOM_OK or the allreduce's error. */
+int loom_lasso_corr_prepare(loom_lasso_corr *c, const long *cand, long n);
+
+/* The cached |correlation| of j and k (j != k), or -1 if not known. */
+double loom_lasso_corr_get(const loom_lasso_corr *c, long j, long k);
+
+/* Pairs computed so far (not served from the cache). */
+int64_t loom_lasso_corr_computed(const loom_lasso_corr *c);
+
+#endif

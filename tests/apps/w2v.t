@@ -1,0 +1,48 @@
+#!/bin/sh
+# w2v.t — loom-w2v (skip-gram with negative sampling as a hybrid SyncFor)
+# on the King James Bible from Debian's bible-kjv package, with three
+# planted synonym pairs: every second "lord", "king" and "israel" is
+# renamed "lordz", "kingz", "israelz", so each twin shares its word's
+# contexts and must be its nearest neighbour.  Checked for the serial twin,
+# 1 rank x 2 threads, 2 ranks (bsp and ssp) and 4 ranks; the vectors file
+# is in the word2vec text format; bad input is refused.
+. "$(dirname "$0")/../lib.sh"
+command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get install bible-kjv)"
+plan 9
+bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' |
+    awk '{ for (i = 1; i <= NF; i++) { w = tolower($i); gsub(/[^a-z]/, "", w);
+           if (w == "lord" || w == "king" || w == "israel") { if (n[w]++ % 2) $i = w "z" } }
+           print }' >"$T/kjv.txt"
+w2v() { # NAME RANKS THREADS ARGS...: train, then check the planted pairs
+    name=$1 n=$2 t=$3; shift 3
+    OMP_NUM_THREADS=$t timeout -k 5 150 "$LOOMRUN" -n $n "$B/bin/loom-w2v" --train "$T/kjv.txt" \
+        --output "$T/$name.vec" --dim 50 "$@" >"$T/$name" 2>&1 || { sed 's/^/#   /' "$T/$name"; return 1; }
+    "$B/bin/loom-w2v" nearest lordz kingz israelz --vectors "$T/$name.vec" --top 3 >"$T/$name.nn" || return 1
+    diag "$(cat "$T/$name.nn")"
+    awk '{ sub(/z:$/, "", $1); if ($2 != $1) bad = 1 } END { exit bad || NR != 3 }' "$T/$name.nn"
+}
+w2v serial 1 1 --serial --log "$T/serial.csv"
+ok $? "serial twin: each planted twin's nearest word is its original"
+head -1 "$T/serial.csv" | grep -q '^iter,samples,seconds,loss,pairs$' && [ "$(wc -l <"$T/serial.csv")" -eq 4 ] &&
+    head -1 "$T/serial.vec" | grep -qE '^[0-9]+ 50$' &&
+    [ "$(awk 'NR == 2 { print NF }' "$T/serial.vec")" -eq 51 ]
+ok $? "the CSV log has 3 epochs; the vectors are in the word2vec text format"
+w2v h12 1 2
+ok $? "1 rank x 2 threads (hybrid): the planted pairs are nearest neighbours"
+w2v h21 2 1
+ok $? "2 ranks (hybrid, bsp rows): the planted pairs are nearest neighbours"
+w2v s21 2 1 --staleness 2
+ok $? "2 ranks (ssp, staleness 2): the planted pairs are nearest neighbours"
+w2v h41 4 1 --epochs 2
+ok $? "4 ranks (hybrid), 2 epochs: the planted pairs are nearest neighbours"
+"$B/bin/loom-w2v" nearest nosuchword --vectors "$T/serial.vec" >"$T/nw" 2>&1
+[ $? -ne 0 ] && has "$T/nw" "'nosuchword' is not in"
+ok $? "an unknown query word is refused"
+printf '3 2\na 1 2\nb 1\n' >"$T/bad.vec"
+"$B/bin/loom-w2v" nearest a --vectors "$T/bad.vec" >"$T/bv" 2>&1
+[ $? -ne 0 ] && has "$T/bv" "bad.vec:3: expected a word and 2 numbers"
+ok $? "a malformed vectors file is named file:line"
+run_job "$T/flag" "$LOOMRUN" -n 2 "$B/bin/loom-w2v" --train "$T/kjv.txt" --output "$T/x.vec" --window 0
+[ $rc -ne 0 ] && has "$T/flag" "--window must be >= 1" && [ "$(grep -c 'window must' "$T/flag")" -eq 1 ]
+ok $? "a bad flag is refused once"
+finish

@@ -1,0 +1,335 @@
+/* test_lasso.c — unit tests for the Lasso data layer and kernel: the
+ * MatrixMarket reader (coordinate, array, vector, pattern, comments, the
+ * row share) and every kind of malformed line named FILE:LINE; the LIBSVM
+ * reader likewise; loom_scan_f64 against strtod; the column-major build
+ * (duplicates summed, MatrixMarket and LIBSVM giving the same matrix);
+ * the serial twin converging to a point that satisfies the Lasso
+ * optimality conditions with a zero duality gap; the correlation cache;
+ * and the planted-problem generator's files. */
+#include "../../kernels/gen_lasso.h"
+#include "../../kernels/lasso.h"
+#include "../../kernels/libsvm.h"
+#include "../../kernels/matrixmarket.h"
+#include "../data.h"
+#include "../tap.h"
+
+#include <loom.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char err[512];
+
+/* ---- MatrixMarket ----------------------------------------------------------- */
+
+static void test_mm_good(void)
+{
+    loom_mm m;
+    const char *p = write_file("c.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                        "% a comment\n\n"
+                                        "4 3 4\n"
+                                        "1 1 1.5\n"
+                                        "4 3 -2\n"
+                                        "  2 2 1e-3  \n"
+                                        "3 1 7\n");
+    int rc = loom_mm_load(p, NULL, &m, err, sizeof err);
+    ok(rc == 0 && m.rows == 4 && m.cols == 3 && m.nfile == 4 && m.n == 4 && !m.array,
+       "coordinate: 4 x 3 with 4 entries (%s)", err);
+    ok(rc == 0 && m.e[1].row == 3 && m.e[1].col == 2 && m.e[1].v == -2 && m.e[2].v == 1e-3,
+       "coordinate: entries 0-based, in file order");
+    loom_mm_free(&m);
+
+    loom_rows share = {1, 2};
+    rc = loom_mm_load(p, &share, &m, err, sizeof err);
+    ok(rc == 0 && m.n == 2 && m.e[0].row == 3 && m.e[1].row == 1 && m.nfile == 4,
+       "share 1 of 2 keeps rows 1 and 3 (0-based), still counts the whole file");
+    loom_mm_free(&m);
+
+    p = write_file("a.mtx", "%%MatrixMarket matrix array real general\n2 3\n1\n2\n3\n4\n5\n6\n");
+    rc = loom_mm_load(p, NULL, &m, err, sizeof err);
+    ok(rc == 0 && m.array && m.n == 6 && m.e[2].row == 0 && m.e[2].col == 1 && m.e[2].v == 3 &&
+           m.e[5].row == 1 && m.e[5].col == 2,
+       "array: values column by column (%s)", err);
+    loom_mm_free(&m);
+
+    p = write_file("v.mtx", "%%MatrixMarket vector array real\n3\n1\n2\n3\n");
+    rc = loom_mm_load(p, NULL, &m, err, sizeof err);
+    ok(rc == 0 && m.vector && m.rows == 3 && m.cols == 1 && m.e[2].v == 3,
+       "vector array: 3 rows, one column (%s)", err);
+    loom_mm_free(&m);
+
+    p = write_file("vc.mtx", "%%MatrixMarket vector coordinate integer general\n5 2\n2 7\n5 1\n");
+    rc = loom_mm_load(p, NULL, &m, err, sizeof err);
+    ok(rc == 0 && m.rows == 5 && m.n == 2 && m.e[0].row == 1 && m.e[0].v == 7,
+       "vector coordinate: 'row value' lines (%s)", err);
+    loom_mm_free(&m);
+
+    p = write_file("p.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n");
+    rc = loom_mm_load(p, NULL, &m, err, sizeof err);
+    ok(rc == 0 && m.n == 1 && m.e[0].v == 1, "pattern entries read as 1 (%s)", err);
+    loom_mm_free(&m);
+}
+
+/* Each malformed file: the message names FILE:LINE and says what is wrong. */
+static void test_mm_bad(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"", "e.mtx:1: empty file"},
+        {"1 2 3\n", "e.mtx:1: not a MatrixMarket file"},
+        {"%%MatrixMarket matrix coordinate complex general\n", "e.mtx:1: unsupported"},
+        {"%%MatrixMarket matrix coordinate real symmetric\n", "e.mtx:1: unsupported"},
+        {"%%MatrixMarket matrix coordinate real general\n3 x 1\n", "e.mtx:2: bad number of columns 'x'"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3\n", "e.mtx:2: missing the number of entries"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1 9\n", "e.mtx:2: unexpected '9' after the size line"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1\n0 1 1\n", "e.mtx:3: bad row '0'"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n", "e.mtx:3: column 4 is beyond the 3 columns declared on line 2"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1\n", "e.mtx:3: missing the value"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 abc\n", "e.mtx:3: bad value 'abc'"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 nan\n", "e.mtx:3: bad value 'nan'"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 2 3\n", "e.mtx:3: unexpected '3' after the value"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 2\n2 2 2\n", "e.mtx:4: more entries than the 1 declared on line 2"},
+        {"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 2\n", "e.mtx:3: the file ends after 1 of the 2 entries declared on line 2"},
+        {"%%MatrixMarket matrix array real general\n2 1\n1\n1x\n", "e.mtx:4: bad value '1x'"},
+        {"%%MatrixMarket matrix array real general\n% only a comment\n", "e.mtx:2: no size line"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        loom_mm m;
+        const char *p = write_file("e.mtx", cases[k].text);
+        int rc = loom_mm_load(p, NULL, &m, err, sizeof err);
+        ok(rc == LOOM_ERR_FORMAT && strstr(err, cases[k].want) && m.n == 0 && !m.e,
+           "MatrixMarket: %s", cases[k].want);
+        if (!strstr(err, cases[k].want))
+            diag("got: %s", err);
+    }
+    loom_mm m;
+    int rc = loom_mm_load(scratch("absent.mtx"), NULL, &m, err, sizeof err);
+    ok(rc == LOOM_ERR_IO && strstr(err, "absent.mtx: No such file"), "a missing file: %s", err);
+}
+
+/* ---- LIBSVM --------------------------------------------------------------------- */
+
+static void test_libsvm(void)
+{
+    loom_libsvm s;
+    const char *p = write_file("g.svm", "# header comment\n"
+                                        "+1 1:0.5 3:-2\n"
+                                        "\n"
+                                        "-1 qid:7 2:1e-2   \n"
+                                        "0.25\n"
+                                        "3 1:1 5:2 # trailing comment\n");
+    int rc = loom_libsvm_load(p, NULL, &s, err, sizeof err);
+    ok(rc == 0 && s.n == 4 && s.nfile == 4 && s.cols == 5 && s.nnz == 5,
+       "4 rows, 5 columns, 5 values; comments, blank lines, qid skipped (%s)", err);
+    ok(rc == 0 && s.y[0] == 1 && s.y[1] == -1 && s.y[2] == 0.25 && s.ptr[2] == 3 &&
+           s.ptr[3] == 3 && s.idx[1] == 2 && s.val[1] == -2 && s.idx[2] == 1,
+       "labels, row pointers, 0-based indices and values");
+    loom_libsvm_free(&s);
+    loom_rows share = {1, 3};
+    rc = loom_libsvm_load(p, &share, &s, err, sizeof err);
+    ok(rc == 0 && s.n == 1 && s.y[0] == -1 && s.cols == 5 && s.nfile == 4,
+       "share 1 of 3 keeps row 1; columns still from the whole file");
+    loom_libsvm_free(&s);
+
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"1 1:2\nx 1:2\n", "e.svm:2: bad label 'x'"},
+        {"1 0:2\n", "e.svm:1: feature index 0 (indices start at 1)"},
+        {"1 3:2 2:1\n", "e.svm:1: feature index 2 after 3 (indices must increase)"},
+        {"1 3:2 3:1\n", "e.svm:1: feature index 3 after 3"},
+        {"1 3\n", "e.svm:1: bad feature '3'"},
+        {"1 a:1\n", "e.svm:1: bad feature 'a:1'"},
+        {"1 3:\n", "e.svm:1: bad value of feature '3:'"},
+        {"1 3:1.5.2\n", "e.svm:1: bad value of feature '3:1.5.2'"},
+        {"1 3:inf\n", "e.svm:1: bad value of feature '3:inf'"},
+        {"1 2147483648:1\n", "e.svm:1: bad feature '2147483648:1'"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        p = write_file("e.svm", cases[k].text);
+        rc = loom_libsvm_load(p, NULL, &s, err, sizeof err);
+        ok(rc == LOOM_ERR_FORMAT && strstr(err, cases[k].want) && s.n == 0 && !s.y,
+           "LIBSVM: %s", cases[k].want);
+        if (!strstr(err, cases[k].want))
+            diag("got: %s", err);
+    }
+}
+
+static void test_scan_f64(void)
+{
+    static const char *const good[] = {"0", "-1.5", "1e-300", "0.1", "2.2250738585072014e-308",
+                                       "1.7976931348623157e308", "-0.30000000000000004", ".5"};
+    int same = 1;
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; k++) {
+        double v = -7;
+        const char *e = good[k] + strlen(good[k]);
+        same &= loom_scan_f64(good[k], e, &v) == e && v == strtod(good[k], NULL);
+    }
+    ok(same, "loom_scan_f64 reads what strtod reads, to the bit");
+    double v;
+    const char *bad[] = {"", " 1", "inf", "nan", "1e999", "-", "x"};
+    int none = 1;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        none &= !loom_scan_f64(bad[k], bad[k] + strlen(bad[k]), &v);
+    ok(none, "loom_scan_f64 refuses blanks, infinities, NaN, overflow and non-numbers");
+}
+
+/* ---- the kernel ------------------------------------------------------------------ */
+
+/* A small random dense problem as triplets (with one duplicate entry split
+ * in two). */
+static int small_problem(loom_lasso *l, int n, int p, unsigned seed)
+{
+    int64_t *ri = malloc(sizeof(int64_t) * (size_t)(n * p + 1));
+    int64_t *ci = malloc(sizeof(int64_t) * (size_t)(n * p + 1));
+    double *v = malloc(sizeof(double) * (size_t)(n * p + 1)), *y = malloc(sizeof(double) * (size_t)n);
+    srand(seed);
+    int k = 0;
+    for (int j = 0; j < p; j++)
+        for (int i = 0; i < n; i++) {
+            ri[k] = i;
+            ci[k] = j;
+            v[k++] = (double)rand() / RAND_MAX - 0.5;
+        }
+    ri[k] = 0; /* a duplicate of (0, 0): summed */
+    ci[k] = 0;
+    v[k] = 0.25;
+    v[0] -= 0.25;
+    k++;
+    for (int i = 0; i < n; i++)
+        y[i] = (double)rand() / RAND_MAX * 4 - 2;
+    int rc = loom_lasso_build(l, n, n, p, k, ri, ci, v, y);
+    free(ri);
+    free(ci);
+    free(v);
+    free(y);
+    return rc;
+}
+
+static void test_kernel(void)
+{
+    loom_lasso l;
+    int n = 40, p = 25;
+    int rc = small_problem(&l, n, p, 7);
+    ok(rc == 0 && l.colptr[p] == n * p && l.colptr[1] == n,
+       "build: one value per cell, the duplicate summed into one");
+    double *g = malloc(sizeof(double) * (size_t)p), lmax = 0;
+    loom_lasso_xtv_local(&l, l.y, g);
+    for (int j = 0; j < p; j++)
+        lmax = fmax(lmax, fabs(g[j]));
+    double lambda = 0.2 * lmax;
+    uint64_t rng = 3;
+    for (int pass = 0; pass < 300; pass++)
+        loom_lasso_pass(&l, lambda, pass % 2 ? LOOM_LASSO_RANDOM : LOOM_LASSO_CYCLIC, &rng);
+    loom_lasso_residual(&l);
+    loom_lasso_xtv_local(&l, l.r, g);
+    int kkt = 1;
+    double m = 0;
+    for (int j = 0; j < p; j++) {
+        m = fmax(m, fabs(g[j]));
+        if (l.beta[j] != 0)
+            kkt &= fabs(g[j] - (l.beta[j] > 0 ? lambda : -lambda)) < 1e-9 * lambda;
+        else
+            kkt &= fabs(g[j]) <= lambda * (1 + 1e-9);
+    }
+    int64_t nz = loom_lasso_nnz(&l);
+    ok(kkt && nz > 0 && nz < p,
+       "serial twin: optimality holds (x_j'r = lambda sign(beta_j) or |x_j'r| <= lambda), "
+       "%lld of %d non-zero",
+       (long long)nz, p);
+    double s[3];
+    loom_lasso_sums_local(&l, s);
+    double obj = loom_lasso_objective(&l, s[0], lambda), gap = loom_lasso_gap(&l, s[0], s[1], m, lambda);
+    ok(gap >= -1e-9 * obj && gap < 1e-9 * obj, "duality gap ~ 0 at the optimum (%.3g, objective %.6g)",
+       gap, obj);
+    /* β = 0 at λ_max: one pass changes nothing */
+    for (int j = 0; j < p; j++)
+        l.beta[j] = 0;
+    loom_lasso_residual(&l);
+    ok(loom_lasso_pass(&l, lmax, LOOM_LASSO_CYCLIC, &rng) == 0 && loom_lasso_nnz(&l) == 0,
+       "at lambda_max beta stays 0");
+    loom_lasso_free(&l);
+    free(g);
+
+    /* correlations: identical, opposite and orthogonal columns */
+    int64_t ri[] = {0, 1, 0, 1, 0, 1, 2}, ci[] = {0, 0, 1, 1, 2, 2, 3};
+    double v[] = {1, 2, -2, -4, 2, -1, 5}, y[] = {1, 1, 1};
+    rc = loom_lasso_build(&l, 3, 3, 4, 7, ri, ci, v, y);
+    loom_lasso_corr *c = loom_lasso_corr_new(&l, 16);
+    long cand[] = {0, 1, 2, 3};
+    rc |= loom_lasso_corr_prepare(c, cand, 4);
+    ok(rc == 0 && fabs(loom_lasso_corr_get(c, 0, 1) - 1) < 1e-6 &&
+           fabs(loom_lasso_corr_get(c, 1, 0) - 1) < 1e-6 && loom_lasso_corr_get(c, 0, 2) == 0 &&
+           loom_lasso_corr_get(c, 2, 3) == 0 && loom_lasso_corr_computed(c) == 6,
+       "correlation cache: |corr| 1 for opposite columns, 0 for orthogonal ones; 6 pairs");
+    long again[] = {3, 1, 0};
+    rc = loom_lasso_corr_prepare(c, again, 3);
+    ok(rc == 0 && loom_lasso_corr_computed(c) == 6 && loom_lasso_corr_get(c, 1, 3) == 0,
+       "pairs already known are not computed again");
+    loom_lasso_corr_free(c);
+    c = loom_lasso_corr_new(&l, 16);
+    ok(c && loom_lasso_corr_get(c, 0, 1) < 0, "a pair not prepared answers -1");
+    loom_lasso_corr_free(c);
+    loom_lasso_free(&l);
+}
+
+/* The generator's three formats load into the same matrix. */
+static void test_formats_agree(void)
+{
+    loom_gen_lasso_opts g;
+    loom_gen_lasso_defaults(&g);
+    g.samples = 30;
+    g.features = 12;
+    g.nonzeros = 3;
+    g.density = 0.4;
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, "%s", scratch("gen"));
+    loom_gen_lasso_stats st;
+    int rc = loom_gen_lasso(&g, prefix, &st, err, sizeof err);
+    ok(rc == 0 && st.nnz > 0 && st.nnz < 30 * 12, "generator: sparse X written (%s)", err);
+    char x[300], y[300], svm[300];
+    snprintf(x, sizeof x, "%s.X.mtx", prefix);
+    snprintf(y, sizeof y, "%s.y.mtx", prefix);
+    snprintf(svm, sizeof svm, "%s.svm", prefix);
+    int same = 1, shares = 1;
+    for (int parts = 1; parts <= 3; parts++)
+        for (int part = 0; part < parts; part++) {
+            loom_lasso a, b;
+            loom_rows share = {part, parts};
+            loom_lasso_files fa = {x, y, NULL}, fb = {NULL, NULL, svm};
+            rc = loom_lasso_load(&fa, &share, &a, err, sizeof err) |
+                 loom_lasso_load(&fb, &share, &b, err, sizeof err);
+            same &= rc == 0 && a.n == b.n && a.p == b.p && a.ntotal == 30 &&
+                    !memcmp(a.colptr, b.colptr, sizeof *a.colptr * (size_t)(a.p + 1)) &&
+                    !memcmp(a.row, b.row, sizeof *a.row * (size_t)a.colptr[a.p]) &&
+                    !memcmp(a.val, b.val, sizeof *a.val * (size_t)a.colptr[a.p]) &&
+                    !memcmp(a.y, b.y, sizeof *a.y * (size_t)a.n);
+            shares &= a.n == (30 - part + parts - 1) / parts;
+            loom_lasso_free(&a);
+            loom_lasso_free(&b);
+        }
+    ok(same, "MatrixMarket and LIBSVM load the same local matrix, for 1, 2 and 3 shares");
+    ok(shares, "every share holds its cyclic part of the rows");
+    loom_lasso a;
+    loom_lasso_files fa = {x, y, NULL};
+    rc = loom_lasso_load(&fa, NULL, &a, err, sizeof err);
+    int standard = rc == 0;
+    for (int64_t j = 0; standard && j < a.p; j++)
+        standard &= a.colptr[j] == a.colptr[j + 1] || fabs(a.norm2[j] - 30) < 1e-9;
+    ok(standard, "generated columns have sum of squares n");
+    loom_lasso_free(&a);
+}
+
+int main(void)
+{
+    test_mm_good();
+    test_mm_bad();
+    test_libsvm();
+    test_scan_f64();
+    test_kernel();
+    test_formats_agree();
+    return done_testing();
+}
