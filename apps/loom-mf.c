@@ -14,7 +14,9 @@
  *     runs the same plan every epoch (.repeated), so the result equals
  *     some serial order of the updates.
  * After an epoch every rank gathers H (loom_ring_collect) and the train
- * objective and test RMSE are summed over ranks (loom_allreduce).
+ * objective and test RMSE are summed over ranks (loom_allreduce); then
+ * loom_clock, so LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and a
+ * restarted job (loomrun --restart) resumes after the last one.
  *
  *   loom-mf --train FILE --test FILE [--rank K] [--epochs N] [--step G]
  *           [--decay D] [--lambda L] [--seed S] [--log FILE.csv]
@@ -224,10 +226,13 @@ int main(int argc, char **argv)
                    o.K);
     size_t hfirst, hn;
     loom_ring_part(H, NULL, NULL, &hfirst, &hn);
-    loom_mf_init_rows(W + (size_t)mine.lo * o.K, mine.lo, mine.hi - mine.lo, o.K,
-                      mean[0] / mean[1], o.seed);
-    loom_mf_init_rows(H + hfirst * o.K, (int64_t)hfirst, (int64_t)hn, o.K, mean[0] / mean[1],
-                      o.seed ^ 0x9e3779b97f4a7c15ULL);
+    int done = (int)loom_clock_now(); /* epochs before a restart: W and H came back */
+    if (!loom_restarted()) {
+        loom_mf_init_rows(W + (size_t)mine.lo * o.K, mine.lo, mine.hi - mine.lo, o.K,
+                          mean[0] / mean[1], o.seed);
+        loom_mf_init_rows(H + hfirst * o.K, (int64_t)hfirst, (int64_t)hn, o.K,
+                          mean[0] / mean[1], o.seed ^ 0x9e3779b97f4a7c15ULL);
+    }
 
     char err[512] = "", msg[600];
     loom_report *rep = loom_report_open("loom-mf", o.log,
@@ -237,7 +242,7 @@ int main(int argc, char **argv)
     loom_report_agree(!rep, msg);
     struct job j = {tr.v, W, H, o.K, (float)o.step, (float)o.lambda};
     double busy = 0, test_rmse = NAN;
-    for (int e = 1; e <= o.epochs; e++) {
+    for (int e = done + 1; e <= o.epochs; e++) {
         j.step = (float)(o.step * pow(o.decay, e - 1));
         loom_report_begin(rep, e, tr.n);
         double t0 = loom_wtime();
@@ -248,18 +253,21 @@ int main(int argc, char **argv)
             loom_abort(1, "loom-mf: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         loom_ring_collect(H);
+        double hnorm = loom_mf_sq_norm(H, ni, o.K); /* now: after the allreduce, the next
+                                                       epoch's ring hand-offs may land in H */
         double s[3] = {loom_mf_sq_error(tr.v, tr.n, W, H, o.K),
                        loom_mf_sq_error(te.v, te.n, W, H, o.K),
                        loom_mf_sq_norm(W + (size_t)mine.lo * o.K, mine.hi - mine.lo, o.K)};
         loom_allreduce(LOOM_IN_PLACE, s, 3, LOOM_DOUBLE, LOOM_SUM);
-        double obj = s[0] + o.lambda * (s[2] + loom_mf_sq_norm(H, ni, o.K));
+        double obj = s[0] + o.lambda * (s[2] + hnorm);
         test_rmse = sqrt(s[1] / (double)ntest);
         loom_report_row(rep, (double[]){e, (double)ntrain * e, busy, obj,
                                         sqrt(s[0] / (double)ntrain), test_rmse});
+        loom_clock(); /* one per epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs */
     }
-    if (me == 0)
+    if (me == 0 && busy > 0)
         printf("loom-mf: %.0f updates/s over %d epochs (%.3f s training)\n",
-               (double)ntrain * o.epochs / busy, o.epochs, busy);
+               (double)ntrain * (o.epochs - done) / busy, o.epochs - done, busy);
     if (o.model)
         save_model(o.model, W, H, nu, ni, o.K, &mine);
     loom_report_final(rep, "test_rmse", test_rmse);

@@ -17,6 +17,7 @@
 
 loom_dsm_alloc *loom_allocs[LOOM_MAX_ALLOCS];
 _Atomic int loom_nallocs; /* table entries in use (live or freed) */
+static uint64_t next_serial = 1; /* creation order of allocations (checkpoints) */
 int loom_dsm_check;
 
 loom_dsm_alloc *loom_dsm_find(const void *p)
@@ -276,6 +277,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     if (!a)
         return NULL;
     a->id = id;
+    a->serial = next_serial;
     snprintf(a->name, sizeof a->name, "%s", name[0] ? name : "(unnamed)");
     a->bytes = bytes;
     a->kind = o->unit;
@@ -290,6 +292,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     int rc = LOOM_OK;
     size_t plen = (a->mapped + 4095) & ~(size_t)4095;
     if (pol == &loom_policy_local) { /* plain memory */
+        if (loom_restart_open())
+            loom_restart_check(a); /* collective */
         a->base = mmap(NULL, plen, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (a->base == MAP_FAILED) {
@@ -299,6 +303,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
             numa_tonode_memory(a->base, plen, o->numa_node);
         if (!rc && a->kind == LOOM_UNIT_ROW && !(a->ulock = calloc(a->nunits, sizeof *a->ulock)))
             rc = LOOM_ERR_NOMEM; /* rows stay thread-safe */
+        if (!rc && loom_restart_open())
+            loom_restart_fill(a);
     } else {
         rc = loom_arena_init();
         if (!rc && !(a->base = loom_arena_take(plen)))
@@ -324,6 +330,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         /* every rank must get this far before keys are exchanged */
         int32_t st = rc;
         loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
+        if (!st && loom_restart_open())
+            loom_restart_check(a); /* collective: every rank got this far */
         if (!st)
             st = rc = make_store(a, o);
         if (!rc)
@@ -333,6 +341,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
          * and they must find the allocation ready. */
         if (!rc)
             rc = start_policy(a);
+        if (!rc && loom_restart_open()) /* before anyone can fetch from the store */
+            loom_restart_fill(a);
         if (!rc)
             publish(a, n);
         st = rc;
@@ -354,6 +364,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         return NULL;
     }
     publish(a, n);
+    next_serial++;
     if (pol != &loom_policy_local) { /* homes must answer while computing */
         loom_agent_hold();
         a->agent = 1;

@@ -13,7 +13,12 @@
  * waits until the global clock reaches c - s (a *blocked read*).  With
  * s = 0 a rank in clock c waits until all others finished clock c - 1:
  * exactly BSP.  A rank always sees its own writes: they were applied at
- * the home before its clock advanced. */
+ * the home before its clock advanced.
+ *
+ * The program's own loom_clock calls are also counted apart (calls,
+ * loom_clock_now): automatic checkpoints (LOOM_CHECKPOINT_EVERY) fall on
+ * them, never on the clocks loom_for takes inside ssp-synchronized loops
+ * (loom_clock_tick), and a restarted job resumes its loop from them. */
 #include "dsm.h"
 
 #include <stdlib.h>
@@ -27,10 +32,12 @@ struct clock_msg {
 };
 
 static uint64_t now;              /* this rank's clock */
+static uint64_t calls;            /* the program's loom_clock calls (loom_clock_now) */
 static _Atomic uint64_t *clocks;  /* per rank: clocks it has completed */
 static _Atomic uint64_t global;   /* min of clocks[] */
 
-uint64_t loom_clock_now(void) { return now; }
+uint64_t loom_clock_now(void) { return calls; }
+uint64_t loom_dsm_clock(void) { return now; }
 uint64_t loom_clock_global(void) { return atomic_load(&global); }
 
 static void recompute(void)
@@ -69,7 +76,11 @@ void loom_clock_init(void)
     loom_tp_am_register(AM_CLOCK, on_clock);
 }
 
-int loom_clock(void)
+/* Contract: what the program's loom_clock promises (docs/dsm.md), without
+ * counting the call: loom_for's ssp-synchronized loops clock through it,
+ * so that automatic checkpoints fall only between the program's own
+ * steps.  Same callers and locking as loom_clock. */
+int loom_clock_tick(void)
 {
     if (loom_state != 1)
         return LOOM_ERR_STATE;
@@ -90,6 +101,26 @@ int loom_clock(void)
         if (loom_allocs[i] && loom_allocs[i]->live && loom_allocs[i]->policy->clock)
             loom_allocs[i]->policy->clock(loom_allocs[i]);
     return LOOM_OK;
+}
+
+int loom_clock(void)
+{
+    int rc = loom_clock_tick();
+    if (rc)
+        return rc;
+    calls++;
+    return loom_ckpt_on_clock(calls);
+}
+
+/* Contract: from restart.c only, in loom_init (no allocation exists, no
+ * clock message has been sent): every rank resumes at the same clock. */
+void loom_clock_restore(uint64_t clock, uint64_t ncalls)
+{
+    now = clock;
+    calls = ncalls;
+    for (int r = 0; clocks && r < loom_icv.nranks; r++)
+        atomic_store(&clocks[r], clock);
+    atomic_store(&global, clock);
 }
 
 uint64_t loom_dsm_oldest(const loom_dsm_alloc *a)

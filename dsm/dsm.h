@@ -44,6 +44,8 @@ struct loom_rec_hdr {
 
 struct loom_dsm_alloc {
     int id;                      /* same on every rank */
+    uint64_t serial;             /* creation order: the n-th loom_alloc (checkpoints) */
+    uint64_t homehash;           /* checkpoints: hash of home[] (0 = not yet computed) */
     int live;
     char name[64];
     char *base;                  /* global address */
@@ -144,8 +146,16 @@ void loom_dsm_new_epoch(loom_dsm_alloc *a);
 
 /* ---- clock.c ----------------------------------------------------------- */
 void loom_clock_init(void);
-uint64_t loom_clock_now(void);
+/* The DSM clock: loom_clock's, plus the clocks loom_for takes inside
+ * ssp-synchronized loops (loom_clock_now counts only the program's). */
+uint64_t loom_dsm_clock(void);
 uint64_t loom_clock_global(void);
+/* A clock without the program's bookkeeping: what loom_clock does minus
+ * counting the call and the automatic checkpoint (loops use it). */
+int loom_clock_tick(void);
+/* Restart (restart.c): every rank's DSM clock becomes `clock`, and the
+ * program's loom_clock count `calls`.  Before any allocation exists. */
+void loom_clock_restore(uint64_t clock, uint64_t calls);
 /* Wait until a copy fetched now is fresh enough for a in this rank's
  * clock; returns the stamp to give it.  Counts blocked reads. */
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
@@ -165,6 +175,32 @@ void loom_ring_init(void);
 /* policy_ring.c: partition boundaries, for the loop planner (sched/). */
 int loom_ring_set_bounds(loom_dsm_alloc *a, const size_t *lo);
 const size_t *loom_ring_bounds(loom_dsm_alloc *a, int *owned);
+
+/* Checkpoints: a's sub-epoch; and, on restart before a is published, set
+ * a's sub-epoch and partition boundaries (lo[0..P]).  LOOM_ERR_ARG for
+ * boundaries that do not cut a's units. */
+uint64_t loom_ring_subepoch(loom_dsm_alloc *a);
+int loom_ring_restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo);
+
+/* ---- checkpoint.c, restart.c (docs/checkpoint.md) ---------------------- */
+/* loom_clock's part: LOOM_CHECKPOINT_EVERY and LOOM_TEST_KILL at the
+ * program's calls-th clock.  Collective like loom_clock. */
+int loom_ckpt_on_clock(uint64_t calls);
+/* A hash of a's unit -> home map (cached in a->homehash). */
+uint64_t loom_ckpt_home_hash(loom_dsm_alloc *a);
+/* 1 between a restart and the first loom_clock or loom_checkpoint after
+ * it: loom_alloc restores allocations. */
+int loom_restart_open(void);
+/* Collective, from loom_alloc while restoring: compare a (fully laid out,
+ * not yet filled) with the checkpoint's allocation of the same serial;
+ * on a mismatch the job stops with one message. */
+void loom_restart_check(loom_dsm_alloc *a);
+/* Fill a from the checkpoint (home store, own copy or ring partition),
+ * before a is published; a damaged file stops the job. */
+void loom_restart_fill(loom_dsm_alloc *a);
+/* The program clocked or checkpointed: stop restoring; name (rank 0)
+ * checkpointed allocations this run did not make again. */
+void loom_restart_close(void);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);

@@ -337,3 +337,35 @@ const size_t *loom_ring_bounds(loom_dsm_alloc *a, int *owned)
         *owned = owned_part(g);
     return g->lo;
 }
+
+uint64_t loom_ring_subepoch(loom_dsm_alloc *a)
+{
+    struct ring *g = a->policy == &loom_policy_ring ? a->policy_data : NULL;
+    return g ? g->t : 0;
+}
+
+/* Contract (restart.c, inside loom_alloc after init and before a is
+ * published, so no hand-off for a can arrive yet): put a's rotation at
+ * sub-epoch t with boundaries lo[0..P], as the checkpoint had it.  Nothing
+ * is in flight or sent, so the next rotation forwards whole partitions.
+ * Returns LOOM_ERR_ARG (nothing changed) for boundaries that do not cut
+ * a's units into P ordered partitions. */
+int loom_ring_restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
+{
+    if (a->policy != &loom_policy_ring)
+        return LOOM_OK;
+    struct ring *g = a->policy_data;
+    if (lo[0] != 0 || lo[P()] != a->nunits)
+        return LOOM_ERR_ARG;
+    for (int j = 0; j < P(); j++)
+        if (lo[j] > lo[j + 1])
+            return LOOM_ERR_ARG;
+    for (int j = 0; j <= P(); j++)
+        g->lo[j] = (size_t)lo[j];
+    g->t = t;
+    if (loom_dsm_check) {
+        expose_units(a, 0, a->nunits, PROT_NONE);
+        expose(a, g, owned_part(g), PROT_READ | PROT_WRITE);
+    }
+    return LOOM_OK;
+}

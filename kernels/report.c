@@ -99,12 +99,13 @@ loom_report *loom_report_open(const char *app, const char *csv, const char *colu
     }
     if (loom_rank() != 0)
         return r;
-    if (csv && !(r->csv = fopen(csv, "w"))) {
+    int resumed = loom_restarted(); /* keep the rows of the run before the restart */
+    if (csv && !(r->csv = fopen(csv, resumed ? "a" : "w"))) {
         snprintf(err, errlen, "%s: %s", csv, strerror(errno));
         free(r);
         return NULL;
     }
-    if (r->csv) {
+    if (r->csv && !(resumed && !fseek(r->csv, 0, SEEK_END) && ftell(r->csv) > 0)) {
         fprintf(r->csv, "%s\n", columns);
         fflush(r->csv);
     }

@@ -23,7 +23,8 @@ typedef struct loom_report loom_report;
 
 /* Opens the report of app `app` with the comma-separated column names
  * `columns` (at most 16).  csv may be NULL (no log file); otherwise rank 0
- * creates it (truncating) and writes the header.  Returns NULL with a
+ * creates it (truncating) and writes the header; a run resumed from a
+ * checkpoint (loom_restarted) appends to it instead.  Returns NULL with a
  * message in err ("FILE: strerror") when the log cannot be created.
  * Rank 0 also starts the progress ticker thread.  Call on every rank. */
 loom_report *loom_report_open(const char *app, const char *csv, const char *columns,

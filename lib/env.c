@@ -18,7 +18,8 @@
 #define ICV_DEFAULTS                          \
     .rank = 0, .nranks = 1, .local_rank = 0,  \
     .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh", \
-    .dsm_arena = (size_t)1 << 40, .bandwidth_mbit = 100, .priority_queue = 64
+    .dsm_arena = (size_t)1 << 40, .bandwidth_mbit = 100, .priority_queue = 64, \
+    .test_kill = {.rank = -1}, .checkpoint_sync = 1
 
 struct loom_icv loom_icv = {ICV_DEFAULTS};
 
@@ -225,6 +226,50 @@ static int set_arena(const char *v)
     loom_icv.dsm_arena = ((size_t)(x * mult) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
     return 0;
 }
+static int set_ckpt_dir(const char *v)
+{
+    return set_string(loom_icv.checkpoint_dir, sizeof loom_icv.checkpoint_dir, v);
+}
+static int set_ckpt_every(const char *v)
+{
+    return loom_parse_int(v, 0, 1L << 40, &loom_icv.checkpoint_every);
+}
+static int set_ckpt_sync(const char *v) { return loom_parse_bool(v, &loom_icv.checkpoint_sync); }
+static const char *const restart_names[] = {"false", "true", "auto"};
+static int set_restart(const char *v)
+{
+    if (!strcasecmp(v, "auto")) {
+        loom_icv.restart = LOOM_RESTART_AUTO;
+        return 0;
+    }
+    return loom_parse_bool(v, &loom_icv.restart); /* LOOM_RESTART_NO / _YES */
+}
+static const char *const kill_points[] = {"clock", "stop", "write", "commit"};
+/* LOOM_TEST_KILL=RANK:CLOCK[:POINT] (a testing aid). */
+static int set_test_kill(const char *v)
+{
+    char buf[64], *save;
+    size_t n = strlen(v);
+    if (n >= sizeof buf || !n || v[0] == ':' || v[n - 1] == ':' || strstr(v, "::"))
+        return -1; /* strtok_r would skip empty fields */
+    strcpy(buf, v);
+    const char *r = strtok_r(buf, ":", &save), *c = strtok_r(NULL, ":", &save),
+               *p = strtok_r(NULL, ":", &save);
+    long rank, clock;
+    if (!r || !c || strtok_r(NULL, ":", &save) || loom_parse_int(r, 0, 1 << 20, &rank) ||
+        loom_parse_int(c, 1, 1L << 40, &clock))
+        return -1;
+    int point = p ? -1 : LOOM_KILL_CLOCK;
+    for (int i = 0; p && i < 4; i++)
+        if (!strcasecmp(p, kill_points[i]))
+            point = i;
+    if (point < 0)
+        return -1;
+    loom_icv.test_kill.rank = (int)rank;
+    loom_icv.test_kill.clock = clock;
+    loom_icv.test_kill.point = point;
+    return 0;
+}
 /* Rank variables are parsed by loom_discover_rank; here they are only
  * known names. */
 static int set_none(const char *v) { (void)v; return 0; }
@@ -257,6 +302,21 @@ static void show_check(char *b, size_t n)
                          : loom_icv.check_dsm ? "dsm" : loom_icv.check_serial ? "serial" : "none");
 }
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
+static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.checkpoint_dir); }
+static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_every); }
+static void show_ckpt_sync(char *b, size_t n)
+{
+    snprintf(b, n, "%s", loom_icv.checkpoint_sync ? "true" : "false");
+}
+static void show_restart(char *b, size_t n) { snprintf(b, n, "%s", restart_names[loom_icv.restart]); }
+static void show_test_kill(char *b, size_t n)
+{
+    if (loom_icv.test_kill.rank < 0)
+        snprintf(b, n, "%s", "");
+    else
+        snprintf(b, n, "%d:%ld:%s", loom_icv.test_kill.rank, loom_icv.test_kill.clock,
+                 kill_points[loom_icv.test_kill.point]);
+}
 static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous_host); }
 static void show_rank(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.rank); }
 static void show_nranks(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.nranks); }
@@ -285,6 +345,11 @@ static const struct var {
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, serial, all, none", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
+    {"LOOM_CHECKPOINT_DIR", set_ckpt_dir, show_ckpt_dir, "a directory path (where checkpoints are written and read)", 0},
+    {"LOOM_CHECKPOINT_EVERY", set_ckpt_every, show_ckpt_every, "an integer >= 0 (checkpoint at every N-th loom_clock; 0 = never)", 0},
+    {"LOOM_CHECKPOINT_SYNC", set_ckpt_sync, show_ckpt_sync, "true or false (also 1/0, yes/no, on/off): fsync checkpoint files and directories", 0},
+    {"LOOM_RESTART", set_restart, show_restart, "true, false or auto (also 1/0, yes/no, on/off): resume from LOOM_CHECKPOINT_DIR", 0},
+    {"LOOM_TEST_KILL", set_test_kill, show_test_kill, "RANK:CLOCK[:clock|stop|write|commit] (a testing aid: docs/checkpoint.md)", 0},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
     {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command, e.g. ssh or \"ip netns exec\"", 1},
     {"LOOM_RENDEZVOUS_HOST", set_rv_host, show_rv_host, "the address ranks use to reach loomrun", 1},
@@ -335,6 +400,14 @@ int loom_env_load(char *err, size_t errlen)
                      vars[i].name, v, vars[i].allowed);
             return LOOM_ERR_ENV;
         }
+    }
+    /* Checkpointing and restarting need a place for the files. */
+    if (!loom_icv.checkpoint_dir[0] && (loom_icv.checkpoint_every || loom_icv.restart)) {
+        const char *name = loom_icv.checkpoint_every ? "LOOM_CHECKPOINT_EVERY" : "LOOM_RESTART";
+        snprintf(err, errlen, "%s='%s' needs LOOM_CHECKPOINT_DIR (the directory %s)", name,
+                 getenv(name), loom_icv.checkpoint_every ? "to write checkpoints to"
+                                                         : "of the checkpoints to resume from");
+        return LOOM_ERR_ENV;
     }
     return load_named(err, errlen);
 }

@@ -162,6 +162,7 @@ int loom_init(int *argc, char ***argv)
         loom_env_display(loom_icv.display_env == 2);
     if (loom_icv.nranks == 1) {
         loom_state = 1;
+        loom_restart_init();
         return LOOM_OK;
     }
     int rc;
@@ -178,6 +179,7 @@ int loom_init(int *argc, char ***argv)
     loom_state = 1;
     if ((rc = loom_dsm_init()))
         return rc;
+    loom_restart_init();
     return LOOM_OK;
 }
 

@@ -23,6 +23,14 @@
 /* ---- env.c: internal control variables ------------------------------ */
 
 enum { LOOM_PRIO_RELATIVE = 0, LOOM_PRIO_ABSOLUTE, LOOM_PRIO_RANDOM, LOOM_PRIO_ROUNDROBIN };
+/* LOOM_RESTART: start afresh, resume (a checkpoint must exist), or resume
+ * if there is one. */
+enum { LOOM_RESTART_NO = 0, LOOM_RESTART_YES, LOOM_RESTART_AUTO };
+/* LOOM_TEST_KILL points (docs/checkpoint.md, "Testing"): after the
+ * clock's checkpoint SIGKILL or SIGSTOP; inside the checkpoint, with the
+ * rank's file half written or every file in place but LATEST not yet
+ * moved. */
+enum { LOOM_KILL_CLOCK = 0, LOOM_KILL_STOP, LOOM_KILL_WRITE, LOOM_KILL_COMMIT };
 
 /* Where this rank's identity came from. */
 typedef enum { LOOM_SRC_SINGLETON, LOOM_SRC_LOOMRUN, LOOM_SRC_SLURM,
@@ -49,6 +57,11 @@ struct loom_icv {
     int priority_queue;       /* LOOM_PRIORITY_QUEUE: rows per send at most */
     int wire_fp16;            /* LOOM_WIRE=fp16 */
     size_t dsm_arena;         /* LOOM_DSM_ARENA: bytes of address space */
+    char checkpoint_dir[1024];/* LOOM_CHECKPOINT_DIR: where checkpoints go, "" = none */
+    long checkpoint_every;    /* LOOM_CHECKPOINT_EVERY: every N-th loom_clock, 0 = never */
+    int checkpoint_sync;      /* LOOM_CHECKPOINT_SYNC: fsync files and directories */
+    int restart;              /* LOOM_RESTART: LOOM_RESTART_NO, _YES or _AUTO */
+    struct { int rank, point; long clock; } test_kill; /* LOOM_TEST_KILL; rank -1 = off */
     char rsh[256];            /* LOOM_RSH (launcher) */
     char rendezvous_host[256];/* LOOM_RENDEZVOUS_HOST (launcher) */
 };
@@ -279,6 +292,10 @@ void loom_allreduce_ssp_quiesce(void); /* finalize: nothing left in flight */
 void loom_allreduce_ssp_fini(void);
 void loom_dsm_epoch_end(void); /* a barrier ended an epoch */
 void loom_lock_init(void);
+/* restart.c: with LOOM_RESTART, find the checkpoint to resume from and
+ * restore the clock (collective; stops the job with one message when the
+ * checkpoint cannot be used).  Called by loom_init once the DSM is up. */
+void loom_restart_init(void);
 
 /* ---- init.c ---------------------------------------------------------- */
 extern int loom_state; /* 0 before init, 1 running, 2 finalized */

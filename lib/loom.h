@@ -175,6 +175,35 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n);
  * run ahead by up to the staleness. */
 int loom_clock(void);
 
+/* How many times this program has called loom_clock, counting the calls
+ * made before the checkpoint it resumed from (0 at the start of a fresh
+ * run).  A restartable loop starts from it: for (e = loom_clock_now(); ...). */
+uint64_t loom_clock_now(void);
+
+/* ---- Checkpoint and restart (docs/checkpoint.md) ----------------------
+ *
+ * loom_checkpoint writes every live allocation's data (home stores; each
+ * rank's own copy of a "local" allocation; each ring owner's partition
+ * with the ring's position) and the clock into a new checkpoint under
+ * dir (NULL: LOOM_CHECKPOINT_DIR), then makes it the one DIR/LATEST names.
+ * Atomic: a crash at any moment leaves the previous checkpoint whole.
+ * Collective: every rank calls it, with no other thread of the rank
+ * inside an allocation (as for loom_release).  Returns LOOM_OK, or
+ * LOOM_ERR_IO on every rank (after a message) when any rank could not
+ * write, and then LATEST is unchanged.  LOOM_CHECKPOINT_EVERY=N makes
+ * every N-th loom_clock call it.
+ *
+ * A job started with LOOM_RESTART=true (loomrun --restart) resumes: in
+ * loom_init the clock comes back (loom_clock_now), and the program's n-th
+ * loom_alloc gets the contents the n-th allocation had, if it was live in
+ * the checkpoint — same name, size and options, or the job stops with one
+ * message.  Allocations must be made again before the first loom_clock
+ * after the restart. */
+int loom_checkpoint(const char *dir);
+/* 1 if this run resumed from a checkpoint (allocations come back with
+ * their contents: do not initialize them again), else 0. */
+int loom_restarted(void);
+
 /* The ring policy (docs/dsm.md, "Ring").  An allocation with coherence
  * "ring" is cut into P partitions of whole units (rows or pages); in
  * sub-epoch t rank p owns partition (p - t) mod P and works on it in place,

@@ -1,7 +1,7 @@
 /* loomrun.c — the launcher: options, the rendezvous, and the job's event loop.
  *
  *   loomrun -n N [-H hostfile] [--rsh CMD] [--tag-output|--no-tag-output]
- *           [--] program [args...]
+ *           [--restart] [--] program [args...]
  *
  * loomrun listens for the rendezvous, starts N ranks (placed by slot over
  * the hostfile's hosts, all local without one), forwards their output
@@ -40,13 +40,15 @@ static double kill_at;        /* when to SIGKILL what still runs */
 static void usage(FILE *f)
 {
     fputs("usage: loomrun -n N [-H hostfile] [--rsh CMD] [--tag-output|--no-tag-output]\n"
-          "               [--] program [args...]\n"
+          "               [--restart] [--] program [args...]\n"
           "  -n, --np N          number of ranks (default: the hostfile's slots, or 1)\n"
           "  -H, --hostfile FILE lines 'host [slots=N]'; without it every rank is local\n"
           "      --rsh CMD       remote shell for non-local hosts (default: LOOM_RSH or ssh),\n"
           "                      e.g. --rsh \"ip netns exec\"\n"
           "      --tag-output    prefix output lines with [rank] (default when N > 1)\n"
           "      --no-tag-output pass output through untouched\n"
+          "      --restart       resume the job from the newest checkpoint in\n"
+          "                      LOOM_CHECKPOINT_DIR (sets LOOM_RESTART=true)\n"
           "  -V, --version       print the version\n"
           "Environment: LOOM_*, OMP_* and UCX_* are forwarded to every rank; see docs/env.md.\n",
           f);
@@ -356,6 +358,15 @@ int main(int argc, char **argv)
             tag = 1;
         else if (!strcmp(a, "--no-tag-output"))
             tag = 0;
+        else if (!strcmp(a, "--restart")) {
+            const char *d = getenv("LOOM_CHECKPOINT_DIR");
+            if (!d || !*d) {
+                msg("--restart needs LOOM_CHECKPOINT_DIR: the directory of the checkpoints "
+                    "to resume from (docs/checkpoint.md)");
+                return 2;
+            }
+            setenv("LOOM_RESTART", "true", 1); /* forwarded to every rank */
+        }
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;

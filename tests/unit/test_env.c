@@ -276,6 +276,50 @@ static void test_env_load(void)
        "LOOM_RENDEZVOUS_HOST=192.168.1.5 sets rendezvous_host");
     load_bad("LOOM_RENDEZVOUS_HOST", "", "address ranks use");
 
+    /* Checkpoints (docs/checkpoint.md). */
+    {
+        char err[512];
+        clear_env();
+        ok(load(err, sizeof err) == LOOM_OK && !loom_icv.checkpoint_dir[0] &&
+               loom_icv.checkpoint_every == 0 && loom_icv.checkpoint_sync == 1 &&
+               loom_icv.restart == LOOM_RESTART_NO && loom_icv.test_kill.rank == -1,
+           "checkpoint defaults: no directory, never, fsync on, no restart, no test kill");
+    }
+    ok(load_good("LOOM_CHECKPOINT_DIR", "/tmp/ck") && !strcmp(loom_icv.checkpoint_dir, "/tmp/ck"),
+       "LOOM_CHECKPOINT_DIR=/tmp/ck sets checkpoint_dir");
+    load_bad("LOOM_CHECKPOINT_DIR", "", "directory path");
+    load_bad("LOOM_CHECKPOINT_EVERY", "5", "needs LOOM_CHECKPOINT_DIR");
+    load_bad("LOOM_RESTART", "true", "needs LOOM_CHECKPOINT_DIR");
+    setenv("LOOM_CHECKPOINT_DIR", "ck", 1);
+    ok(load_good("LOOM_CHECKPOINT_EVERY", "5") && loom_icv.checkpoint_every == 5,
+       "LOOM_CHECKPOINT_EVERY=5 (with a directory) sets checkpoint_every");
+    ok(load_good("LOOM_CHECKPOINT_EVERY", "0") && loom_icv.checkpoint_every == 0,
+       "LOOM_CHECKPOINT_EVERY=0: never");
+    load_bad("LOOM_CHECKPOINT_EVERY", "-1", "integer >= 0");
+    load_bad("LOOM_CHECKPOINT_EVERY", "1.5", "integer >= 0");
+    load_bad("LOOM_CHECKPOINT_EVERY", "often", "integer >= 0");
+    ok(load_good("LOOM_RESTART", "true") && loom_icv.restart == LOOM_RESTART_YES,
+       "LOOM_RESTART=true (with a directory) -> yes");
+    ok(load_good("LOOM_RESTART", "AUTO") && loom_icv.restart == LOOM_RESTART_AUTO,
+       "LOOM_RESTART=AUTO -> auto");
+    ok(load_good("LOOM_RESTART", "0") && loom_icv.restart == LOOM_RESTART_NO,
+       "LOOM_RESTART=0 -> no");
+    load_bad("LOOM_RESTART", "sometimes", "true, false or auto");
+    unsetenv("LOOM_CHECKPOINT_DIR");
+    ok(load_good("LOOM_CHECKPOINT_SYNC", "off") && loom_icv.checkpoint_sync == 0,
+       "LOOM_CHECKPOINT_SYNC=off turns fsync off");
+    load_bad("LOOM_CHECKPOINT_SYNC", "lazy", "true or false");
+    ok(load_good("LOOM_TEST_KILL", "1:8") && loom_icv.test_kill.rank == 1 &&
+           loom_icv.test_kill.clock == 8 && loom_icv.test_kill.point == LOOM_KILL_CLOCK,
+       "LOOM_TEST_KILL=1:8 -> rank 1, clock 8, after the clock");
+    ok(load_good("LOOM_TEST_KILL", "0:3:Write") && loom_icv.test_kill.rank == 0 &&
+           loom_icv.test_kill.clock == 3 && loom_icv.test_kill.point == LOOM_KILL_WRITE,
+       "LOOM_TEST_KILL=0:3:Write -> rank 0, clock 3, mid-write");
+    static const char *const bad_kill[] = {"1", "1:0", "a:1", "-1:2", "1:2:later", "1:2:stop:x",
+                                           "1::2", ":1:2"};
+    for (size_t i = 0; i < sizeof bad_kill / sizeof bad_kill[0]; i++)
+        load_bad("LOOM_TEST_KILL", bad_kill[i], "RANK:CLOCK");
+
     /* The rank variables are checked by loom_discover_rank, not here. */
     ok(load_good("LOOM_RANK", "3"), "LOOM_RANK accepted by env_load");
     ok(load_good("LOOM_NRANKS", "4"), "LOOM_NRANKS accepted by env_load");
@@ -305,7 +349,8 @@ static void test_env_unknown(void)
     static const char *const known[] = {
         "LOOM_RANK", "LOOM_NRANKS", "LOOM_LOCAL_RANK", "LOOM_RENDEZVOUS", "LOOM_JOB_KEY",
         "LOOM_TIMEOUT", "LOOM_JOIN_TIMEOUT", "LOOM_DISPLAY_ENV", "LOOM_RSH",
-        "LOOM_RENDEZVOUS_HOST",
+        "LOOM_RENDEZVOUS_HOST", "LOOM_CHECKPOINT_DIR", "LOOM_CHECKPOINT_EVERY",
+        "LOOM_CHECKPOINT_SYNC", "LOOM_RESTART", "LOOM_TEST_KILL",
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         setenv(known[i], "1", 1);

@@ -1,0 +1,437 @@
+/* checkpoint.c — loom_checkpoint: every live allocation's data and the
+ * clock, written so that a crash at any moment leaves the previous
+ * checkpoint whole (docs/checkpoint.md; the format is in checkpoint.h).
+ *
+ * The protocol, all ranks together:
+ *   1. release and barrier: every write has been applied at its home and
+ *      nothing is in flight, so the home stores are the whole state;
+ *   2. the number: one past the newest checkpoint any rank knows of;
+ *   3. each rank writes DIR/ckpt-N/rank-R.tmp, fsyncs it, renames it to
+ *      rank-R.ckpt and fsyncs the directory (rank 0 adds INFO likewise);
+ *   4. an allreduce of the outcome: if any rank failed, nobody commits;
+ *   5. the commit: LATEST.tmp.R written, fsynced and renamed over LATEST,
+ *      DIR fsynced — by each host's local rank 0, so that hosts without a
+ *      shared file system each get their own pointer; on a shared one they
+ *      rename the same contents;
+ *   6. checkpoints older than the previous one are removed.
+ * Until step 5 LATEST names the previous checkpoint, whose files are never
+ * touched; after it, the new one is complete on disk. */
+#include "checkpoint.h"
+#include "dsm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+uint64_t loom_ckpt_last_seq;
+
+static inline uint64_t rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
+
+uint64_t loom_ckpt_sum(const void *p, size_t n, uint64_t seed)
+{
+    const uint64_t M = 0x9e3779b97f4a7c15ULL;
+    const uint8_t *b = p;
+    uint64_t h[4] = {seed ^ 0x243f6a8885a308d3ULL, seed ^ 0x13198a2e03707344ULL,
+                     seed ^ 0xa4093822299f31d0ULL, seed ^ 0x082efa98ec4e6c89ULL};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int l = 0; l < 4; l++) { /* four independent lanes: several GB/s */
+            uint64_t w;
+            memcpy(&w, b + i + 8 * l, 8);
+            h[l] = (rotl(h[l], 29) ^ w) * M;
+        }
+    uint64_t x = h[0] ^ rotl(h[1], 16) ^ rotl(h[2], 32) ^ rotl(h[3], 48) ^ n;
+    for (; i < n; i++)
+        x = (x ^ b[i]) * 0x100000001b3ULL;
+    x ^= x >> 31;
+    x *= M;
+    return x ^ x >> 29;
+}
+
+int loom_ckpt_read_latest(const char *dir, uint64_t *seq)
+{
+    char path[1200], buf[64];
+    snprintf(path, sizeof path, "%s/LATEST", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? -1 : -2;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    unsigned long long v;
+    int used = 0;
+    if (n <= 0)
+        return -2;
+    buf[n] = 0;
+    if (sscanf(buf, "ckpt-%llu\n%n", &v, &used) != 1 || used != n || v == 0)
+        return -2;
+    *seq = v;
+    return 0;
+}
+
+uint64_t loom_ckpt_home_hash(loom_dsm_alloc *a)
+{
+    if (!a->home)
+        return 0;
+    if (!a->homehash) {
+        uint64_t h = loom_ckpt_sum(a->home, a->nunits * sizeof *a->home, 0x686f6d65);
+        a->homehash = h ? h : 1;
+    }
+    return a->homehash;
+}
+
+/* LOOM_TEST_KILL: stop or kill this rank at `point` of its configured
+ * clock (a testing aid; docs/checkpoint.md). */
+static void test_kill(int point)
+{
+    if (loom_icv.test_kill.rank != loom_icv.rank || loom_icv.test_kill.point != point ||
+        loom_clock_now() != (uint64_t)loom_icv.test_kill.clock)
+        return;
+    fflush(stdout);
+    raise(point == LOOM_KILL_STOP ? SIGSTOP : SIGKILL);
+}
+
+/* mkdir -p; 0, or -1 with errno. */
+static int make_dirs(const char *path)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(p, 0777) && errno != EEXIST)
+                return -1;
+            *s = '/';
+        }
+    return mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* fsync, unless LOOM_CHECKPOINT_SYNC=false: then a checkpoint still
+ * survives any process crash (renames are atomic, the page cache stays),
+ * but not an operating-system crash or a power cut. */
+static int sync_fd(int fd)
+{
+    return loom_icv.checkpoint_sync ? fsync(fd) : 0;
+}
+
+static int fsync_dir(const char *path)
+{
+    if (!loom_icv.checkpoint_sync)
+        return 0;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+static int write_at(int fd, const void *p, size_t n, uint64_t off)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = pwrite(fd, c, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
+    return 0;
+}
+
+/* Write `len` bytes from `p` to path atomically: path.tmp, fsync, rename.
+ * Returns 0, or -1 with errno. */
+static int write_small(const char *path, const void *p, size_t len)
+{
+    char tmp[1300];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, loom_icv.rank);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (write_at(fd, p, len, 0) || sync_fd(fd)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (close(fd))
+        return -1;
+    return rename(tmp, path);
+}
+
+/* The live allocations in creation order (a malloc'd array; *n of them). */
+static loom_dsm_alloc **live_allocs(int *n)
+{
+    int m = atomic_load(&loom_nallocs), k = 0;
+    loom_dsm_alloc **v = malloc(((size_t)m + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (int i = 0; i < m; i++)
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            v[k++] = loom_allocs[i];
+    for (int i = 1; i < k; i++) /* insertion sort by serial: few allocations */
+        for (int j = i; j > 0 && v[j - 1]->serial > v[j]->serial; j--) {
+            loom_dsm_alloc *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    *n = k;
+    return v;
+}
+
+/* What rank `loom_icv.rank` saves of a: the record (without off/sum) and
+ * the payload's pieces — ring boundaries (into bounds, P + 1 entries) and
+ * the data. */
+static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bounds,
+                     const void **data, size_t *dlen)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", a->name);
+    snprintf(r->policy, sizeof r->policy, "%s", a->policy->name);
+    r->serial = a->serial;
+    r->kind = (uint32_t)a->kind;
+    r->merge = (uint32_t)a->merge;
+    r->type = (uint32_t)a->type;
+    r->bytes = a->bytes;
+    r->unit = a->unit;
+    r->nunits = a->nunits;
+    r->nhome = a->nhome;
+    r->homehash = loom_ckpt_home_hash(a);
+    if (a->policy == &loom_policy_local) {
+        r->what = CK_LOCAL;
+        *data = a->base;
+        *dlen = a->bytes;
+    } else if (a->policy == &loom_policy_ring) {
+        int j;
+        const size_t *lo = loom_ring_bounds(a, &j);
+        r->what = CK_RING;
+        r->ring_t = loom_ring_subepoch(a);
+        for (int q = 0; q <= loom_icv.nranks; q++)
+            bounds[q] = lo[q];
+        *data = (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + lo[j] * a->unit;
+        *dlen = (lo[j + 1] - lo[j]) * a->unit;
+    } else {
+        r->what = CK_HOME;
+        *data = a->store;
+        *dlen = a->nhome * a->unit;
+    }
+}
+
+/* Contract: step 3 for this rank — DIR/ckpt-N/rank-R.ckpt complete and
+ * durable, or -1 with why filled.  No locks: the caller made the data
+ * still (release, barrier; no thread inside an allocation). */
+static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n,
+                           char *why, size_t wn)
+{
+    size_t P = (size_t)loom_icv.nranks;
+    struct loom_ckpt_rec *rec = calloc((size_t)n + 1, sizeof *rec);
+    uint64_t *bounds = calloc(((size_t)n + 1) * (P + 1), sizeof *bounds);
+    char path[1300], tmp[1300];
+    snprintf(path, sizeof path, "%s/rank-%d.ckpt", cdir, loom_icv.rank);
+    snprintf(tmp, sizeof tmp, "%s/rank-%d.tmp", cdir, loom_icv.rank);
+    int fd = -1, rc = -1;
+    if (!rec || !bounds) {
+        snprintf(why, wn, "out of memory");
+        goto out;
+    }
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+        goto io;
+    uint64_t off = sizeof(struct loom_ckpt_head) + (size_t)n * sizeof *rec;
+    for (int i = 0; i < n; i++) {
+        const void *data;
+        size_t dlen;
+        uint64_t *b = bounds + (size_t)i * (P + 1);
+        describe(v[i], &rec[i], b, &data, &dlen);
+        off = (off + 4095) & ~(uint64_t)4095; /* payloads page-aligned */
+        rec[i].off = off;
+        rec[i].sum = 0x636b7074;
+        if (rec[i].what == CK_RING) {
+            if (write_at(fd, b, (P + 1) * 8, off))
+                goto io;
+            rec[i].sum = loom_ckpt_sum(b, (P + 1) * 8, rec[i].sum);
+            off += (P + 1) * 8;
+        }
+        if (write_at(fd, data, dlen, off))
+            goto io;
+        rec[i].sum = loom_ckpt_sum(data, dlen, rec[i].sum);
+        off += dlen;
+        rec[i].len = off - rec[i].off;
+        if (i == 0)
+            test_kill(LOOM_KILL_WRITE); /* a file with one payload and no header */
+    }
+    if (n == 0)
+        test_kill(LOOM_KILL_WRITE);
+    struct loom_ckpt_head h = {.version = LOOM_CKPT_VERSION, .rank = (uint32_t)loom_icv.rank,
+                               .nranks = (uint32_t)P, .nallocs = (uint32_t)n, .seq = seq,
+                               .clock = loom_dsm_clock(), .calls = loom_clock_now()};
+    memcpy(h.magic, LOOM_CKPT_MAGIC, 8);
+    h.tabsum = loom_ckpt_sum(rec, (size_t)n * sizeof *rec, 0);
+    h.headsum = loom_ckpt_sum(&h, offsetof(struct loom_ckpt_head, headsum), 0);
+    if (write_at(fd, &h, sizeof h, 0) || write_at(fd, rec, (size_t)n * sizeof *rec, sizeof h) ||
+        sync_fd(fd))
+        goto io;
+    if (close(fd)) {
+        fd = -1;
+        goto io;
+    }
+    fd = -1;
+    if (rename(tmp, path))
+        goto io;
+    rc = 0;
+    goto out;
+io:
+    snprintf(why, wn, "%s: %s", tmp, strerror(errno));
+out:
+    if (fd >= 0)
+        close(fd);
+    free(rec);
+    free(bounds);
+    return rc;
+}
+
+/* Rank 0: a summary for people, DIR/ckpt-N/INFO. */
+static int write_info(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n)
+{
+    size_t cap = 512 + (size_t)n * 200, len = 0;
+    char *t = malloc(cap), path[1300];
+    if (!t)
+        return -1;
+    len += (size_t)snprintf(t + len, cap - len,
+                            "loom checkpoint %llu\nranks %d\nclock %llu\nloom_clock calls %llu\n",
+                            (unsigned long long)seq, loom_icv.nranks,
+                            (unsigned long long)loom_dsm_clock(),
+                            (unsigned long long)loom_clock_now());
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "allocation %llu '%s': %zu bytes, %zu %s of %zu B, %s\n",
+                                (unsigned long long)v[i]->serial, v[i]->name, v[i]->bytes,
+                                v[i]->nunits, v[i]->kind == LOOM_UNIT_ROW ? "rows" : "page units",
+                                v[i]->unit, v[i]->policy->name);
+    snprintf(path, sizeof path, "%s/INFO", cdir);
+    int rc = write_small(path, t, len);
+    free(t);
+    return rc;
+}
+
+/* Remove DIR/ckpt-K for every K < keep: they are older than the previous
+ * checkpoint.  Errors are ignored (another host may be removing them). */
+static void prune(const char *dir, uint64_t keep)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned long long k;
+        int used = 0;
+        if (sscanf(e->d_name, "ckpt-%llu%n", &k, &used) != 1 || e->d_name[used] || k >= keep)
+            continue;
+        char sub[1300];
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        DIR *s = opendir(sub);
+        struct dirent *f;
+        while (s && (f = readdir(s))) {
+            char p[1600];
+            if (strcmp(f->d_name, ".") && strcmp(f->d_name, "..")) {
+                snprintf(p, sizeof p, "%s/%s", sub, f->d_name);
+                unlink(p);
+            }
+        }
+        if (s)
+            closedir(s);
+        rmdir(sub);
+    }
+    closedir(d);
+}
+
+int loom_checkpoint(const char *dir)
+{
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    if (!dir || !*dir)
+        dir = loom_icv.checkpoint_dir;
+    if (!*dir) {
+        if (loom_icv.rank == 0)
+            loom_log("loom_checkpoint: no directory: pass one, or set LOOM_CHECKPOINT_DIR");
+        return LOOM_ERR_ARG;
+    }
+    if (strlen(dir) > 1000) {
+        if (loom_icv.rank == 0)
+            loom_log("loom_checkpoint: the directory name is longer than 1000 bytes");
+        return LOOM_ERR_ARG;
+    }
+    loom_restart_close();
+    int P = loom_icv.nranks;
+    if (P > 1) { /* step 1: the homes hold everything */
+        loom_release();
+        loom_coll_barrier();
+    }
+    uint64_t latest = 0;
+    loom_ckpt_read_latest(dir, &latest);
+    int64_t seq = (int64_t)(latest > loom_ckpt_last_seq ? latest : loom_ckpt_last_seq) + 1;
+    loom_allreduce(LOOM_IN_PLACE, &seq, 1, LOOM_INT64, LOOM_MAX);
+    char cdir[1100], why[1500] = "";
+    snprintf(cdir, sizeof cdir, "%s/ckpt-%06llu", dir, (unsigned long long)seq);
+    int n = 0, rc = 0;
+    loom_dsm_alloc **v = live_allocs(&n);
+    if (!v)
+        rc = -1, snprintf(why, sizeof why, "out of memory");
+    else if (make_dirs(cdir) || fsync_dir(dir))
+        rc = -1, snprintf(why, sizeof why, "cannot create it: %s", strerror(errno));
+    else if (write_rank_file(cdir, (uint64_t)seq, v, n, why, sizeof why))
+        rc = -1;
+    else if (loom_icv.rank == 0 && write_info(cdir, (uint64_t)seq, v, n))
+        rc = -1, snprintf(why, sizeof why, "%s/INFO: %s", cdir, strerror(errno));
+    else if (fsync_dir(cdir))
+        rc = -1, snprintf(why, sizeof why, "%s: %s", cdir, strerror(errno));
+    free(v);
+    if (rc)
+        loom_log("checkpoint %s: %s", cdir, why);
+    int32_t st = rc ? 1 : 0; /* step 4 */
+    loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
+    if (st) {
+        if (loom_icv.rank == 0)
+            loom_log("checkpoint %s was not taken; %s/LATEST still names the previous one",
+                     cdir, dir);
+        return LOOM_ERR_IO;
+    }
+    test_kill(LOOM_KILL_COMMIT);
+    if (loom_icv.local_rank == 0 || P == 1) { /* step 5 */
+        char path[1100], text[64];
+        snprintf(path, sizeof path, "%s/LATEST", dir);
+        int len = snprintf(text, sizeof text, "ckpt-%06llu\n", (unsigned long long)seq);
+        if (write_small(path, text, (size_t)len) || fsync_dir(dir)) {
+            loom_log("checkpoint %s: cannot update %s: %s", cdir, path, strerror(errno));
+            st = 1;
+        }
+    }
+    loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
+    loom_ckpt_last_seq = (uint64_t)seq;
+    if (st)
+        return LOOM_ERR_IO;
+    if (loom_icv.local_rank == 0 || P == 1) /* step 6 */
+        prune(dir, (uint64_t)seq - 1);
+    return LOOM_OK;
+}
+
+/* Contract: loom_clock's tail, on every rank at its calls-th clock (so
+ * collective like loom_clock's other work).  Closes the restart window,
+ * takes the automatic checkpoint, and runs LOOM_TEST_KILL's clock points. */
+int loom_ckpt_on_clock(uint64_t calls)
+{
+    int rc = LOOM_OK;
+    loom_restart_close();
+    if (loom_icv.checkpoint_every > 0 && calls % (uint64_t)loom_icv.checkpoint_every == 0)
+        rc = loom_checkpoint(NULL);
+    test_kill(LOOM_KILL_CLOCK);
+    test_kill(LOOM_KILL_STOP);
+    return rc;
+}

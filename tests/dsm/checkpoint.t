@@ -1,0 +1,118 @@
+#!/bin/sh
+# checkpoint.t — checkpoint/restart of every kind of allocation
+# (tests/bin/ckpt_prog: bsp pages and rows, ssp and priority rows, ring rows and pages
+# checkpointed mid-rotation, a local array): a job killed after some
+# clocks and restarted with loomrun --restart ends with the same contents
+# as an uninterrupted run, on 1, 2 and 3 ranks; a crash in the middle of a
+# checkpoint (rank file half written, or every file written but LATEST not
+# yet moved) leaves the previous checkpoint in use; old checkpoints are
+# pruned; a restart with another number of ranks, different allocations, a
+# damaged file or no checkpoint is refused with one message; the explicit
+# loom_checkpoint call; LOOM_RESTART=auto.
+. "$(dirname "$0")/../lib.sh"
+plan 16
+P=$B/tests/bin/ckpt_prog
+export OMP_NUM_THREADS=1
+# fsync can stall this kind of virtual machine for seconds (long enough for
+# heartbeat timeouts); only the first checkpointed run syncs.  Without it a
+# checkpoint still survives any process crash, which is what is tested.
+export LOOM_CHECKPOINT_SYNC=false
+
+sum() { sed -n 's/.*checksum \([0-9a-f]*\).*/\1/p' "$1"; }
+resumed() { sed -n 's/.*resumed at clock \([0-9]*\).*/\1/p' "$1"; }
+aborts() { grep -c 'abort:' "$1"; }
+
+for n in 1 2 3; do
+    run_job "$T/ref$n" "$LOOMRUN" -n $n "$P" 10
+    eval "ref$n=\$(sum \"\$T/ref$n\")"
+done
+[ -n "$ref1" ] && [ -n "$ref2" ] && [ -n "$ref3" ]
+ok $? "uninterrupted runs on 1, 2, 3 ranks: $ref1 $ref2 $ref3"
+
+# Checkpoints every 2 clocks (fsync on): same result, the two newest kept.
+LOOM_CHECKPOINT_SYNC=true LOOM_TIMEOUT=60 LOOM_CHECKPOINT_DIR=$T/c LOOM_CHECKPOINT_EVERY=2 run_job "$T/c.out" "$LOOMRUN" -n 2 "$P" 10
+[ $rc -eq 0 ] && [ "$(sum "$T/c.out")" = "$ref2" ] && [ "$(cat "$T/c/LATEST")" = ckpt-000005 ] &&
+    [ "$(ls "$T/c" | tr '\n' ' ')" = "LATEST ckpt-000004 ckpt-000005 " ] &&
+    [ -f "$T/c/ckpt-000005/rank-0.ckpt" ] && [ -f "$T/c/ckpt-000005/rank-1.ckpt" ] &&
+    has "$T/c/ckpt-000005/INFO" "allocation 6 'ringp': 20480 bytes, 5 page units of 4096 B, ring"
+ok $? "checkpointing every 2 clocks leaves the result alone; LATEST names ckpt-000005, older ones pruned"
+
+# Killed after clock 5 (checkpoint 2 holds clock 4); restarted.
+for n in 1 2 3; do
+    k=$((n - 1))
+    LOOM_CHECKPOINT_DIR=$T/k$n LOOM_CHECKPOINT_EVERY=2 LOOM_TEST_KILL=$k:5 \
+        run_job "$T/k$n.1" "$LOOMRUN" -n $n "$P" 10
+    rc1=$rc
+    LOOM_CHECKPOINT_DIR=$T/k$n LOOM_CHECKPOINT_EVERY=2 run_job "$T/k$n.2" "$LOOMRUN" --restart -n $n "$P" 10
+    eval "want=\$ref$n"
+    [ $rc1 -ne 0 ] && has "$T/k$n.1" "rank $k .*killed by signal 9" && [ $rc -eq 0 ] &&
+        [ "$(resumed "$T/k$n.2")" = 4 ] && [ "$(sum "$T/k$n.2")" = "$want" ]
+    ok $? "$n rank(s): rank $k killed after clock 5, restarted from clock 4: checksum $(sum "$T/k$n.2") = $want"
+done
+cmp "$T/c/ckpt-000005/rank-0.ckpt" "$T/k2/ckpt-000005/rank-0.ckpt" &&
+    cmp "$T/c/ckpt-000005/rank-1.ckpt" "$T/k2/ckpt-000005/rank-1.ckpt"
+ok $? "the restarted job's last checkpoint is byte-identical to the uninterrupted job's"
+
+# A crash while rank 1 writes checkpoint 3: its file is half written.
+LOOM_CHECKPOINT_DIR=$T/w LOOM_CHECKPOINT_EVERY=2 LOOM_TEST_KILL=1:6:write \
+    run_job "$T/w.1" "$LOOMRUN" -n 2 "$P" 10
+rc1=$rc
+[ "$(cat "$T/w/LATEST")" = ckpt-000002 ] && [ -f "$T/w/ckpt-000003/rank-1.tmp" ] &&
+    [ ! -f "$T/w/ckpt-000003/rank-1.ckpt" ]
+st=$?
+LOOM_CHECKPOINT_DIR=$T/w LOOM_CHECKPOINT_EVERY=2 run_job "$T/w.2" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc1 -ne 0 ] && [ $st -eq 0 ] && [ $rc -eq 0 ] && [ "$(resumed "$T/w.2")" = 4 ] &&
+    [ "$(sum "$T/w.2")" = "$ref2" ]
+ok $? "a crash mid-checkpoint (rank 1's file half written) leaves LATEST on the previous one; the restart resumes at clock 4 and ends equal"
+
+# A crash after every file is in place, before LATEST moves.
+LOOM_CHECKPOINT_DIR=$T/m LOOM_CHECKPOINT_EVERY=2 LOOM_TEST_KILL=0:6:commit \
+    run_job "$T/m.1" "$LOOMRUN" -n 2 "$P" 10
+rc1=$rc
+[ "$(cat "$T/m/LATEST")" = ckpt-000002 ] && [ -f "$T/m/ckpt-000003/rank-0.ckpt" ] &&
+    [ -f "$T/m/ckpt-000003/rank-1.ckpt" ]
+st=$?
+LOOM_CHECKPOINT_DIR=$T/m LOOM_CHECKPOINT_EVERY=2 run_job "$T/m.2" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc1 -ne 0 ] && [ $st -eq 0 ] && [ $rc -eq 0 ] && [ "$(resumed "$T/m.2")" = 4 ] &&
+    [ "$(sum "$T/m.2")" = "$ref2" ] && [ "$(cat "$T/m/LATEST")" = ckpt-000005 ]
+ok $? "a crash between the last file and LATEST: the previous checkpoint is used; the restarted job checkpoints on to ckpt-000005"
+
+# Refusals: one message each.
+LOOM_CHECKPOINT_DIR=$T/c run_job "$T/r3" "$LOOMRUN" --restart -n 3 "$P" 10
+[ $rc -ne 0 ] && [ "$(aborts "$T/r3")" -eq 1 ] &&
+    has "$T/r3" "checkpoint .*ckpt-000005 was written by 2 ranks, but this job has 3: restart it with -n 2"
+ok $? "a restart with 3 ranks of a 2-rank checkpoint is refused with one message"
+LOOM_CHECKPOINT_DIR=$T/c run_job "$T/rb" "$LOOMRUN" --restart -n 2 "$P" 10 --bigger
+[ $rc -ne 0 ] && [ "$(aborts "$T/rb")" -eq 1 ] &&
+    has "$T/rb" "allocation #1 of this run is 'pages' \(9 page units of 4096 B, 36864 bytes, bsp\), but in checkpoint .* it is 'pages' \(8 page units"
+ok $? "a restart whose allocation differs (size) is refused with one message naming it"
+cp -r "$T/c" "$T/d"
+printf 'X' | dd of="$T/d/ckpt-000005/rank-1.ckpt" bs=1 seek=9000 conv=notrunc 2>/dev/null
+LOOM_CHECKPOINT_DIR=$T/d run_job "$T/rd" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc -ne 0 ] && [ "$(aborts "$T/rd")" -eq 1 ] &&
+    has "$T/rd" "rank-1.ckpt: the data of 'pages' is damaged \(checksum mismatch\)"
+ok $? "a damaged checkpoint file is refused, naming the file and the allocation"
+LOOM_CHECKPOINT_DIR=$T/none run_job "$T/rn" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc -ne 0 ] && [ "$(aborts "$T/rn")" -eq 1 ] && has "$T/rn" "no checkpoint to resume from"
+ok $? "--restart with no checkpoint is refused"
+LOOM_RESTART=auto LOOM_CHECKPOINT_DIR=$T/none run_job "$T/ra" "$LOOMRUN" -n 2 "$P" 10
+[ $rc -eq 0 ] && [ "$(sum "$T/ra")" = "$ref2" ] && has "$T/ra" "starting from the beginning"
+ok $? "LOOM_RESTART=auto with no checkpoint starts from the beginning"
+
+# The explicit call, without LOOM_CHECKPOINT_EVERY.
+LOOM_CHECKPOINT_DIR=$T/e run_job "$T/e.1" "$LOOMRUN" -n 2 "$P" 5 --explicit 3
+rc1=$rc
+LOOM_CHECKPOINT_DIR=$T/e run_job "$T/e.2" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc1 -eq 0 ] && has "$T/e.1" "loom_checkpoint at clock 3: success" &&
+    [ "$(cat "$T/e/LATEST")" = ckpt-000001 ] && [ $rc -eq 0 ] && [ "$(resumed "$T/e.2")" = 3 ] &&
+    [ "$(sum "$T/e.2")" = "$ref2" ]
+ok $? "loom_checkpoint(NULL) at clock 3; a restart goes on from clock 3 to the same end"
+
+run_job "$T/v1" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc -ne 0 ] && [ "$(wc -l <"$T/v1")" -eq 1 ] && has "$T/v1" "--restart needs LOOM_CHECKPOINT_DIR"
+ok $? "loomrun --restart without LOOM_CHECKPOINT_DIR: one message"
+LOOM_CHECKPOINT_EVERY=3 run_job "$T/v2" "$LOOMRUN" -n 2 "$P" 10
+[ $rc -ne 0 ] && [ "$(wc -l <"$T/v2")" -eq 1 ] &&
+    has "$T/v2" "LOOM_CHECKPOINT_EVERY='3' needs LOOM_CHECKPOINT_DIR"
+ok $? "LOOM_CHECKPOINT_EVERY without LOOM_CHECKPOINT_DIR: one message"
+finish
