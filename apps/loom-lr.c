@@ -33,6 +33,7 @@
 #include "../kernels/idx.h"
 #include "../kernels/libsvm.h"
 #include "../kernels/lr.h"
+#include "../kernels/flags.h"
 #include "../kernels/report.h"
 
 #define FMNIST "/usr/share/datasets/fashion-mnist"
@@ -40,7 +41,7 @@
 struct opts {
     const char *img[2], *lab[2], *svm[2], *log, *model, *sync;
     int epochs, staleness, serial;
-    long sync_every;
+    long long sync_every;
     double step, decay, lambda;
 };
 
@@ -58,7 +59,6 @@ struct job {
     float step, lambda;
 };
 
-#define complain(...) (loom_rank() == 0 ? fprintf(stderr, __VA_ARGS__) : 0)
 
 static void sgd(long i, void *ctx)
 {
@@ -101,46 +101,20 @@ static int parse(int argc, char **argv, struct opts *o)
     *o = (struct opts){.epochs = 7, .step = 0.02, .decay = 0.5, .lambda = 1e-5,
                        .sync = "hybrid", .sync_every = 20};
     const char *dir = NULL;
-    for (int a = 1; a < argc; a++) {
-        const char *f = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
-        char *end = NULL;
-        errno = 0;
-        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
-            if (loom_rank() == 0)
-                usage(stdout);
-            return 1;
-        } else if (!strcmp(f, "--serial")) {
-            o->serial = 1;
-            continue;
-        } else if (!v) {
-            complain("loom-lr: %s needs a value (or is unknown); try --help\n", f);
-            return -1;
-        } else if (!strcmp(f, "--fashion-mnist")) dir = v;
-        else if (!strcmp(f, "--train")) o->svm[0] = v;
-        else if (!strcmp(f, "--test")) o->svm[1] = v;
-        else if (!strcmp(f, "--train-images")) o->img[0] = v;
-        else if (!strcmp(f, "--train-labels")) o->lab[0] = v;
-        else if (!strcmp(f, "--test-images")) o->img[1] = v;
-        else if (!strcmp(f, "--test-labels")) o->lab[1] = v;
-        else if (!strcmp(f, "--log")) o->log = v;
-        else if (!strcmp(f, "--model")) o->model = v;
-        else if (!strcmp(f, "--sync")) o->sync = v;
-        else if (!strcmp(f, "--epochs")) o->epochs = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--staleness")) o->staleness = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--sync-every")) o->sync_every = strtol(v, &end, 10);
-        else if (!strcmp(f, "--step")) o->step = strtod(v, &end);
-        else if (!strcmp(f, "--decay")) o->decay = strtod(v, &end);
-        else if (!strcmp(f, "--lambda")) o->lambda = strtod(v, &end);
-        else {
-            complain("loom-lr: unknown flag '%s'; try --help\n", f);
-            return -1;
-        }
-        if (end && (*end || errno || end == v)) {
-            complain("loom-lr: %s: '%s' is not a number\n", f, v);
-            return -1;
-        }
-        a++;
-    }
+    const loom_flag flags[] = {
+        {"--fashion-mnist", LOOM_FLAG_STR, &dir},  {"--train", LOOM_FLAG_STR, &o->svm[0]},
+        {"--test", LOOM_FLAG_STR, &o->svm[1]},     {"--train-images", LOOM_FLAG_STR, &o->img[0]},
+        {"--train-labels", LOOM_FLAG_STR, &o->lab[0]},
+        {"--test-images", LOOM_FLAG_STR, &o->img[1]},
+        {"--test-labels", LOOM_FLAG_STR, &o->lab[1]}, {"--log", LOOM_FLAG_STR, &o->log},
+        {"--model", LOOM_FLAG_STR, &o->model},     {"--sync", LOOM_FLAG_STR, &o->sync},
+        {"--epochs", LOOM_FLAG_INT, &o->epochs},   {"--staleness", LOOM_FLAG_INT, &o->staleness},
+        {"--sync-every", LOOM_FLAG_LONG, &o->sync_every},
+        {"--step", LOOM_FLAG_NUM, &o->step},       {"--decay", LOOM_FLAG_NUM, &o->decay},
+        {"--lambda", LOOM_FLAG_NUM, &o->lambda},   {"--serial", LOOM_FLAG_SET, &o->serial}, {0}};
+    int rc = loom_flags_parse("loom-lr", argc, argv, 1, flags, usage);
+    if (rc)
+        return rc;
     if (!o->img[0] && !o->lab[0] && !o->img[1] && !o->lab[1] && !o->svm[0] && !o->svm[1]) {
         const char *names[4] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
@@ -164,7 +138,7 @@ static int parse(int argc, char **argv, struct opts *o)
                           ? "--sync must be hybrid, bsp or ssp"
                           : NULL;
     if (bad) {
-        complain("loom-lr: %s; try --help\n", bad);
+        loom_flags_complain("loom-lr", bad);
         return -1;
     }
     return 0;

@@ -35,6 +35,7 @@
 
 #include "../kernels/mf.h"
 #include "../kernels/ratings.h"
+#include "../kernels/flags.h"
 #include "../kernels/report.h"
 
 struct opts {
@@ -85,49 +86,22 @@ static void usage(FILE *f)
             "  --serial      run the serial twin (one rank): the plain loop, in file order\n");
 }
 
-/* Argument errors: every rank finds the same, rank 0 says it. */
-#define complain(...) (loom_rank() == 0 ? fprintf(stderr, __VA_ARGS__) : 0)
-
 /* Parses argv into o; on a bad argument prints why (rank 0) and returns
  * -1; 1 after --help. */
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.K = 20, .epochs = 30, .step = 0.02, .decay = 0.9, .lambda = 0.08,
                        .seed = 1};
-    for (int a = 1; a < argc; a++) {
-        const char *f = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
-        char *end = NULL;
-        errno = 0;
-        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
-            if (loom_rank() == 0)
-                usage(stdout);
-            return 1;
-        } else if (!strcmp(f, "--serial")) {
-            o->serial = 1;
-            continue;
-        } else if (!v) {
-            complain("loom-mf: %s needs a value (or is unknown); try --help\n", f);
-            return -1;
-        } else if (!strcmp(f, "--train")) o->train = v;
-        else if (!strcmp(f, "--test")) o->test = v;
-        else if (!strcmp(f, "--log")) o->log = v;
-        else if (!strcmp(f, "--model")) o->model = v;
-        else if (!strcmp(f, "--rank")) o->K = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--epochs")) o->epochs = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--seed")) o->seed = strtoull(v, &end, 10);
-        else if (!strcmp(f, "--step")) o->step = strtod(v, &end);
-        else if (!strcmp(f, "--decay")) o->decay = strtod(v, &end);
-        else if (!strcmp(f, "--lambda")) o->lambda = strtod(v, &end);
-        else {
-            complain("loom-mf: unknown flag '%s'; try --help\n", f);
-            return -1;
-        }
-        if (end && (*end || errno || end == v)) {
-            complain("loom-mf: %s: '%s' is not a number\n", f, v);
-            return -1;
-        }
-        a++;
-    }
+    const loom_flag flags[] = {
+        {"--train", LOOM_FLAG_STR, &o->train},   {"--test", LOOM_FLAG_STR, &o->test},
+        {"--log", LOOM_FLAG_STR, &o->log},       {"--model", LOOM_FLAG_STR, &o->model},
+        {"--rank", LOOM_FLAG_INT, &o->K},        {"--epochs", LOOM_FLAG_INT, &o->epochs},
+        {"--seed", LOOM_FLAG_ULONG, &o->seed},   {"--step", LOOM_FLAG_NUM, &o->step},
+        {"--decay", LOOM_FLAG_NUM, &o->decay},   {"--lambda", LOOM_FLAG_NUM, &o->lambda},
+        {"--serial", LOOM_FLAG_SET, &o->serial}, {0}};
+    int rc = loom_flags_parse("loom-mf", argc, argv, 1, flags, usage);
+    if (rc)
+        return rc;
     const char *bad = !o->train ? "--train is required"
                       : !o->test ? "--test is required"
                       : o->K < 1 || o->K > 4096 ? "--rank must be in 1..4096"
@@ -137,7 +111,7 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !(o->lambda >= 0) ? "--lambda must be >= 0"
                       : NULL;
     if (bad) {
-        complain("loom-mf: %s; try --help\n", bad);
+        loom_flags_complain("loom-mf", bad);
         return -1;
     }
     return 0;

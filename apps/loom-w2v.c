@@ -32,18 +32,18 @@
 #include <string.h>
 
 #include "../kernels/corpus.h"
+#include "../kernels/flags.h"
 #include "../kernels/report.h"
 #include "../kernels/w2v.h"
 
-#define complain(...) (loom_rank() == 0 ? fprintf(stderr, __VA_ARGS__) : 0)
 #define SLOTS 256
 
 struct opts {
     const char *train, *output, *log;
     loom_w2v_params p;
-    int64_t min_count;
+    long long min_count;
     int epochs, staleness, serial;
-    long sync_every;
+    long long sync_every;
     double alpha;
     unsigned long long seed;
 };
@@ -116,45 +116,19 @@ static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.p = {.dim = 100, .window = 5, .negative = 5, .sample = 1e-3},
                        .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1};
-    for (int a = 1; a < argc; a++) {
-        const char *f = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
-        char *end = NULL;
-        errno = 0;
-        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
-            if (loom_rank() == 0)
-                usage(stdout);
-            return 1;
-        } else if (!strcmp(f, "--serial")) {
-            o->serial = 1;
-            continue;
-        } else if (a == 1 && !strcmp(f, "train"))
-            continue;
-        else if (!v) {
-            complain("loom-w2v: %s needs a value (or is unknown); try --help\n", f);
-            return -1;
-        } else if (!strcmp(f, "--train")) o->train = v;
-        else if (!strcmp(f, "--output")) o->output = v;
-        else if (!strcmp(f, "--log")) o->log = v;
-        else if (!strcmp(f, "--dim")) o->p.dim = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--window")) o->p.window = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--negative")) o->p.negative = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--sample")) o->p.sample = strtod(v, &end);
-        else if (!strcmp(f, "--min-count")) o->min_count = strtoll(v, &end, 10);
-        else if (!strcmp(f, "--epochs")) o->epochs = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--alpha")) o->alpha = strtod(v, &end);
-        else if (!strcmp(f, "--sync-every")) o->sync_every = strtol(v, &end, 10);
-        else if (!strcmp(f, "--staleness")) o->staleness = (int)strtol(v, &end, 10);
-        else if (!strcmp(f, "--seed")) o->seed = strtoull(v, &end, 10);
-        else {
-            complain("loom-w2v: unknown flag '%s'; try --help\n", f);
-            return -1;
-        }
-        if (end && (*end || errno || end == v)) {
-            complain("loom-w2v: %s: '%s' is not a number\n", f, v);
-            return -1;
-        }
-        a++;
-    }
+    const loom_flag flags[] = {
+        {"--train", LOOM_FLAG_STR, &o->train},       {"--output", LOOM_FLAG_STR, &o->output},
+        {"--log", LOOM_FLAG_STR, &o->log},           {"--dim", LOOM_FLAG_INT, &o->p.dim},
+        {"--window", LOOM_FLAG_INT, &o->p.window},   {"--negative", LOOM_FLAG_INT, &o->p.negative},
+        {"--sample", LOOM_FLAG_NUM, &o->p.sample},   {"--min-count", LOOM_FLAG_LONG, &o->min_count},
+        {"--epochs", LOOM_FLAG_INT, &o->epochs},     {"--alpha", LOOM_FLAG_NUM, &o->alpha},
+        {"--sync-every", LOOM_FLAG_LONG, &o->sync_every},
+        {"--staleness", LOOM_FLAG_INT, &o->staleness}, {"--seed", LOOM_FLAG_ULONG, &o->seed},
+        {"--serial", LOOM_FLAG_SET, &o->serial},     {0}};
+    int first = argc > 1 && !strcmp(argv[1], "train") ? 2 : 1;
+    int rc = loom_flags_parse("loom-w2v", argc, argv, first, flags, usage);
+    if (rc)
+        return rc;
     const char *bad = !o->train ? "--train is required"
                       : !o->output ? "--output is required"
                       : o->p.dim < 1 || o->p.dim > 1024 ? "--dim must be in 1..1024"
@@ -167,7 +141,7 @@ static int parse(int argc, char **argv, struct opts *o)
                       : o->staleness < 0 || o->staleness > 1000 ? "--staleness must be in 0..1000"
                       : NULL;
     if (bad) {
-        complain("loom-w2v: %s; try --help\n", bad);
+        loom_flags_complain("loom-w2v", bad);
         return -1;
     }
     return 0;

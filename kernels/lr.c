@@ -3,19 +3,26 @@
 
 #include <math.h>
 
+/* z[c] = W[c]·x; returns the class of the largest. */
+static int logits(float *const *W, int C, const float *x, int D, float *z)
+{
+    int best = 0;
+    for (int c = 0; c < C; c++) {
+        float s = 0;
+        const float *w = W[c];
+#pragma omp simd reduction(+ : s)
+        for (int f = 0; f < D; f++)
+            s += w[f] * x[f];
+        z[c] = s;
+        if (s > z[best])
+            best = c;
+    }
+    return best;
+}
+
 double loom_lr_softmax(float *const *W, int C, const float *x, int D, int y, float *p)
 {
-    float m = -INFINITY;
-    for (int c = 0; c < C; c++) {
-        float z = 0;
-        const float *w = W[c];
-#pragma omp simd reduction(+ : z)
-        for (int f = 0; f < D; f++)
-            z += w[f] * x[f];
-        p[c] = z;
-        if (z > m)
-            m = z;
-    }
+    float m = p[logits(W, C, x, D, p)];
     double s = 0;
     for (int c = 0; c < C; c++)
         s += (p[c] = expf(p[c] - m));
@@ -37,18 +44,8 @@ void loom_lr_softmax_step(float *const *W, int C, const float *x, int D, int y, 
 
 int loom_lr_predict(float *const *W, int C, const float *x, int D)
 {
-    int best = 0;
-    float bz = -INFINITY;
-    for (int c = 0; c < C; c++) {
-        float z = 0;
-        const float *w = W[c];
-#pragma omp simd reduction(+ : z)
-        for (int f = 0; f < D; f++)
-            z += w[f] * x[f];
-        if (z > bz)
-            bz = z, best = c;
-    }
-    return best;
+    float z[LOOM_LR_MAXC];
+    return logits(W, C, x, D, z);
 }
 
 double loom_lr_softmax_epoch(const float *X, const int32_t *y, int64_t n, float *W, int C, int D,
