@@ -35,6 +35,15 @@ enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2 };
  * add, or float deltas carried as fp16 (LOOM_WIRE=fp16). */
 enum { REC_BYTES = 0, REC_ADD = 1, REC_ADD16 = 2 };
 
+/* IEEE binary16, the element of a REC_ADD16 payload.  GCC and clang >= 15
+ * have _Float16 on x86-64; clang 14 (the fuzz build) has the same format,
+ * with the same round-to-nearest-even conversions, only as __fp16. */
+#if defined(__clang__) && __clang_major__ < 15
+typedef __fp16 loom_half;
+#else
+typedef _Float16 loom_half;
+#endif
+
 /* A record's header inside a DIFF message; its payload follows. */
 struct loom_rec_hdr {
     uint64_t unit;

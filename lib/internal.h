@@ -87,6 +87,10 @@ void loom_log(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 2, 3)))
 void loom_die(int code, const char *fmt, ...);
 
+/* The exit status for an abort code: the code itself from 1 to 255, else
+ * 1 (exit(256) would report success; a code off the wire may be anything). */
+int loom_exit_status(int64_t code);
+
 /* Exit codes a rank uses when the job fails under it. */
 #define LOOM_EXIT_PEER 70     /* a peer or the launcher failed */
 #define LOOM_EXIT_ABORTED 71  /* the launcher told us to stop */

@@ -142,7 +142,8 @@ static void *heartbeat(void *arg)
             int t;
             while ((t = loom_fbuf_next(&ctl_in, &p, &n)) > 0) {
                 if (t == LOOM_F_ABORT)
-                    _exit(n >= 4 && loom_get32(p) ? (int)loom_get32(p) : LOOM_EXIT_ABORTED);
+                    _exit(n >= 4 && loom_get32(p) ? loom_exit_status(loom_get32(p))
+                                                  : LOOM_EXIT_ABORTED);
                 loom_fbuf_pop(&ctl_in);
                 last_heard = now;
             }
@@ -224,7 +225,7 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
         return LOOM_ERR_KEY;
     }
     if (t == LOOM_F_ABORT) /* another rank failed before the job started */
-        _exit(n >= 4 && loom_get32(p) ? (int)loom_get32(p) : LOOM_EXIT_ABORTED);
+        _exit(n >= 4 && loom_get32(p) ? loom_exit_status(loom_get32(p)) : LOOM_EXIT_ABORTED);
     if (t != LOOM_F_TABLE || parse_table(p, n, peers)) {
         if (t <= 0 && loom_wtime() >= deadline)
             loom_log("not every rank joined within %.0f s (LOOM_JOIN_TIMEOUT)",

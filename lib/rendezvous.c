@@ -295,7 +295,7 @@ static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, siz
         }
         break;
     case LOOM_F_ABORT:
-        push(rv, LOOM_RV_ABORT, c->rank, n >= 4 ? (int)loom_get32(p) : 1, "%.*s",
+        push(rv, LOOM_RV_ABORT, c->rank, loom_exit_status(n >= 4 ? loom_get32(p) : 1), "%.*s",
              n > 4 ? (int)(n - 4) : 0, n > 4 ? (const char *)p + 4 : "");
         break;
     case LOOM_F_PEERLOST: {
