@@ -192,6 +192,20 @@ void loom_lock_init(void)
     loom_tp_am_register(AM_UNLOCK, on_unlock);
 }
 
+/* Forget every lock record this rank manages.  Finalize (no message can
+ * arrive, no thread waits any more) and the fuzz harness call it. */
+void loom_lock_fini(void)
+{
+    pthread_mutex_lock(&mu);
+    while (locks) {
+        struct lockrec *l = locks;
+        locks = l->next;
+        free(l->queue);
+        free(l);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
 int loom_lock(uint64_t id)
 {
     if (loom_state != 1)

@@ -195,6 +195,7 @@ int loom_finalize(void)
         loom_tp_closing();
         loom_coll_barrier();
         loom_tp_close();
+        loom_lock_fini(); /* no handler runs any more */
         loom_join_leave();
         loom_join_free(peers, loom_icv.nranks);
         peers = NULL;

@@ -203,6 +203,11 @@ typedef struct loom_peer {
  * loom_join_free).  Starts the heartbeat thread.  Fatal errors print one
  * message and return an error code. */
 int loom_join(const void *addr, size_t addrlen, loom_peer **peers);
+/* Decode a TABLE frame's payload (u32 nranks, then per rank u8 hostlen,
+ * host, u32 addrlen, UCX address) into nranks entries of *out (free with
+ * loom_join_free).  Returns 0, or -1 for any payload that is not exactly
+ * that, with nothing allocated. */
+int loom_join_parse_table(const uint8_t *p, size_t n, int nranks, loom_peer **out);
 void loom_join_free(loom_peer *peers, int n);
 /* Report that peer `rank` became unreachable, then die quietly: the
  * launcher names the culprit. */
@@ -283,6 +288,7 @@ void loom_allreduce_ssp_quiesce(void); /* finalize: nothing left in flight */
 void loom_allreduce_ssp_fini(void);
 void loom_dsm_epoch_end(void); /* a barrier ended an epoch */
 void loom_lock_init(void);
+void loom_lock_fini(void);     /* free the lock records (after the last message) */
 
 /* ---- init.c ---------------------------------------------------------- */
 extern int loom_state; /* 0 before init, 1 running, 2 finalized */

@@ -77,11 +77,11 @@ static int dial(const char *host, int port, double deadline)
     }
 }
 
-static int parse_table(const uint8_t *p, size_t n, loom_peer **out)
+int loom_join_parse_table(const uint8_t *p, size_t n, int nranks, loom_peer **out)
 {
-    if (n < 4 || loom_get32(p) != (uint32_t)loom_icv.nranks)
+    if (n < 4 || nranks < 1 || loom_get32(p) != (uint32_t)nranks)
         return -1;
-    int np = loom_icv.nranks;
+    int np = nranks;
     loom_peer *peers = calloc((size_t)np, sizeof *peers);
     if (!peers)
         return -1;
@@ -226,7 +226,7 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
     }
     if (t == LOOM_F_ABORT) /* another rank failed before the job started */
         _exit(n >= 4 && loom_get32(p) ? loom_exit_status(loom_get32(p)) : LOOM_EXIT_ABORTED);
-    if (t != LOOM_F_TABLE || parse_table(p, n, peers)) {
+    if (t != LOOM_F_TABLE || loom_join_parse_table(p, n, loom_icv.nranks, peers)) {
         if (t <= 0 && loom_wtime() >= deadline)
             loom_log("not every rank joined within %.0f s (LOOM_JOIN_TIMEOUT)",
                      loom_icv.join_timeout);
