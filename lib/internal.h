@@ -147,6 +147,11 @@ void loom_fbuf_free(loom_fbuf *fb);
 int loom_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
                     size_t *len);
 
+/* 1 if the n bytes at p may be a host name on the wire (JOIN, TABLE):
+ * shorter than `room`, printable ASCII without blanks.  A NUL inside
+ * would make two different names compare equal. */
+int loom_wire_host_ok(const uint8_t *p, size_t n, size_t room);
+
 /* Little-endian packing helpers. */
 void loom_put32(uint8_t *p, uint32_t v);
 uint32_t loom_get32(const uint8_t *p);

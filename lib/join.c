@@ -90,7 +90,7 @@ int loom_join_parse_table(const uint8_t *p, size_t n, int nranks, loom_peer **ou
         if (off + 1 > n)
             goto bad;
         size_t hl = p[off++];
-        if (hl >= sizeof peers[r].host || off + hl + 4 > n)
+        if (off + hl + 4 > n || !loom_wire_host_ok(p + off, hl, sizeof peers[r].host))
             goto bad;
         memcpy(peers[r].host, p + off, hl);
         off += hl;
