@@ -79,9 +79,10 @@ $(BUILD)/tests/perf/%: $(BUILD)/obj/tests/perf/%.o $(BUILD)/libloom.a
 
 # The TAP suite: unit binaries and shell tests, run directly by prove.
 TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/dsm/*.t tests/sched/*.t tests/launcher/*.t tests/cluster/*.t \
-                          tests/apps/*.t))
+                          tests/apps/*.t tests/fuzz/*.t tests/sanitize/*.t))
 check:
 	@tools/deps.sh
+	@tools/deps.sh --optional fuzz valgrind
 	@$(MAKE) --no-print-directory all
 	LOOMTEST_BUILD=$(abspath $(BUILD)) LOOMTEST_SANITIZE=$(SANITIZE) prove --exec '' $(UNITS) $(TESTS_SH)
 
