@@ -209,7 +209,7 @@ void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *
         pthread_mutex_lock(&local_apply);
         memcpy(dst, a->store + off, a->unit);
         pthread_mutex_unlock(&local_apply);
-        *done = 1;
+        loom_flag_set(done);
         return;
     }
     atomic_fetch_add(&a->stats.bytes_recv, a->unit);

@@ -53,7 +53,7 @@ struct loom_rec_hdr {
 
 struct loom_dsm_alloc {
     int id;                      /* same on every rank */
-    int live;
+    _Atomic int live;            /* published; handlers on other threads check it */
     char name[64];
     char *base;                  /* global address */
     size_t bytes, mapped;        /* asked for; rounded up to whole units */
@@ -108,7 +108,7 @@ void loom_arena_give(char *p, size_t bytes);
 int loom_arena_contains(const void *p);
 
 /* ---- alloc.c ----------------------------------------------------------- */
-extern loom_dsm_alloc *loom_allocs[];
+extern loom_dsm_alloc *_Atomic loom_allocs[]; /* read by the handlers: published atomically */
 extern _Atomic int loom_nallocs;
 #define LOOM_MAX_ALLOCS 1024
 /* The live allocation holding address p, or NULL.  Async-signal-safe. */

@@ -42,7 +42,7 @@
 
 static pthread_t sender;
 static int sender_running;
-static volatile int sender_stop;
+static _Atomic int sender_stop;
 static _Atomic int nprio; /* live priority allocations */
 static pthread_mutex_t sender_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -253,6 +253,12 @@ void loom_tp_rkey_destroy(void *rkey);
 /* Start reading len bytes at peer's raddr into buf; *done becomes 1. */
 void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
                  volatile int *done);
+/* A completion flag set by one thread (a transport callback, a handler)
+ * and polled by another: release on set, acquire on read, so whatever was
+ * written before the set (the received bytes) is visible after the read. */
+static inline void loom_flag_set(volatile int *f) { __atomic_store_n(f, 1, __ATOMIC_RELEASE); }
+static inline int loom_flag_get(const volatile int *f) { return __atomic_load_n(f, __ATOMIC_ACQUIRE); }
+
 /* Drive progress until *flag is set / *v reaches target. */
 void loom_tp_wait_flag(volatile int *flag);
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);

@@ -30,7 +30,7 @@ static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t hb_thread;
 static int hb_running;
 static int wake_pipe[2] = {-1, -1};
-static volatile int leaving;
+static _Atomic int leaving; /* read by the heartbeat thread */
 
 static int ctl_send(int type, const void *p, size_t n)
 {
