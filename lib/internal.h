@@ -68,6 +68,12 @@ void loom_env_display(int verbose);
  * comma-separated into buf; returns how many. */
 int loom_env_unknown(char *buf, size_t len);
 
+/* How much of a rejected value a message quotes ("%.*s", then "..." when
+ * cut): a long value must not push "is not valid: expected ..." out of
+ * the message buffer. */
+#define LOOM_SHOWN_MAX 64
+#define LOOM_SHOWN(len) ((int)((len) < LOOM_SHOWN_MAX ? (len) : LOOM_SHOWN_MAX))
+
 /* Low-level parsers, exported for the launcher and the unit tests.  Each
  * returns 0 on success, -1 if s is not a valid value. */
 int loom_parse_seconds(const char *s, double *out);

@@ -16,6 +16,7 @@
 #include "internal.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -103,11 +104,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     int fd[MAXC];
     uint8_t nonce[MAXC][16];
     for (int c = 0; c < nconn; c++) {
-        fd[c] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct linger lg = {1, 0}; /* close = reset: no TIME_WAIT */
-        setsockopt(fd[c], SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-        FUZZ_CHECK(fd[c] >= 0 && !connect(fd[c], (struct sockaddr *)&sa, sizeof sa), "%s",
-                   "connect");
+        int err = 0;
+        for (int tries = 0; tries < 10; tries++) { /* the machine is shared: retry a
+                                                      transient failure */
+            fd[c] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            struct linger lg = {1, 0}; /* close = reset: no TIME_WAIT */
+            setsockopt(fd[c], SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+            if (fd[c] >= 0 && !connect(fd[c], (struct sockaddr *)&sa, sizeof sa))
+                break;
+            err = errno;
+            close(fd[c]);
+            fd[c] = -1;
+            usleep(1000);
+        }
+        FUZZ_CHECK(fd[c] >= 0, "connect to the rendezvous: %s", strerror(err));
     }
     for (int round = 0; round < 100 && loom_rv_nfds(rv) < 1 + nconn; round++)
         serve(rv, 10);
