@@ -19,7 +19,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t thread;
 static int running;
 static _Atomic int holders;
-static volatile int stop;
+static _Atomic int stop;
 
 /* Poll every 50 us while held; nap 5 ms while not. */
 static void *agent_main(void *arg)

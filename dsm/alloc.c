@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-loom_dsm_alloc *loom_allocs[LOOM_MAX_ALLOCS];
+loom_dsm_alloc *_Atomic loom_allocs[LOOM_MAX_ALLOCS];
 _Atomic int loom_nallocs; /* table entries in use (live or freed) */
 static uint64_t next_serial = 1; /* creation order of allocations (checkpoints) */
 int loom_dsm_check;

@@ -86,6 +86,24 @@ struct msg_hdr {
 
 static struct red *reds[MAX_RED];
 static int nreds;
+
+/* Messages for a reduction this rank has not created yet: another rank
+ * called loom_allreduce_ssp first, and the progress agent (running for an
+ * allocation) took its push before this rank's first call.  Dropping them
+ * would hang the job, so they wait here and are handled when the
+ * reduction is created.  Until then at most one push per worker can come
+ * (each waits for this shard's answer), so more than P is an error. */
+struct parked {
+    struct parked *next;
+    unsigned am;
+    struct msg_hdr h;
+    void *data;
+    size_t len;
+};
+static struct parked *parked;
+static int nparked;
+/* Guards reds, nreds and parked between the caller and the handlers. */
+static pthread_mutex_t reds_mu = PTHREAD_MUTEX_INITIALIZER;
 static int agent_held;
 
 static size_t shard_off(const struct red *r, int j)
@@ -143,8 +161,12 @@ static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, con
                               size_t len, struct out *o, int *no)
 {
     int me = loom_icv.rank, P = loom_icv.nranks;
-    if (len != (empty ? 0 : shard_len(r, me) * r->es) || r->got[w]) {
-        loom_log("allreduce_ssp: dropped a contribution from rank %d (bad length or no credit)", w);
+    /* a worker's clock tags never decrease (several calls may share one
+     * push), and it pushes again only once this shard answered */
+    if (len != (empty ? 0 : shard_len(r, me) * r->es) || r->got[w] || tag < r->wclock[w] ||
+        !tag) {
+        loom_log("allreduce_ssp: dropped a contribution from rank %d (bad length, clock %llu "
+                 "or no credit)", w, (unsigned long long)tag);
         return;
     }
     if (len)
@@ -176,8 +198,13 @@ static void on_update_locked(struct red *r, int j, uint64_t age, uint64_t round,
                              const void *data, size_t len, struct out *o, int *no)
 {
     int P = loom_icv.nranks;
-    if (len != shard_len(r, j) * r->es || round <= r->round[j]) {
-        loom_log("allreduce_ssp: dropped an update from shard %d (bad length or round)", j);
+    /* round k of a shard holds every worker's k-th push, so it cannot be
+     * beyond this worker's pushes; its age is the oldest clock tag in it,
+     * at most this worker's clock */
+    if (len != shard_len(r, j) * r->es || round <= r->round[j] || round > r->pushes ||
+        age > r->clock) {
+        loom_log("allreduce_ssp: dropped an update from shard %d (bad length, round %llu or "
+                 "age %llu)", j, (unsigned long long)round, (unsigned long long)age);
         return;
     }
     memcpy(r->local + shard_off(r, j) * r->es, data, len);
@@ -241,11 +268,31 @@ static void on_msg(unsigned am, const void *hdr, size_t hlen, void *data, size_t
         return;
     }
     memcpy(&h, hdr, sizeof h);
-    if (h.id >= (uint32_t)nreds || !reds[h.id] || h.src >= (uint32_t)loom_icv.nranks) {
-        loom_log("allreduce_ssp: dropped a message for unknown reduction %u", h.id);
+    if (h.id >= MAX_RED || h.src >= (uint32_t)loom_icv.nranks ||
+        h.src == (uint32_t)loom_icv.rank) {
+        loom_log("allreduce_ssp: dropped a message from rank %u for reduction %u", h.src, h.id);
         return;
     }
-    handle(reds[h.id], am, &h, data, len);
+    pthread_mutex_lock(&reds_mu);
+    struct red *r = h.id < (uint32_t)nreds ? reds[h.id] : NULL;
+    if (!r) {
+        struct parked *k = NULL;
+        void *copy = NULL;
+        if (am == AM_CONTRIB && nparked < loom_icv.nranks && (k = malloc(sizeof *k)) &&
+            (copy = malloc(len ? len : 1))) {
+            memcpy(copy, data, len);
+            *k = (struct parked){parked, am, h, copy, len};
+            parked = k;
+            nparked++;
+        } else {
+            free(k);
+            loom_log("allreduce_ssp: dropped a message from rank %u for reduction %u, which "
+                     "does not exist here", h.src, h.id);
+        }
+    }
+    pthread_mutex_unlock(&reds_mu);
+    if (r)
+        handle(r, am, &h, data, len);
 }
 
 static void on_contrib(const void *h, size_t hl, void *d, size_t l) { on_msg(AM_CONTRIB, h, hl, d, l); }
@@ -261,9 +308,14 @@ void loom_allreduce_ssp_init(void)
  * every rank makes in the same order, so ids agree. */
 static struct red *get_red(size_t count, loom_type type, loom_op op)
 {
+    pthread_mutex_lock(&reds_mu);
     for (int i = 0; i < nreds; i++)
-        if (reds[i]->count == count && reds[i]->type == type && reds[i]->op == op)
-            return reds[i];
+        if (reds[i]->count == count && reds[i]->type == type && reds[i]->op == op) {
+            struct red *r = reds[i];
+            pthread_mutex_unlock(&reds_mu);
+            return r;
+        }
+    pthread_mutex_unlock(&reds_mu);
     if (nreds == MAX_RED)
         return NULL;
     int P = loom_icv.nranks;
@@ -287,8 +339,30 @@ static struct red *get_red(size_t count, loom_type type, loom_op op)
     r->state = calloc(shard_len(r, loom_icv.rank) + 1, es);
     memset(r->credit, 1, (size_t)P);
     r->credits = P;
+    /* publish, then take what waited for it (handled outside reds_mu:
+     * handling sends) */
+    struct parked *mine = NULL;
+    pthread_mutex_lock(&reds_mu);
     reds[nreds] = r;
     nreds++;
+    for (struct parked **pp = &parked; *pp;) {
+        struct parked *k = *pp;
+        if (k->h.id == (uint32_t)r->id) {
+            *pp = k->next;
+            k->next = mine;
+            mine = k;
+            nparked--;
+        } else
+            pp = &k->next;
+    }
+    pthread_mutex_unlock(&reds_mu);
+    while (mine) {
+        struct parked *k = mine;
+        mine = k->next;
+        handle(r, k->am, &k->h, k->data, k->len);
+        free(k->data);
+        free(k);
+    }
     return r;
 }
 
@@ -367,4 +441,11 @@ void loom_allreduce_ssp_fini(void)
         reds[i] = NULL;
     }
     nreds = 0;
+    while (parked) { /* pushes for a reduction this rank never called */
+        struct parked *k = parked;
+        parked = k->next;
+        free(k->data);
+        free(k);
+    }
+    nparked = 0;
 }

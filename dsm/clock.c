@@ -51,16 +51,22 @@ static void recompute(void)
     atomic_store(&global, m);
 }
 
+/* Another rank finished clock m.clock.  Its own clock is only ever
+ * advanced by this rank (a message claiming to come from here is forged);
+ * clocks only grow, so a late or repeated one changes nothing. */
 static void on_clock(const void *hdr, size_t hlen, void *data, size_t len)
 {
     (void)data;
     (void)len;
     struct clock_msg m;
-    if (hlen != sizeof m)
+    if (hlen != sizeof m) {
+        loom_log("clock: dropped a message with a %zu-byte header", hlen);
         return;
+    }
     memcpy(&m, hdr, sizeof m);
-    if (m.src >= (uint32_t)loom_icv.nranks) {
-        loom_log("clock: dropped a clock from unknown rank %u", m.src);
+    if (m.src >= (uint32_t)loom_icv.nranks || m.src == (uint32_t)loom_icv.rank) {
+        loom_log("clock: dropped a clock from %s rank %u",
+                 m.src == (uint32_t)loom_icv.rank ? "this" : "unknown", m.src);
         return;
     }
     if (m.clock > atomic_load(&clocks[m.src]))

@@ -55,27 +55,34 @@ static void conflict(loom_dsm_alloc *a, size_t u, size_t off, int r1, int r2)
                "same epoch (overwrite merge)", r1, r2, off, u, a->name);
 }
 
-/* Apply one record from rank src to the home store.  Returns 0, or -1 if
- * the record is invalid (nothing applied). */
-static int apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, const uint8_t *payload)
+/* 1 if record r may be applied to a's home store here: a unit this rank
+ * homes, a byte range inside that unit, a known kind, and (for additions)
+ * whole elements of a's type.  Reads only a's layout. */
+static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
 {
+    if (r->kind > REC_ADD16 || r->unit >= a->nunits || a->home[r->unit] != loom_icv.rank)
+        return 0;
     size_t span = r->kind == REC_ADD16 ? (size_t)r->len * 2 : r->len; /* bytes covered */
-    if (r->unit >= a->nunits || a->home[r->unit] != loom_icv.rank ||
-        (size_t)r->off + span > a->unit || r->kind > REC_ADD16)
-        return -1;
+    if ((size_t)r->off > a->unit || span > a->unit - r->off)
+        return 0;
     if (r->kind != REC_BYTES && (r->off % a->esize || span % a->esize))
-        return -1;
-    if (r->kind == REC_ADD16 && a->type != LOOM_FLOAT)
-        return -1;
+        return 0;
+    return r->kind != REC_ADD16 || a->type == LOOM_FLOAT;
+}
+
+/* Apply one record from rank src, already checked by rec_valid, to the
+ * home store. */
+static void apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, const uint8_t *payload)
+{
     char *dst = a->store + (size_t)a->slot[r->unit] * a->unit + r->off;
     if (r->kind == REC_ADD16) {
         float *f = (float *)dst;
         for (size_t i = 0; i < r->len / 2; i++) {
-            _Float16 h;
+            loom_half h;
             memcpy(&h, payload + 2 * i, 2);
             f[i] += (float)h;
         }
-        return 0;
+        return;
     }
     if (r->kind == REC_ADD) {
         /* payloads sit at any offset of the message: add through an
@@ -86,7 +93,7 @@ static int apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, const
             memcpy(tmp, payload + done, k);
             loom_reduce_local(dst + done, tmp, k / a->esize, a->type, LOOM_SUM);
         }
-        return 0;
+        return;
     }
     if (a->writer) {
         uint8_t **w = &a->writer[a->slot[r->unit]];
@@ -100,38 +107,53 @@ static int apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, const
         }
     }
     memcpy(dst, payload, r->len);
-    return 0;
 }
 
-/* Apply a DIFF message body.  Returns the number of records applied; logs
- * and stops at the first invalid one. */
+/* Apply a DIFF message body: h->nrec records filling exactly len bytes.
+ * Every record is checked before any is applied, so a message with one bad
+ * record is logged and dropped whole: a home store never holds half a
+ * release. */
 static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
 {
     int n = atomic_load(&loom_nallocs);
     loom_dsm_alloc *a = h->alloc < (uint32_t)n ? loom_allocs[h->alloc] : NULL;
-    if (!a || !a->live || h->src >= (uint32_t)loom_icv.nranks || h->bytes != len) {
+    if (!a || !a->live || !a->home || !a->store || h->src >= (uint32_t)loom_icv.nranks ||
+        h->bytes != len) {
         loom_log("dsm: dropped a diff from rank %u for allocation %u: bad header", h->src,
                  h->alloc);
         return;
     }
-    if ((int)h->src != loom_icv.rank)
-        atomic_fetch_add(&a->stats.bytes_recv, len + sizeof *h);
     size_t off = 0;
     for (uint32_t i = 0; i < h->nrec; i++) {
         struct loom_rec_hdr r;
         if (len - off < sizeof r) {
-            loom_log("dsm: dropped a truncated diff from rank %u", h->src);
+            loom_log("dsm: dropped a truncated diff from rank %u for '%s' (%u records "
+                     "announced, %u found)", h->src, a->name, h->nrec, i);
             return;
         }
         memcpy(&r, p + off, sizeof r);
         off += sizeof r;
-        if (r.len > len - off || apply(a, (int)h->src, &r, p + off)) {
-            loom_log("dsm: dropped an invalid diff record from rank %u for '%s' (unit %llu, "
-                     "offset %u, length %u)", h->src, a->name, (unsigned long long)r.unit,
-                     r.off, r.len);
+        if (r.len > len - off || !rec_valid(a, &r)) {
+            loom_log("dsm: dropped a diff from rank %u for '%s' with an invalid record (unit "
+                     "%llu, offset %u, length %u, kind %u)", h->src, a->name,
+                     (unsigned long long)r.unit, r.off, r.len, r.kind);
             return;
         }
         off += r.len;
+    }
+    if (off != len) {
+        loom_log("dsm: dropped a diff from rank %u for '%s': %zu bytes after its %u records",
+                 h->src, a->name, len - off, h->nrec);
+        return;
+    }
+    if ((int)h->src != loom_icv.rank)
+        atomic_fetch_add(&a->stats.bytes_recv, len + sizeof *h);
+    off = 0;
+    for (uint32_t i = 0; i < h->nrec; i++) {
+        struct loom_rec_hdr r;
+        memcpy(&r, p + off, sizeof r);
+        apply(a, (int)h->src, &r, p + off + sizeof r);
+        off += sizeof r + r.len;
     }
 }
 
@@ -157,10 +179,18 @@ static void on_ack(const void *hdr, size_t hlen, void *data, size_t len)
     (void)data;
     (void)len;
     uint32_t n;
-    if (hlen != sizeof n)
+    if (hlen != sizeof n) {
+        loom_log("dsm: dropped an acknowledgement with a %zu-byte header", hlen);
         return;
+    }
     memcpy(&n, hdr, sizeof n);
-    atomic_fetch_add(&acks_got, (long)n);
+    /* one per DIFF sent, and only for one sent: an unexpected one would
+     * end a later release before its homes applied it */
+    if (n != 1 || atomic_load(&acks_got) >= atomic_load(&acks_expected)) {
+        loom_log("dsm: dropped an unexpected acknowledgement (count %u)", n);
+        return;
+    }
+    atomic_fetch_add(&acks_got, 1);
 }
 
 void loom_dsm_wire_init(void)
@@ -179,7 +209,7 @@ void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *
         pthread_mutex_lock(&local_apply);
         memcpy(dst, a->store + off, a->unit);
         pthread_mutex_unlock(&local_apply);
-        *done = 1;
+        loom_flag_set(done);
         return;
     }
     atomic_fetch_add(&a->stats.bytes_recv, a->unit);

@@ -35,6 +35,15 @@ enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2 };
  * add, or float deltas carried as fp16 (LOOM_WIRE=fp16). */
 enum { REC_BYTES = 0, REC_ADD = 1, REC_ADD16 = 2 };
 
+/* IEEE binary16, the element of a REC_ADD16 payload.  GCC and clang >= 15
+ * have _Float16 on x86-64; clang 14 (the fuzz build) has the same format,
+ * with the same round-to-nearest-even conversions, only as __fp16. */
+#if defined(__clang__) && __clang_major__ < 15
+typedef __fp16 loom_half;
+#else
+typedef _Float16 loom_half;
+#endif
+
 /* A record's header inside a DIFF message; its payload follows. */
 struct loom_rec_hdr {
     uint64_t unit;
@@ -46,7 +55,7 @@ struct loom_dsm_alloc {
     int id;                      /* same on every rank */
     uint64_t serial;             /* creation order: the n-th loom_alloc (checkpoints) */
     uint64_t homehash;           /* checkpoints: hash of home[] (0 = not yet computed) */
-    int live;
+    _Atomic int live;            /* published; handlers on other threads check it */
     char name[64];
     char *base;                  /* global address */
     size_t bytes, mapped;        /* asked for; rounded up to whole units */
@@ -101,7 +110,7 @@ void loom_arena_give(char *p, size_t bytes);
 int loom_arena_contains(const void *p);
 
 /* ---- alloc.c ----------------------------------------------------------- */
-extern loom_dsm_alloc *loom_allocs[];
+extern loom_dsm_alloc *_Atomic loom_allocs[]; /* read by the handlers: published atomically */
 extern _Atomic int loom_nallocs;
 #define LOOM_MAX_ALLOCS 1024
 /* The live allocation holding address p, or NULL.  Async-signal-safe. */

@@ -67,8 +67,8 @@ static struct lockrec *find(uint64_t id)
 static void granted_here(uint64_t id)
 {
     for (struct waiter *w = waiters; w; w = w->next)
-        if (w->id == id && !w->granted) {
-            w->granted = 1;
+        if (w->id == id && !loom_flag_get(&w->granted)) {
+            loom_flag_set(&w->granted);
             return;
         }
     loom_log("lock: dropped a grant of lock %llu nobody here waits for",
@@ -192,6 +192,20 @@ void loom_lock_init(void)
     loom_tp_am_register(AM_UNLOCK, on_unlock);
 }
 
+/* Forget every lock record this rank manages.  Finalize (no message can
+ * arrive, no thread waits any more) and the fuzz harness call it. */
+void loom_lock_fini(void)
+{
+    pthread_mutex_lock(&mu);
+    while (locks) {
+        struct lockrec *l = locks;
+        locks = l->next;
+        free(l->queue);
+        free(l);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
 int loom_lock(uint64_t id)
 {
     if (loom_state != 1)
@@ -213,7 +227,7 @@ int loom_lock(uint64_t id)
     if (loom_icv.nranks > 1)
         loom_tp_wait_flag(&w.granted);
     else
-        while (!w.granted)
+        while (!loom_flag_get(&w.granted))
             sched_yield(); /* another thread of this one rank holds it */
     pthread_mutex_lock(&mu);
     for (struct waiter **p = &waiters; *p; p = &(*p)->next)

@@ -42,7 +42,7 @@
 
 static pthread_t sender;
 static int sender_running;
-static volatile int sender_stop;
+static _Atomic int sender_stop;
 static _Atomic int nprio; /* live priority allocations */
 static pthread_mutex_t sender_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -94,13 +94,13 @@ static size_t take_row(loom_dsm_alloc *a, size_t r, uint8_t **bufs, size_t *lens
     size_t before = lens[h];
     if (loom_icv.wire_fp16 && a->type == LOOM_FLOAT) {
         size_t n = a->unit / 4;
-        _Float16 *half = malloc(n * sizeof *half);
+        loom_half *half = malloc(n * sizeof *half);
         if (!half)
             loom_die(1, "out of memory");
         for (size_t i = 0; i < n; i++) {
             float f;
             memcpy(&f, (char *)a->twin[r] + 4 * i, 4);
-            half[i] = (_Float16)f;
+            half[i] = (loom_half)f;
         }
         loom_rec_append(&bufs[h], &lens[h], &caps[h], r, 0, half, n * sizeof *half, REC_ADD16);
         free(half);

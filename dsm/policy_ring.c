@@ -156,8 +156,11 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
     memset(g->sent + lo, 1, n);
 }
 
-/* A hand-off this rank cannot place would leave its owner-to-be waiting
- * forever: stop the job instead, saying what arrived. */
+/* A hand-off: units [lo, lo + n) of partition `part`, from the ring
+ * predecessor, land in place.  The units must lie inside the partition
+ * (lo and lo + n both within its bounds) and the payload be exactly n
+ * units.  A hand-off this rank cannot place would leave its owner-to-be
+ * waiting forever: stop the job instead, saying what arrived. */
 static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct ring_hdr h;
@@ -168,8 +171,8 @@ static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
     loom_dsm_alloc *a = h.alloc < (uint32_t)n ? loom_allocs[h.alloc] : NULL;
     struct ring *g = a && a->live && a->policy == &loom_policy_ring ? a->policy_data : NULL;
     int pred = (loom_icv.rank + P() - 1) % P();
-    if (!g || h.src != (uint32_t)pred || h.part >= (uint32_t)P() ||
-        h.lo < g->lo[h.part] || h.n > g->lo[h.part + 1] - h.lo || len != h.n * a->unit)
+    if (!g || h.src != (uint32_t)pred || h.part >= (uint32_t)P() || h.lo < g->lo[h.part] ||
+        h.lo > g->lo[h.part + 1] || h.n > g->lo[h.part + 1] - h.lo || len != h.n * a->unit)
         loom_abort(70, "ring: rank %d cannot place a hand-off from rank %u (allocation %u%s, "
                    "partition %u, units %llu+%llu, %zu bytes) (internal error)", loom_icv.rank,
                    h.src, h.alloc, g ? "" : " not a ring here", h.part,

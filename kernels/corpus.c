@@ -584,7 +584,8 @@ int loom_corpus_split(const loom_corpus *c, double test_fraction, uint64_t seed,
             loom_corpus *o = out[is_test[d]];
             int32_t *kk = &k[is_test[d]];
             int64_t from = c->doc_off[d], n = c->doc_off[d + 1] - from, at = o->doc_off[*kk];
-            memcpy(o->word + at, c->word + from, sizeof(int32_t) * (size_t)n);
+            if (n) /* an empty corpus has no word array at all */
+                memcpy(o->word + at, c->word + from, sizeof(int32_t) * (size_t)n);
             o->doc_off[++*kk] = at + n;
         }
     }

@@ -31,12 +31,15 @@ size_t loom_type_size(loom_type t)
     return t == LOOM_INT32 || t == LOOM_FLOAT ? 4 : 8;
 }
 
-#define REDUCE(T)                                                         \
+/* Sums of integers wrap around (two's complement) as the hardware does:
+ * they are added as the unsigned type U, since signed overflow is
+ * undefined behaviour in C.  Floating types add as themselves (U = T). */
+#define REDUCE(T, U)                                                      \
     do {                                                                  \
         T *x = a;                                                         \
         const T *y = b;                                                   \
         if (op == LOOM_SUM)                                               \
-            for (size_t i = 0; i < n; i++) x[i] = x[i] + y[i];            \
+            for (size_t i = 0; i < n; i++) x[i] = (T)((U)x[i] + (U)y[i]); \
         else if (op == LOOM_MIN)                                          \
             for (size_t i = 0; i < n; i++) x[i] = y[i] < x[i] ? y[i] : x[i]; \
         else                                                              \
@@ -46,10 +49,10 @@ size_t loom_type_size(loom_type t)
 void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op)
 {
     switch (t) {
-    case LOOM_INT32: REDUCE(int32_t); break;
-    case LOOM_INT64: REDUCE(int64_t); break;
-    case LOOM_FLOAT: REDUCE(float); break;
-    case LOOM_DOUBLE: REDUCE(double); break;
+    case LOOM_INT32: REDUCE(int32_t, uint32_t); break;
+    case LOOM_INT64: REDUCE(int64_t, uint64_t); break;
+    case LOOM_FLOAT: REDUCE(float, float); break;
+    case LOOM_DOUBLE: REDUCE(double, double); break;
     }
 }
 

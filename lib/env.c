@@ -369,9 +369,10 @@ static int load_named(char *err, size_t errlen)
         size_t nl = eq ? (size_t)(eq - name) : 0;
         if (!eq || !nl || nl >= 64 || !known_policy(eq + 1) ||
             loom_icv.ncoherence_named == 16) {
-            snprintf(err, errlen, "%.*s is not valid: expected LOOM_COHERENCE_<NAME>=local, "
+            size_t vl = strcspn(*e, "=");
+            snprintf(err, errlen, "%.*s%s is not valid: expected LOOM_COHERENCE_<NAME>=local, "
                      "bsp, ssp, ring or priority, NAME an allocation's name (at most 16 such variables)",
-                     (int)(strcspn(*e, "=")), *e);
+                     LOOM_SHOWN(vl), *e, vl > LOOM_SHOWN_MAX ? "..." : "");
             return LOOM_ERR_ENV;
         }
         int k = loom_icv.ncoherence_named++;
@@ -396,8 +397,9 @@ int loom_env_load(char *err, size_t errlen)
     for (size_t i = 0; i < NVARS; i++) {
         const char *v = getenv(vars[i].name);
         if (v && vars[i].set(v)) {
-            snprintf(err, errlen, "%s='%s' is not valid: expected %s",
-                     vars[i].name, v, vars[i].allowed);
+            snprintf(err, errlen, "%s='%.*s%s' is not valid: expected %s", vars[i].name,
+                     LOOM_SHOWN(strlen(v)), v, strlen(v) > LOOM_SHOWN_MAX ? "..." : "",
+                     vars[i].allowed);
             return LOOM_ERR_ENV;
         }
     }

@@ -62,6 +62,11 @@ void loom_die(int code, const char *fmt, ...)
     _exit(code);
 }
 
+int loom_exit_status(int64_t code)
+{
+    return code >= 1 && code <= 255 ? (int)code : 1;
+}
+
 void loom_abort(int code, const char *fmt, ...)
 {
     char why[512];
@@ -69,8 +74,7 @@ void loom_abort(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    if (code == 0)
-        code = 1;
+    code = loom_exit_status(code);
     loom_log("abort: %s", why);
     fflush(stdout);
     loom_join_abort(code, why);

@@ -25,6 +25,16 @@ uint32_t loom_get32(const uint8_t *p)
            (uint32_t)p[3] << 24;
 }
 
+int loom_wire_host_ok(const uint8_t *p, size_t n, size_t room)
+{
+    if (n >= room)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] <= ' ' || p[i] >= 0x7f)
+            return 0;
+    return 1;
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
     const uint8_t *p = buf;

@@ -41,16 +41,18 @@ static int try_launcher(const char *rv, const char *sv, const char *lv,
         return -1;
     }
     if (loom_parse_int(s, 1, 1 << 20, &size)) {
-        snprintf(err, errlen, "%s='%s' is not valid: expected an integer >= 1", sv, s);
+        snprintf(err, errlen, "%s='%.*s%s' is not valid: expected an integer >= 1", sv,
+                 LOOM_SHOWN(strlen(s)), s, strlen(s) > LOOM_SHOWN_MAX ? "..." : "");
         return -1;
     }
     if (loom_parse_int(r, 0, size - 1, &rank)) {
-        snprintf(err, errlen, "%s='%s' is not valid: expected an integer 0..%ld", rv,
-                 r, size - 1);
+        snprintf(err, errlen, "%s='%.*s%s' is not valid: expected an integer 0..%ld", rv,
+                 LOOM_SHOWN(strlen(r)), r, strlen(r) > LOOM_SHOWN_MAX ? "..." : "", size - 1);
         return -1;
     }
     if (l && loom_parse_int(l, 0, 1 << 20, &local)) {
-        snprintf(err, errlen, "%s='%s' is not valid: expected an integer >= 0", lv, l);
+        snprintf(err, errlen, "%s='%.*s%s' is not valid: expected an integer >= 0", lv,
+                 LOOM_SHOWN(strlen(l)), l, strlen(l) > LOOM_SHOWN_MAX ? "..." : "");
         return -1;
     }
     loom_icv.rank = (int)rank;
@@ -197,6 +199,7 @@ int loom_finalize(void)
         loom_tp_closing();
         loom_coll_barrier();
         loom_tp_close();
+        loom_lock_fini(); /* no handler runs any more */
         loom_join_leave();
         loom_join_free(peers, loom_icv.nranks);
         peers = NULL;

@@ -81,6 +81,12 @@ void loom_env_display(int verbose);
  * comma-separated into buf; returns how many. */
 int loom_env_unknown(char *buf, size_t len);
 
+/* How much of a rejected value a message quotes ("%.*s", then "..." when
+ * cut): a long value must not push "is not valid: expected ..." out of
+ * the message buffer. */
+#define LOOM_SHOWN_MAX 64
+#define LOOM_SHOWN(len) ((int)((len) < LOOM_SHOWN_MAX ? (len) : LOOM_SHOWN_MAX))
+
 /* Low-level parsers, exported for the launcher and the unit tests.  Each
  * returns 0 on success, -1 if s is not a valid value. */
 int loom_parse_seconds(const char *s, double *out);
@@ -99,6 +105,10 @@ void loom_log(const char *fmt, ...);
  * handlers (other threads may hold UCX locks). */
 __attribute__((noreturn, format(printf, 2, 3)))
 void loom_die(int code, const char *fmt, ...);
+
+/* The exit status for an abort code: the code itself from 1 to 255, else
+ * 1 (exit(256) would report success; a code off the wire may be anything). */
+int loom_exit_status(int64_t code);
 
 /* Exit codes a rank uses when the job fails under it. */
 #define LOOM_EXIT_PEER 70     /* a peer or the launcher failed */
@@ -156,6 +166,11 @@ void loom_fbuf_free(loom_fbuf *fb);
 int loom_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
                     size_t *len);
 
+/* 1 if the n bytes at p may be a host name on the wire (JOIN, TABLE):
+ * shorter than `room`, printable ASCII without blanks.  A NUL inside
+ * would make two different names compare equal. */
+int loom_wire_host_ok(const uint8_t *p, size_t n, size_t room);
+
 /* Little-endian packing helpers. */
 void loom_put32(uint8_t *p, uint32_t v);
 uint32_t loom_get32(const uint8_t *p);
@@ -212,6 +227,11 @@ typedef struct loom_peer {
  * loom_join_free).  Starts the heartbeat thread.  Fatal errors print one
  * message and return an error code. */
 int loom_join(const void *addr, size_t addrlen, loom_peer **peers);
+/* Decode a TABLE frame's payload (u32 nranks, then per rank u8 hostlen,
+ * host, u32 addrlen, UCX address) into nranks entries of *out (free with
+ * loom_join_free).  Returns 0, or -1 for any payload that is not exactly
+ * that, with nothing allocated. */
+int loom_join_parse_table(const uint8_t *p, size_t n, int nranks, loom_peer **out);
 void loom_join_free(loom_peer *peers, int n);
 /* Report that peer `rank` became unreachable, then die quietly: the
  * launcher names the culprit. */
@@ -252,6 +272,12 @@ void loom_tp_rkey_destroy(void *rkey);
 /* Start reading len bytes at peer's raddr into buf; *done becomes 1. */
 void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
                  volatile int *done);
+/* A completion flag set by one thread (a transport callback, a handler)
+ * and polled by another: release on set, acquire on read, so whatever was
+ * written before the set (the received bytes) is visible after the read. */
+static inline void loom_flag_set(volatile int *f) { __atomic_store_n(f, 1, __ATOMIC_RELEASE); }
+static inline int loom_flag_get(const volatile int *f) { return __atomic_load_n(f, __ATOMIC_ACQUIRE); }
+
 /* Drive progress until *flag is set / *v reaches target. */
 void loom_tp_wait_flag(volatile int *flag);
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
@@ -296,6 +322,7 @@ void loom_lock_init(void);
  * restore the clock (collective; stops the job with one message when the
  * checkpoint cannot be used).  Called by loom_init once the DSM is up. */
 void loom_restart_init(void);
+void loom_lock_fini(void);     /* free the lock records (after the last message) */
 
 /* ---- init.c ---------------------------------------------------------- */
 extern int loom_state; /* 0 before init, 1 running, 2 finalized */

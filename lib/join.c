@@ -30,7 +30,7 @@ static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t hb_thread;
 static int hb_running;
 static int wake_pipe[2] = {-1, -1};
-static volatile int leaving;
+static _Atomic int leaving; /* read by the heartbeat thread */
 
 static int ctl_send(int type, const void *p, size_t n)
 {
@@ -77,11 +77,11 @@ static int dial(const char *host, int port, double deadline)
     }
 }
 
-static int parse_table(const uint8_t *p, size_t n, loom_peer **out)
+int loom_join_parse_table(const uint8_t *p, size_t n, int nranks, loom_peer **out)
 {
-    if (n < 4 || loom_get32(p) != (uint32_t)loom_icv.nranks)
+    if (n < 4 || nranks < 1 || loom_get32(p) != (uint32_t)nranks)
         return -1;
-    int np = loom_icv.nranks;
+    int np = nranks;
     loom_peer *peers = calloc((size_t)np, sizeof *peers);
     if (!peers)
         return -1;
@@ -90,7 +90,7 @@ static int parse_table(const uint8_t *p, size_t n, loom_peer **out)
         if (off + 1 > n)
             goto bad;
         size_t hl = p[off++];
-        if (hl >= sizeof peers[r].host || off + hl + 4 > n)
+        if (off + hl + 4 > n || !loom_wire_host_ok(p + off, hl, sizeof peers[r].host))
             goto bad;
         memcpy(peers[r].host, p + off, hl);
         off += hl;
@@ -142,7 +142,8 @@ static void *heartbeat(void *arg)
             int t;
             while ((t = loom_fbuf_next(&ctl_in, &p, &n)) > 0) {
                 if (t == LOOM_F_ABORT)
-                    _exit(n >= 4 && loom_get32(p) ? (int)loom_get32(p) : LOOM_EXIT_ABORTED);
+                    _exit(n >= 4 && loom_get32(p) ? loom_exit_status(loom_get32(p))
+                                                  : LOOM_EXIT_ABORTED);
                 loom_fbuf_pop(&ctl_in);
                 last_heard = now;
             }
@@ -224,8 +225,8 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
         return LOOM_ERR_KEY;
     }
     if (t == LOOM_F_ABORT) /* another rank failed before the job started */
-        _exit(n >= 4 && loom_get32(p) ? (int)loom_get32(p) : LOOM_EXIT_ABORTED);
-    if (t != LOOM_F_TABLE || parse_table(p, n, peers)) {
+        _exit(n >= 4 && loom_get32(p) ? loom_exit_status(loom_get32(p)) : LOOM_EXIT_ABORTED);
+    if (t != LOOM_F_TABLE || loom_join_parse_table(p, n, loom_icv.nranks, peers)) {
         if (t <= 0 && loom_wtime() >= deadline)
             loom_log("not every rank joined within %.0f s (LOOM_JOIN_TIMEOUT)",
                      loom_icv.join_timeout);

@@ -91,7 +91,7 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
 
 /* End the whole job now: prints "loom: rank R: abort: <message>", asks the
  * launcher to stop every rank, and exits this process with code (1 if code
- * is 0).  Safe to call from any thread. */
+ * is not between 1 and 255).  Safe to call from any thread. */
 __attribute__((noreturn, format(printf, 2, 3)))
 void loom_abort(int code, const char *fmt, ...);
 

@@ -242,7 +242,7 @@ static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
     if (!loom_ct_equal(mac, p, 16))
         return refuse(rv, c, "wrong job key");
     size_t hl = p[28];
-    if (29 + hl + 4 > n || hl >= sizeof c->host)
+    if (29 + hl + 4 > n || !loom_wire_host_ok(p + 29, hl, sizeof c->host))
         return refuse(rv, c, "malformed join");
     size_t alen = loom_get32(p + 29 + hl);
     if (alen == 0 || 29 + hl + 4 + alen != n)
@@ -295,7 +295,7 @@ static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, siz
         }
         break;
     case LOOM_F_ABORT:
-        push(rv, LOOM_RV_ABORT, c->rank, n >= 4 ? (int)loom_get32(p) : 1, "%.*s",
+        push(rv, LOOM_RV_ABORT, c->rank, loom_exit_status(n >= 4 ? loom_get32(p) : 1), "%.*s",
              n > 4 ? (int)(n - 4) : 0, n > 4 ? (const char *)p + 4 : "");
         break;
     case LOOM_F_PEERLOST: {

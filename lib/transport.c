@@ -85,7 +85,7 @@ static struct unexpected *uq_head, **uq_tail = &uq_head;
 #define MAX_POSTED 16
 static struct posted posted[MAX_POSTED];
 static int nposted;
-static volatile int closing; /* finalize under way: peer errors are expected */
+static _Atomic int closing; /* finalize under way: peer errors are expected */
 
 static void fail_peer(int rank, const char *why)
 {
@@ -134,7 +134,7 @@ static void rndv_done(void *request, ucs_status_t status, size_t length,
     if (status != UCS_OK)
         loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
                  ucs_status_string(status));
-    *(volatile int *)user_data = 1;
+    loom_flag_set(user_data);
     ucp_request_free(request);
 }
 
@@ -152,7 +152,7 @@ static void pull(void *desc, void *buf, size_t len, volatile int *done)
         loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
                  ucs_status_string(UCS_PTR_STATUS(r)));
     if (r == NULL)
-        *done = 1;
+        loom_flag_set(done);
 }
 
 static void size_mismatch(uint32_t src, size_t got, size_t want)
@@ -189,7 +189,7 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
         else {
             if (len)
                 memcpy(p->buf, data, len);
-            *p->done = 1;
+            loom_flag_set(p->done);
         }
         posted[i] = posted[--nposted];
         return UCS_OK;
@@ -373,7 +373,7 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
     }
     unlock_tp();
     int idle = 0;
-    while (!done)
+    while (!loom_flag_get(&done))
         progress(&idle);
 }
 
@@ -577,7 +577,7 @@ static void get_done(void *request, ucs_status_t status, void *user)
 {
     if (status != UCS_OK)
         loom_die(LOOM_EXIT_PEER, "a remote read failed: %s", ucs_status_string(status));
-    *(volatile int *)user = 1;
+    loom_flag_set(user);
     ucp_request_free(request);
 }
 
@@ -595,13 +595,13 @@ void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
     if (UCS_PTR_IS_ERR(r))
         fail_peer(peer, ucs_status_string(UCS_PTR_STATUS(r)));
     if (r == NULL)
-        *done = 1;
+        loom_flag_set(done);
 }
 
 void loom_tp_wait_flag(volatile int *flag)
 {
     int idle = 0;
-    while (!*flag)
+    while (!loom_flag_get(flag))
         progress(&idle);
 }
 

@@ -1,24 +1,37 @@
 #!/bin/sh
 # deps.sh — make sure the Debian packages Loom needs are installed.
-#   tools/deps.sh         what building and testing need
-#   tools/deps.sh bench   also Open MPI and ucx_perftest, for the side-by-side benchmarks
-#   tools/deps.sh plots   also gnuplot, for make plots
-# As root, missing packages are installed with apt-get; otherwise the exact
-# command is printed and the script fails.  Optional packages (wanted by
-# tests that skip without them) are installed as root too, but their
-# absence only prints the command.
+#   tools/deps.sh               what building and testing need
+#   tools/deps.sh bench         also Open MPI and ucx_perftest, for the side-by-side benchmarks
+#   tools/deps.sh plots         also gnuplot, for make plots
+#   tools/deps.sh fuzz          also clang with libFuzzer, for the fuzz harnesses (make fuzz)
+#   tools/deps.sh valgrind      also valgrind, for the memcheck test
+#   tools/deps.sh --optional G  only groups G, and never fail: without root a
+#                               note says what the skipped tests need
+# Groups combine (tools/deps.sh fuzz valgrind).  As root, missing packages
+# are installed with apt-get; otherwise the exact command is printed and
+# the script fails.  python3-sklearn (tests/apps/lasso.t compares with
+# scikit-learn) is always optional: its absence only skips those checks.
 set -eu
 pkgs="gcc make libc6-dev libucx-dev libnuma-dev zlib1g-dev iproute2 perl procps"
 # data the app tests train on: Fashion-MNIST (loom-lr), the King James Bible (loom-w2v)
 pkgs="$pkgs dataset-fashion-mnist bible-kjv"
-# tests/apps/lasso.t compares loom-lasso with scikit-learn's Lasso
-optional="python3-sklearn"
-[ "${1:-}" = bench ] && pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils"
-[ "${1:-}" = plots ] && pkgs="$pkgs gnuplot-nox"
+opt="python3-sklearn"
+optional=0
+for g in "$@"; do
+    case $g in
+    --optional) optional=1 pkgs="" opt="" ;;
+    bench) pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils" ;;
+    plots) pkgs="$pkgs gnuplot-nox" ;;
+    fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;; # clang -fopenmp needs libomp
+    valgrind) pkgs="$pkgs valgrind" ;;
+    *) echo "deps: unknown group '$g' (bench, plots, fuzz, valgrind)" >&2; exit 2 ;;
+    esac
+done
+[ $optional = 1 ] && opt=$pkgs pkgs=""
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing="" optmissing=""
 for p in $pkgs; do installed "$p" || missing="$missing $p"; done
-for p in $optional; do installed "$p" || optmissing="$optmissing $p"; done
+for p in $opt; do installed "$p" || optmissing="$optmissing $p"; done
 [ -z "$missing$optmissing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
@@ -36,7 +49,7 @@ if [ "$(id -u)" = 0 ]; then
     exit 0
 fi
 [ -n "$optmissing" ] &&
-    echo "deps: optional, some tests skip without them; as root:  apt-get install -y --no-install-recommends$optmissing" >&2
+    echo "deps: the tests that need$optmissing will be skipped; as root:  apt-get install -y --no-install-recommends$optmissing" >&2
 if [ -n "$missing" ]; then
     echo "deps: missing Debian packages:$missing" >&2
     echo "deps: run as root:  apt-get install -y --no-install-recommends$missing" >&2

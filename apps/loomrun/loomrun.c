@@ -426,7 +426,8 @@ int main(int argc, char **argv)
             strchr(J.argv[0], '/') ? strerror(errno) : "not found in PATH");
         return 127;
     }
-    /* The rendezvous: loopback only for a local job, else every interface. */
+    /* The rendezvous listens where the ranks are told to connect and
+     * nowhere else: loopback for a local job, else the advertised address. */
     uint8_t key[16];
     char host[256];
     if (loom_key_generate(key)) {
@@ -436,14 +437,19 @@ int main(int argc, char **argv)
     loom_key_format(key, J.key_hex);
     if (advertised_host(&hl, host, sizeof host))
         return 1;
-    rv = loom_rv_open(any_remote ? (loom_icv.rendezvous_host[0] ? host : NULL) : "127.0.0.1",
-                      0, n, key, loom_icv.timeout, err, sizeof err);
+    rv = loom_rv_open(any_remote ? host : "127.0.0.1", 0, n, key, loom_icv.timeout, err,
+                      sizeof err);
     if (!rv) {
         msg("%s", err);
         return 1;
     }
     snprintf(J.rendezvous, sizeof J.rendezvous, strchr(host, ':') ? "[%s]:%d" : "%s:%d",
              host, loom_rv_port(rv));
+    /* A local job's ranks talk over shared memory and loopback: keep UCX's
+     * TCP transport off the machine's other interfaces (it listens on every
+     * device it uses) unless the user chose devices. */
+    if (!any_remote)
+        setenv("UCX_NET_DEVICES", "lo", 0);
     /* Signals arrive through a pipe into the event loop. */
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) {
         perror("loomrun: pipe");

@@ -6,7 +6,10 @@
  * After every call: result[r] == k (own contributions always in),
  * result[q] >= k - SLACK (the age never exceeds the slack), and with
  * SLACK 0 result[q] == k exactly (an ordinary allreduce).  A final call
- * with a zero contribution and slack 0 must give the exact totals. */
+ * with a zero contribution and slack 0 must give the exact totals.
+ * With a fourth argument "late", every rank first allocates (which starts
+ * the progress agent) and rank 0 makes its first call 300 ms after the
+ * others: their pushes reach it before it knows the reduction. */
 #include <loom.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@ int main(int argc, char **argv)
     if (loom_init(&argc, &argv))
         return 1;
     if (argc < 4) {
-        fprintf(stderr, "usage: ssp_allreduce CALLS SLACK COUNT\n");
+        fprintf(stderr, "usage: ssp_allreduce CALLS SLACK COUNT [late]\n");
         return 2;
     }
     int K = atoi(argv[1]), slack = atoi(argv[2]), r = loom_rank(), P = loom_size();
@@ -27,6 +30,12 @@ int main(int argc, char **argv)
     if (n < (size_t)P)
         n = (size_t)P;
     int64_t *c = calloc(n, 8), *res = calloc(n, 8);
+    void *held = NULL;
+    if (argc > 4 && !strcmp(argv[4], "late")) {
+        held = loom_alloc(4096, &(loom_alloc_opts){.name = "agent"});
+        if (r == 0)
+            nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+    }
     uint64_t seed = (uint64_t)r * 104729 + 1;
     long bad = 0;
     for (int64_t k = 1; k <= K; k++) {
@@ -65,6 +74,8 @@ int main(int argc, char **argv)
                (long long)tot);
     free(c);
     free(res);
+    if (held)
+        loom_free(held);
     loom_finalize();
     return tot != 0;
 }

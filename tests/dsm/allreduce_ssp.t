@@ -3,9 +3,11 @@
 # straggler: own contributions always in the result, no result older than
 # the slack (slack 0: exactly an ordinary allreduce), and after the final
 # flush the exact sum of every contribution; 1-4 ranks, shared memory and
-# TCP, small and large vectors.
+# TCP, small and large vectors; pushes that reach a rank before its first
+# call (its progress agent already running) wait for it instead of being
+# dropped (which hung the job).
 . "$(dirname "$0")/../lib.sh"
-plan 7
+plan 8
 for cfg in 4:0:1000 4:2:1000 4:8:1000 3:1:100000 2:3:7 1:2:10; do
     n=${cfg%%:*} rest=${cfg#*:} s=${rest%%:*} cnt=${rest#*:}
     run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 60 $s $cnt
@@ -15,4 +17,7 @@ done
 UCX_TLS=tcp,self run_job "$T/t" "$LOOMRUN" -n 3 "$B/tests/bin/ssp_allreduce" 40 2 1000
 [ $rc -eq 0 ] && has "$T/t" "violations=0"
 ok $? "the same over TCP"
+run_job "$T/l" "$LOOMRUN" -n 3 "$B/tests/bin/ssp_allreduce" 20 1 1000 late
+[ $rc -eq 0 ] && has "$T/l" "violations=0"
+ok $? "a rank whose first call comes late gets the pushes that arrived before it"
 finish

@@ -185,15 +185,18 @@ static int load_good(const char *name, const char *value)
 }
 
 /* Set name=value, load, expect LOOM_ERR_ENV with a message that names the
- * variable, repeats the value and contains `allowed`. */
+ * variable, repeats the value (its first LOOM_SHOWN_MAX bytes and "...",
+ * if longer) and contains `allowed`. */
 static void load_bad(const char *name, const char *value, const char *allowed)
 {
-    char err[512];
+    char err[512], shown[LOOM_SHOWN_MAX + 8];
+    snprintf(shown, sizeof shown, "'%.*s%s'", LOOM_SHOWN(strlen(value)), value,
+             strlen(value) > LOOM_SHOWN_MAX ? "..." : "");
     setenv(name, value, 1);
     int rc = load(err, sizeof err);
     unsetenv(name);
     is_int(rc, LOOM_ERR_ENV, "%s='%s' -> LOOM_ERR_ENV", name, value);
-    ok(strstr(err, name) && strstr(err, allowed) && strstr(err, value),
+    ok(strstr(err, name) && strstr(err, allowed) && strstr(err, shown),
        "%s='%s': message names the variable, value and what is allowed", name, value);
     if (!(strstr(err, name) && strstr(err, allowed)))
         diag("message was: %s", err);
@@ -265,6 +268,19 @@ static void test_env_load(void)
     memset(longv, 'x', sizeof longv - 1);
     longv[sizeof longv - 1] = 0;
     load_bad("LOOM_RSH", longv, "remote-shell command");
+    {   /* a value longer than the message buffer: still says what is wrong
+         * (found by tests/fuzz/fuzz_env) */
+        static char huge[2000];
+        memset(huge, '7', sizeof huge - 1);
+        load_bad("LOOM_TIMEOUT", huge, "seconds > 0");
+        char name[700] = "LOOM_COHERENCE_", err[512];
+        memset(name + 15, 'N', sizeof name - 16);
+        setenv(name, "bsp", 1);
+        int rc = load(err, sizeof err);
+        unsetenv(name);
+        ok(rc == LOOM_ERR_ENV && strstr(err, "is not valid: expected LOOM_COHERENCE_<NAME>"),
+           "a 684-byte LOOM_COHERENCE_<NAME> is refused with a whole message");
+    }
     {
         char err[512];
         ok(load(err, sizeof err) == LOOM_OK, "reload with LOOM_RSH unset");

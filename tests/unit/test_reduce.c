@@ -1,7 +1,8 @@
 /* test_reduce.c — unit tests for the local reduction behind allreduce
  * (coll.c): loom_reduce_local for every type (INT32, INT64, FLOAT, DOUBLE)
  * and op (SUM, MIN, MAX), with negative values and INT64 values past 2^53
- * that a double could not hold, and loom_type_size. */
+ * that a double could not hold, integer sums wrapping around without
+ * undefined behaviour, and loom_type_size. */
 #include "internal.h"
 #include "../tap.h"
 
@@ -111,6 +112,20 @@ static void test_int64_exact(void)
     ok(c[0] == P53 + 1, "INT64 MAX tells 2^53+1 from 2^53");
 }
 
+/* Integer sums past the type's range wrap around (two's complement), as
+ * the hardware adds; they must not be undefined behaviour (UBSan stops
+ * the sanitizer build on a signed overflow).  Found by tests/fuzz/fuzz_am:
+ * a peer's contribution could overflow a home's sum. */
+static void test_int_wrap(void)
+{
+    int32_t a[2] = {INT32_MAX, INT32_MIN}, b[2] = {1, -1};
+    loom_reduce_local(a, b, 2, LOOM_INT32, LOOM_SUM);
+    ok(a[0] == INT32_MIN && a[1] == INT32_MAX, "INT32 SUM wraps around at the range's ends");
+    int64_t c[2] = {INT64_MAX, INT64_MIN + 2}, d[2] = {INT64_MAX, -3};
+    loom_reduce_local(c, d, 2, LOOM_INT64, LOOM_SUM);
+    ok(c[0] == -2 && c[1] == INT64_MAX, "INT64 SUM wraps around at the range's ends");
+}
+
 /* n = 0 reduces nothing; repeated reduction accumulates. */
 static void test_count(void)
 {
@@ -134,6 +149,7 @@ int main(void)
     test_float();
     test_double();
     test_int64_exact();
+    test_int_wrap();
     test_count();
     return done_testing();
 }
