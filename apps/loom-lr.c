@@ -89,7 +89,8 @@ static void usage(FILE *f)
             "  --lambda L      L2 regularization (default 1e-5)\n"
             "  --sync MODE     hybrid (default), bsp or ssp: how workers' updates meet\n"
             "  --staleness S   clocks a read may lag (ssp model; default 0 = bsp model)\n"
-            "  --sync-every M  samples of each rank between sync points (default 20)\n"
+            "  --sync-every M  samples of each rank between sync points (default\n"
+            "                  20 / (ranks - 1), rounded up: ~20 unseen samples of others)\n"
             "  --log FILE      CSV: iter,samples,seconds,train_logloss,test_accuracy\n"
             "  --model FILE    save W (one line per class, bias last)\n"
             "  --serial        the serial twin (one rank): the plain loop, in file order\n");
@@ -99,7 +100,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
     static char paths[4][4096];
     *o = (struct opts){.epochs = 7, .step = 0.02, .decay = 0.5, .lambda = 1e-5,
-                       .sync = "hybrid", .sync_every = 20};
+                       .sync = "hybrid", .sync_every = -1};
     const char *dir = NULL;
     const loom_flag flags[] = {
         {"--fashion-mnist", LOOM_FLAG_STR, &dir},  {"--train", LOOM_FLAG_STR, &o->svm[0]},
@@ -133,7 +134,7 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
                       : !(o->lambda >= 0) ? "--lambda must be >= 0"
                       : o->staleness < 0 || o->staleness > 1000 ? "--staleness must be in 0..1000"
-                      : o->sync_every < 1 ? "--sync-every must be >= 1"
+                      : o->sync_every < 1 && o->sync_every != -1 ? "--sync-every must be >= 1"
                       : strcmp(o->sync, "hybrid") && strcmp(o->sync, "bsp") && strcmp(o->sync, "ssp")
                           ? "--sync must be hybrid, bsp or ssp"
                           : NULL;
@@ -345,6 +346,8 @@ int main(int argc, char **argv)
     int R = loom_size(), me = loom_rank();
     if (o.serial && R > 1)
         loom_abort(2, "loom-lr: --serial runs on one rank (got %d)", R);
+    if (o.sync_every < 0) /* summed deltas: keep what a rank has not seen small */
+        o.sync_every = R > 1 ? (20 + R - 2) / (R - 1) : 20;
     if (o.svm[0])
         return binary(&o) ? 1 : loom_finalize();
     struct data tr, te;
