@@ -406,9 +406,12 @@ int loom_env_load(char *err, size_t errlen)
     /* Checkpointing and restarting need a place for the files. */
     if (!loom_icv.checkpoint_dir[0] && (loom_icv.checkpoint_every || loom_icv.restart)) {
         const char *name = loom_icv.checkpoint_every ? "LOOM_CHECKPOINT_EVERY" : "LOOM_RESTART";
-        snprintf(err, errlen, "%s='%s' needs LOOM_CHECKPOINT_DIR (the directory %s)", name,
-                 getenv(name), loom_icv.checkpoint_every ? "to write checkpoints to"
-                                                         : "of the checkpoints to resume from");
+        const char *v = getenv(name);
+        snprintf(err, errlen, "%s='%.*s%s' is not usable without LOOM_CHECKPOINT_DIR (the "
+                 "directory %s)", name, LOOM_SHOWN(strlen(v)), v,
+                 strlen(v) > LOOM_SHOWN_MAX ? "..." : "",
+                 loom_icv.checkpoint_every ? "to write checkpoints to"
+                                           : "of the checkpoints to resume from");
         return LOOM_ERR_ENV;
     }
     return load_named(err, errlen);

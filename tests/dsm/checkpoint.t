@@ -113,6 +113,6 @@ run_job "$T/v1" "$LOOMRUN" --restart -n 2 "$P" 10
 ok $? "loomrun --restart without LOOM_CHECKPOINT_DIR: one message"
 LOOM_CHECKPOINT_EVERY=3 run_job "$T/v2" "$LOOMRUN" -n 2 "$P" 10
 [ $rc -ne 0 ] && [ "$(wc -l <"$T/v2")" -eq 1 ] &&
-    has "$T/v2" "LOOM_CHECKPOINT_EVERY='3' needs LOOM_CHECKPOINT_DIR"
+    has "$T/v2" "LOOM_CHECKPOINT_EVERY='3' is not usable without LOOM_CHECKPOINT_DIR"
 ok $? "LOOM_CHECKPOINT_EVERY without LOOM_CHECKPOINT_DIR: one message"
 finish

@@ -304,8 +304,8 @@ static void test_env_load(void)
     ok(load_good("LOOM_CHECKPOINT_DIR", "/tmp/ck") && !strcmp(loom_icv.checkpoint_dir, "/tmp/ck"),
        "LOOM_CHECKPOINT_DIR=/tmp/ck sets checkpoint_dir");
     load_bad("LOOM_CHECKPOINT_DIR", "", "directory path");
-    load_bad("LOOM_CHECKPOINT_EVERY", "5", "needs LOOM_CHECKPOINT_DIR");
-    load_bad("LOOM_RESTART", "true", "needs LOOM_CHECKPOINT_DIR");
+    load_bad("LOOM_CHECKPOINT_EVERY", "5", "is not usable without LOOM_CHECKPOINT_DIR");
+    load_bad("LOOM_RESTART", "true", "is not usable without LOOM_CHECKPOINT_DIR");
     setenv("LOOM_CHECKPOINT_DIR", "ck", 1);
     ok(load_good("LOOM_CHECKPOINT_EVERY", "5") && loom_icv.checkpoint_every == 5,
        "LOOM_CHECKPOINT_EVERY=5 (with a directory) sets checkpoint_every");
