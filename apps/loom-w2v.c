@@ -363,6 +363,11 @@ static int nearest(int argc, char **argv)
         }
         printf("\n");
     }
+    for (int v = 0; v < V; v++)
+        free(words[v]);
+    free(words);
+    free(vec);
+    free(sim);
     return rc;
 }
 
