@@ -84,15 +84,6 @@ void loom_corpus_free(loom_corpus *c)
     memset(c, 0, sizeof *c);
 }
 
-static inline int blank(char c) { return c == ' ' || c == '\t'; }
-
-static inline const char *skip_blanks(const char *p, const char *e)
-{
-    while (p < e && blank(*p))
-        p++;
-    return p;
-}
-
 /* ---- UCI bag-of-words --------------------------------------------------- */
 
 struct uci {
@@ -114,7 +105,7 @@ static int uci_bad(const struct uci *u, const char *what, const char *p, const c
 static const char *uci_int(const char *p, const char *e, int64_t lo, int64_t hi, int64_t *v)
 {
     const char *q = loom_scan_i64(p, e, v);
-    return q && (q == e || blank(*q)) && *v >= lo && *v <= hi ? q : NULL;
+    return q && (q == e || loom_blank(*q)) && *v >= lo && *v <= hi ? q : NULL;
 }
 
 /* The header: D, W and NNZ alone on lines 1 to 3. */
@@ -134,8 +125,8 @@ static int uci_header(struct uci *u, int64_t h[3])
                              "%s:%ld: the file ends inside the header (expected D, W and NNZ "
                              "on lines 1 to 3)",
                              u->in->path, u->in->lineno);
-        const char *e = line + len, *p = skip_blanks(line, e), *q = uci_int(p, e, 0, hi[k], &h[k]);
-        if (!q || skip_blanks(q, e) != e)
+        const char *e = line + len, *p = loom_skip_blanks(line, e), *q = uci_int(p, e, 0, hi[k], &h[k]);
+        if (!q || loom_skip_blanks(q, e) != e)
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: bad header line '%.40s' (expected the %s alone)",
                              u->in->path, u->in->lineno, line, names[k]);
@@ -163,7 +154,7 @@ static int uci_vocab(const char *path, const char *docword, int32_t W, char ***o
     if (!off || !len)
         rc = loom_errf(err, errlen, LOOM_ERR_NOMEM, "%s: out of memory", path);
     while (!rc && (have = loom_lines_next(&in, &line, &l)) == 1) {
-        while (l && blank(line[l - 1]))
+        while (l && loom_blank(line[l - 1]))
             l--;
         if (n == W) {
             if (l)
@@ -219,7 +210,7 @@ static int uci_entries(struct uci *u, const int64_t h[3], loom_corpus *c, struct
     int have;
     c->doc_off[0] = 0;
     while ((have = loom_lines_next(u->in, &line, &len)) == 1) {
-        const char *e = line + len, *p = skip_blanks(line, e), *q;
+        const char *e = line + len, *p = loom_skip_blanks(line, e), *q;
         if (p == e)
             continue;
         if (nent == NNZ)
@@ -233,7 +224,7 @@ static int uci_entries(struct uci *u, const int64_t h[3], loom_corpus *c, struct
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: docID %lld is beyond the D = %lld declared on line 1",
                              u->in->path, u->in->lineno, (long long)d, (long long)D);
-        if ((p = skip_blanks(q, e)) == e)
+        if ((p = loom_skip_blanks(q, e)) == e)
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: missing the wordID (expected 'docID wordID count')",
                              u->in->path, u->in->lineno);
@@ -243,13 +234,13 @@ static int uci_entries(struct uci *u, const int64_t h[3], loom_corpus *c, struct
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: wordID %lld is beyond the W = %lld declared on line 2",
                              u->in->path, u->in->lineno, (long long)w, (long long)W);
-        if ((p = skip_blanks(q, e)) == e)
+        if ((p = loom_skip_blanks(q, e)) == e)
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: missing the count (expected 'docID wordID count')",
                              u->in->path, u->in->lineno);
         if (!(q = uci_int(p, e, 1, INT32_MAX, &n)))
             return uci_bad(u, "count", p, e, "an integer from 1 to 2147483647");
-        if ((p = skip_blanks(q, e)) < e)
+        if ((p = loom_skip_blanks(q, e)) < e)
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: unexpected '%s' after the count (expected 'docID wordID "
                              "count')",

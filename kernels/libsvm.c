@@ -11,15 +11,6 @@
 
 #define SHAPE "'label index:value index:value ...'"
 
-static inline int blank(char c) { return c == ' ' || c == '\t'; }
-
-static inline const char *skip_blanks(const char *p, const char *e)
-{
-    while (p < e && blank(*p))
-        p++;
-    return p;
-}
-
 struct ctx {
     loom_lines *in;
     loom_libsvm *out;
@@ -87,7 +78,7 @@ static int row(struct ctx *c, const char *p, const char *e, int keep, int64_t *m
     loom_libsvm *o = c->out;
     const char *q;
     double label;
-    if (!(q = loom_scan_f64(p, e, &label)) || (q < e && !blank(*q)))
+    if (!(q = loom_scan_f64(p, e, &label)) || (q < e && !loom_blank(*q)))
         return bad_field(c, "label", p, e, "a finite number");
     if (keep) {
         if (room_row(c))
@@ -96,11 +87,11 @@ static int row(struct ctx *c, const char *p, const char *e, int keep, int64_t *m
         o->ptr[o->n] = o->nnz;
     }
     int64_t prev = 0;
-    for (p = skip_blanks(q, e); p < e && *p != '#'; p = skip_blanks(q, e)) {
+    for (p = loom_skip_blanks(q, e); p < e && *p != '#'; p = loom_skip_blanks(q, e)) {
         if (prev == 0 && e - p >= 4 && !memcmp(p, "qid:", 4)) {
             int64_t qid;
             q = loom_scan_i64(p + 4, e, &qid);
-            if (!q || (q < e && !blank(*q)))
+            if (!q || (q < e && !loom_blank(*q)))
                 return bad_field(c, "qid", p, e, "'qid:' and an integer");
             continue;
         }
@@ -120,7 +111,7 @@ static int row(struct ctx *c, const char *p, const char *e, int keep, int64_t *m
                              c->in->path, c->in->lineno, (long long)j, (long long)prev);
         double v;
         const char *vs = q + 1;
-        if (!(q = loom_scan_f64(vs, e, &v)) || (q < e && !blank(*q)))
+        if (!(q = loom_scan_f64(vs, e, &v)) || (q < e && !loom_blank(*q)))
             return bad_field(c, "value of feature", p, e, "index:value with a finite value");
         prev = j;
         if (keep) {
@@ -157,7 +148,7 @@ int loom_libsvm_load(const char *path, const loom_rows *share, loom_libsvm *out,
     int have;
     int64_t nfile = 0, maxcol = 0;
     while ((have = loom_lines_next(&in, &line, &len)) == 1) {
-        const char *e = line + len, *p = skip_blanks(line, e);
+        const char *e = line + len, *p = loom_skip_blanks(line, e);
         if (p == e || *p == '#')
             continue;
         if ((rc = row(&c, p, e, nfile % parts == part, &maxcol)))

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <strings.h>
 
 /* A file read line by line.  Fields are read-only for callers. */
 typedef struct loom_lines {
@@ -74,6 +76,35 @@ const char *loom_scan_f64(const char *s, const char *end, double *v);
 typedef struct loom_rows {
     int part, parts;
 } loom_rows;
+
+/* Field separators inside a line: space and tab. */
+static inline int loom_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* The first byte of [p, e) that is not a blank (e if none). */
+static inline const char *loom_skip_blanks(const char *p, const char *e)
+{
+    while (p < e && loom_blank(*p))
+        p++;
+    return p;
+}
+
+/* The next blank-separated word of [*p, e): its start in *w, its length
+ * returned; *p moves past it. */
+static inline size_t loom_word(const char **p, const char *e, const char **w)
+{
+    const char *s = loom_skip_blanks(*p, e), *t = s;
+    while (t < e && !loom_blank(*t))
+        t++;
+    *w = s;
+    *p = t;
+    return (size_t)(t - s);
+}
+
+/* 1 if the n bytes at w are the word `want`, ignoring ASCII case. */
+static inline int loom_is_word(const char *w, size_t n, const char *want)
+{
+    return n == strlen(want) && !strncasecmp(w, want, n);
+}
 
 /* Copies the token starting at s (its first byte, then up to a blank, ','
  * or end) into buf: a short excerpt for error messages ("" at end of line,

@@ -11,31 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-static inline int blank(char c) { return c == ' ' || c == '\t'; }
-
-static inline const char *skip_blanks(const char *p, const char *e)
-{
-    while (p < e && blank(*p))
-        p++;
-    return p;
-}
-
-/* The next blank-separated word of [*p, e): its start and length. */
-static size_t word(const char **p, const char *e, const char **w)
-{
-    const char *s = skip_blanks(*p, e), *t = s;
-    while (t < e && !blank(*t))
-        t++;
-    *w = s;
-    *p = t;
-    return (size_t)(t - s);
-}
-
-static int is_word(const char *w, size_t n, const char *want)
-{
-    return n == strlen(want) && !strncasecmp(w, want, n);
-}
-
 struct ctx {
     loom_lines *in;
     loom_mm *out;
@@ -82,16 +57,16 @@ static int banner(struct ctx *c, const char *line, size_t len)
     const char *p = line + 14, *e = line + len, *w[4];
     size_t n[4];
     for (int k = 0; k < 4; k++)
-        n[k] = word(&p, e, &w[k]);
-    int obj = is_word(w[0], n[0], "matrix") ? 1 : is_word(w[0], n[0], "vector") ? 2 : 0;
-    int fmt = is_word(w[1], n[1], "coordinate") ? 1 : is_word(w[1], n[1], "array") ? 2 : 0;
-    int field = is_word(w[2], n[2], "real") || is_word(w[2], n[2], "integer") ||
-                        is_word(w[2], n[2], "double")
+        n[k] = loom_word(&p, e, &w[k]);
+    int obj = loom_is_word(w[0], n[0], "matrix") ? 1 : loom_is_word(w[0], n[0], "vector") ? 2 : 0;
+    int fmt = loom_is_word(w[1], n[1], "coordinate") ? 1 : loom_is_word(w[1], n[1], "array") ? 2 : 0;
+    int field = loom_is_word(w[2], n[2], "real") || loom_is_word(w[2], n[2], "integer") ||
+                        loom_is_word(w[2], n[2], "double")
                     ? 1
-                : is_word(w[2], n[2], "pattern") ? 2
+                : loom_is_word(w[2], n[2], "pattern") ? 2
                                                  : 0;
-    int sym = is_word(w[3], n[3], "general") || (obj == 2 && n[3] == 0);
-    if (!obj || !fmt || !field || !sym || (field == 2 && fmt == 2) || skip_blanks(p, e) < e)
+    int sym = loom_is_word(w[3], n[3], "general") || (obj == 2 && n[3] == 0);
+    if (!obj || !fmt || !field || !sym || (field == 2 && fmt == 2) || loom_skip_blanks(p, e) < e)
         return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                          "%s:%ld: unsupported MatrixMarket header '%.80s' (expected "
                          "'%%%%MatrixMarket matrix coordinate real general', or array instead "
@@ -123,10 +98,10 @@ static int size_line(struct ctx *c, const char *p, const char *e, int64_t size[3
                              "%s:%ld: missing the %s (expected %s)", c->in->path,
                              c->in->lineno, names[k], shape);
         const char *q = loom_scan_i64(p, e, &size[k]);
-        if (!q || (q < e && !blank(*q)) || size[k] < 0 || (k == 1 && size[k] > INT32_MAX))
+        if (!q || (q < e && !loom_blank(*q)) || size[k] < 0 || (k == 1 && size[k] > INT32_MAX))
             return bad_field(c, names[k], p, e,
                              k == 1 ? "an integer from 0 to 2147483647" : "an integer >= 0");
-        p = skip_blanks(q, e);
+        p = loom_skip_blanks(q, e);
     }
     if (p < e) {
         char tok[32];
@@ -150,7 +125,7 @@ static int index_field(const struct ctx *c, const char *what, const char *p, con
                        int64_t size, const char *plural, int64_t *id, const char **q)
 {
     *q = loom_scan_i64(p, e, id);
-    if (!*q || (*q < e && !blank(**q)) || *id < 1) {
+    if (!*q || (*q < e && !loom_blank(**q)) || *id < 1) {
         char expect[64];
         snprintf(expect, sizeof expect, "an integer from 1 to %lld", (long long)size);
         return bad_field(c, what, p, e, expect);
@@ -181,7 +156,7 @@ static int entry(struct ctx *c, const char *p, const char *e, const int64_t size
     } else {
         if ((rc = index_field(c, "row", p, e, size[0], "rows", &row, &q)))
             return rc;
-        p = skip_blanks(q, e);
+        p = loom_skip_blanks(q, e);
         if (!o->vector) {
             if (p == e)
                 return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
@@ -189,7 +164,7 @@ static int entry(struct ctx *c, const char *p, const char *e, const int64_t size
                                  c->in->lineno, shape);
             if ((rc = index_field(c, "column", p, e, size[1], "columns", &col, &q)))
                 return rc;
-            p = skip_blanks(q, e);
+            p = loom_skip_blanks(q, e);
         }
     }
     if (!c->pattern) {
@@ -197,9 +172,9 @@ static int entry(struct ctx *c, const char *p, const char *e, const int64_t size
             return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: missing the value (expected %s)", c->in->path,
                              c->in->lineno, shape);
-        if (!(q = loom_scan_f64(p, e, &v)) || (q < e && !blank(*q)))
+        if (!(q = loom_scan_f64(p, e, &v)) || (q < e && !loom_blank(*q)))
             return bad_field(c, "value", p, e, "a finite number");
-        p = skip_blanks(q, e);
+        p = loom_skip_blanks(q, e);
     }
     if (p < e) {
         char tok[32];
@@ -230,7 +205,7 @@ static int parse(struct ctx *c)
         return rc;
     int64_t size[3] = {0, 0, 0}, k = 0;
     while ((have = loom_lines_next(c->in, &line, &len)) == 1) {
-        const char *e = line + len, *p = skip_blanks(line, e);
+        const char *e = line + len, *p = loom_skip_blanks(line, e);
         if (p == e || *p == '%')
             continue;
         if (!c->size_line) {

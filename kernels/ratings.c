@@ -41,26 +41,18 @@ static inline int push(struct sink *s, int32_t u, int32_t i, float r)
     return 0;
 }
 
-static inline int blank(char c) { return c == ' ' || c == '\t'; }
 /* Bytes that may end a number in a triples line. */
-static inline int stop(char c) { return blank(c) || c == ',' || c == ':'; }
-
-static inline const char *skip_blanks(const char *p, const char *e)
-{
-    while (p < e && blank(*p))
-        p++;
-    return p;
-}
+static inline int stop(char c) { return loom_blank(c) || c == ',' || c == ':'; }
 
 /* A triples separator: blanks, then at most one ',' or "::", then blanks. */
 static inline const char *skip_sep(const char *p, const char *e)
 {
-    p = skip_blanks(p, e);
+    p = loom_skip_blanks(p, e);
     if (p < e && *p == ',')
         p++;
     else if (p + 1 < e && p[0] == ':' && p[1] == ':')
         p += 2;
-    return skip_blanks(p, e);
+    return loom_skip_blanks(p, e);
 }
 
 /* An id field: an integer from 1 to INT32_MAX ending at a separator. */
@@ -130,7 +122,7 @@ static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings
     int32_t maxu = 0, maxi = 0;
     int64_t nfile = 0;
     for (; have == 1; have = loom_lines_next(c->in, &line, &len)) {
-        const char *e = line + len, *p = skip_blanks(line, e), *q;
+        const char *e = line + len, *p = loom_skip_blanks(line, e), *q;
         if (p == e || *p == '#' || (c->in->lineno == 1 && csv_header(p, e)))
             continue;
         int32_t u, i;
@@ -175,33 +167,17 @@ static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings
     return LOOM_OK;
 }
 
-/* The next blank-separated word of [*p, e): its start and length. */
-static size_t word(const char **p, const char *e, const char **w)
-{
-    const char *s = skip_blanks(*p, e), *t = s;
-    while (t < e && !blank(*t))
-        t++;
-    *w = s;
-    *p = t;
-    return (size_t)(t - s);
-}
-
-static int is_word(const char *w, size_t n, const char *want)
-{
-    return n == strlen(want) && !strncasecmp(w, want, n);
-}
-
 /* The banner "%%MatrixMarket matrix coordinate real|integer|double general". */
 static int mm_banner(const struct ctx *c, const char *line, size_t len)
 {
     const char *p = line + 14, *e = line + len, *w[4];
     size_t n[4];
     for (int k = 0; k < 4; k++)
-        n[k] = word(&p, e, &w[k]);
-    if (is_word(w[0], n[0], "matrix") && is_word(w[1], n[1], "coordinate") &&
-        (is_word(w[2], n[2], "real") || is_word(w[2], n[2], "integer") ||
-         is_word(w[2], n[2], "double")) &&
-        is_word(w[3], n[3], "general") && skip_blanks(p, e) == e)
+        n[k] = loom_word(&p, e, &w[k]);
+    if (loom_is_word(w[0], n[0], "matrix") && loom_is_word(w[1], n[1], "coordinate") &&
+        (loom_is_word(w[2], n[2], "real") || loom_is_word(w[2], n[2], "integer") ||
+         loom_is_word(w[2], n[2], "double")) &&
+        loom_is_word(w[3], n[3], "general") && loom_skip_blanks(p, e) == e)
         return LOOM_OK;
     return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                      "%s:%ld: unsupported MatrixMarket header '%.80s' (expected "
@@ -218,7 +194,7 @@ static int mm_index(const struct ctx *c, const char *what, const char *p, const 
 {
     int64_t v;
     *q = loom_scan_i64(p, e, &v);
-    if (!*q || (*q < e && !blank(**q)) || v < 1) {
+    if (!*q || (*q < e && !loom_blank(**q)) || v < 1) {
         char expect[64];
         snprintf(expect, sizeof expect, "an integer from 1 to %lld", (long long)size);
         return bad_field(c, what, p, e, expect);
@@ -244,7 +220,7 @@ static int matrixmarket(struct ctx *c, char *line, size_t len, loom_ratings *out
     static const char *const size_names[3] = {"number of rows", "number of columns",
                                               "number of entries"};
     while ((have = loom_lines_next(c->in, &line, &len)) == 1) {
-        const char *e = line + len, *p = skip_blanks(line, e), *q;
+        const char *e = line + len, *p = loom_skip_blanks(line, e), *q;
         if (p == e || *p == '%')
             continue;
         if (!size_line) {
@@ -254,11 +230,11 @@ static int matrixmarket(struct ctx *c, char *line, size_t len, loom_ratings *out
                                      "%s:%ld: missing the %s (expected 'rows columns entries')",
                                      c->in->path, c->in->lineno, size_names[k]);
                 q = loom_scan_i64(p, e, &size[k]);
-                if (!q || (q < e && !blank(*q)) || size[k] < 0 || (k < 2 && size[k] > INT32_MAX))
+                if (!q || (q < e && !loom_blank(*q)) || size[k] < 0 || (k < 2 && size[k] > INT32_MAX))
                     return bad_field(c, size_names[k], p, e,
                                      k < 2 ? "an integer from 0 to 2147483647"
                                            : "an integer >= 0");
-                p = skip_blanks(q, e);
+                p = loom_skip_blanks(q, e);
             }
             if (p < e) {
                 char tok[32];
@@ -278,19 +254,19 @@ static int matrixmarket(struct ctx *c, char *line, size_t len, loom_ratings *out
         float r;
         if ((rc = mm_index(c, "row", p, e, size[0], size_line, "rows", &u, &q)))
             return rc;
-        if ((p = skip_blanks(q, e)) == e)
+        if ((p = loom_skip_blanks(q, e)) == e)
             return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: missing the column (expected 'row column value')",
                              c->in->path, c->in->lineno);
         if ((rc = mm_index(c, "column", p, e, size[1], size_line, "columns", &i, &q)))
             return rc;
-        if ((p = skip_blanks(q, e)) == e)
+        if ((p = loom_skip_blanks(q, e)) == e)
             return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: missing the value (expected 'row column value')",
                              c->in->path, c->in->lineno);
-        if (!(q = scan_value(p, e, blank, &r)))
+        if (!(q = scan_value(p, e, loom_blank, &r)))
             return bad_field(c, "value", p, e, "a finite number");
-        if ((p = skip_blanks(q, e)) < e) {
+        if ((p = loom_skip_blanks(q, e)) < e) {
             char tok[32];
             return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: unexpected '%s' after the value (expected 'row column "
