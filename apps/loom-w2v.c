@@ -65,6 +65,15 @@ static float *loom_row(void *ctx, int which, int32_t r)
     struct job *j = ctx;
     return loom_at(which ? j->out : j->in, (size_t)r);
 }
+/* The merged row as its home holds it, for the model's output after the
+ * last loop: loom_at outside a loop is this rank's own copy, which lacks
+ * what other ranks wrote since it was fetched (a word only rank 1 saw
+ * would keep its initial value).  Call after a loom_barrier. */
+static float *home_row(void *ctx, int which, int32_t r)
+{
+    struct job *j = ctx;
+    return (float *)loom_row_get(which ? j->out : j->in, (size_t)r);
+}
 static float *plain_row(void *ctx, int which, int32_t r)
 {
     struct job *j = ctx;
@@ -240,12 +249,14 @@ static int train(int argc, char **argv)
         last_loss = s[1] > 0 ? s[0] / s[1] : 0;
         loom_report_row(rep, (double[]){e, (double)c.ntokens * e, busy, last_loss, s[1]});
     }
+    if (!o.serial)
+        loom_barrier(); /* every rank's last changes are home: save reads them there */
     if (me == 0) {
         printf("loom-w2v: %.0f words/s over %d epochs (%.3f s training)\n",
                (double)c.ntokens * o.epochs / busy, o.epochs, busy);
         loom_w2v_model view = j.m;
         if (!o.serial)
-            view.row = loom_row;
+            view.row = home_row;
         if (loom_w2v_save(o.output, c.vocab, V, o.p.dim, &view))
             loom_abort(1, "loom-w2v: %s: %s", o.output, strerror(errno));
         printf("loom-w2v: %d vectors written to %s\n", V, o.output);
