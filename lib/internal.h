@@ -124,6 +124,11 @@ int loom_key_generate(uint8_t key[16]);
 /* 32 hex digits <-> 16 bytes.  parse returns 0 or -1. */
 int loom_key_parse(const char *hex, uint8_t key[16]);
 void loom_key_format(const uint8_t key[16], char hex[33]);
+/* The MAC of one rendezvous handshake message: SipHash128(key, tag || n1
+ * || n2 || body), n2 optional (NULL).  tag is "JOIN" (a rank's proof) or
+ * "TABL" (the server's).  Returns 0, or -1 when out of memory. */
+int loom_handshake_mac(const uint8_t key[16], const char tag[4], const uint8_t n1[16],
+                       const uint8_t n2[16], const void *body, size_t len, uint8_t out[16]);
 /* Constant-time comparison of n bytes: 1 if equal. */
 int loom_ct_equal(const void *a, const void *b, size_t n);
 
@@ -131,8 +136,8 @@ int loom_ct_equal(const void *a, const void *b, size_t n);
 
 enum loom_frame_type {
     LOOM_F_HELLO = 1,  /* server -> rank: magic, version, nonce[16] */
-    LOOM_F_JOIN,       /* rank -> server: mac, rank, nranks, pid, host, ucx addr */
-    LOOM_F_TABLE,      /* server -> rank: every rank's host and UCX address */
+    LOOM_F_JOIN,       /* rank -> server: mac, nonce, rank, nranks, pid, host, ucx addr */
+    LOOM_F_TABLE,      /* server -> rank: mac, every rank's host and UCX address */
     LOOM_F_REFUSE,     /* server -> rank: reason text */
     LOOM_F_PING,       /* either way: I am alive */
     LOOM_F_ABORT,      /* either way: u32 code + reason text */
@@ -141,7 +146,7 @@ enum loom_frame_type {
 };
 #define LOOM_FRAME_MAX (1u << 24)
 #define LOOM_PROTO_MAGIC 0x4d4f4f4cu /* "LOOM" */
-#define LOOM_PROTO_VERSION 1u
+#define LOOM_PROTO_VERSION 2u
 
 /* An input buffer for one non-blocking connection. */
 typedef struct loom_fbuf {

@@ -1,14 +1,20 @@
-/* jobkey.c — the per-job key and the MAC that proves a rank knows it.
+/* jobkey.c — the per-job key and the MACs by which each side of the
+ * rendezvous proves it knows it.
  *
  * loomrun draws a random 128-bit key per job and hands it to its ranks in
- * LOOM_JOB_KEY.  At the rendezvous the server sends a fresh nonce and a rank
- * answers with SipHash-2-4-128(key, nonce || rank || nranks): the key never
- * crosses the wire, and a recorded answer is useless for another nonce.
+ * LOOM_JOB_KEY.  At the rendezvous both sides draw a fresh nonce: the
+ * server's HELLO carries one, the rank's JOIN another.  The rank signs its
+ * JOIN with SipHash-2-4-128(key, "JOIN" || server nonce || the JOIN), the
+ * server signs each rank's TABLE with SipHash-2-4-128(key, "TABL" || rank
+ * nonce || server nonce || the table).  The key never crosses the wire, a
+ * recorded answer is useless against another nonce, and the tags keep one
+ * side's proof from being reflected as the other's.
  * SipHash is the keyed PRF of Aumasson and Bernstein (2012); this is a
  * plain implementation of the published algorithm, checked against its
  * reference test vectors in tests/unit/test_jobkey.c. */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -102,6 +108,23 @@ void loom_key_format(const uint8_t key[16], char hex[33])
         hex[2 * i + 1] = d[key[i] & 15];
     }
     hex[32] = 0;
+}
+
+int loom_handshake_mac(const uint8_t key[16], const char tag[4], const uint8_t n1[16],
+                       const uint8_t n2[16], const void *body, size_t len, uint8_t out[16])
+{
+    size_t head = 4 + 16 + (n2 ? 16 : 0);
+    uint8_t *m = malloc(head + len);
+    if (!m)
+        return -1;
+    memcpy(m, tag, 4);
+    memcpy(m + 4, n1, 16);
+    if (n2)
+        memcpy(m + 20, n2, 16);
+    memcpy(m + head, body, len);
+    loom_siphash128(key, m, head + len, out);
+    free(m);
+    return 0;
 }
 
 int loom_ct_equal(const void *a, const void *b, size_t n)

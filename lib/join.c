@@ -1,8 +1,12 @@
 /* join.c — a rank's side of the rendezvous, and its heartbeat thread.
  *
  * loom_join connects to LOOM_RENDEZVOUS, answers the server's nonce with
- * the MAC of the job key, publishes this rank's UCX worker address and
- * waits for the table of every rank's.  It then keeps the socket as the
+ * the MAC of the job key over its JOIN (which carries a fresh nonce of the
+ * rank's own), publishes this rank's UCX worker address and waits for the
+ * table of every rank's, which it accepts only if the server signed it
+ * with the job key over both nonces: a process squatting on the port
+ * without the key, or replaying a recorded exchange, is refused before
+ * this rank trusts a single address (jobkey.c has the MACs).  It then keeps the socket as the
  * job's control line: a thread sends a PING every timeout/4 and watches
  * for the server's.  If the server goes silent or away, the rank exits
  * (no orphans when the launcher or its host dies); if the server sends
@@ -194,28 +198,29 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
         close(fd);
         return LOOM_ERR_NET;
     }
+    /* JOIN: mac[16] rnonce[16] rank nranks pid | u8 hostlen host | u32 alen addr */
     char hn[64] = "";
     gethostname(hn, sizeof hn - 1);
     size_t hl = strlen(hn);
-    size_t jl = 16 + 12 + 1 + hl + 4 + addrlen;
-    uint8_t *j = malloc(jl), msg[24];
-    if (!j) {
-        free(p);
+    size_t jl = 16 + 16 + 12 + 1 + hl + 4 + addrlen;
+    uint8_t *j = malloc(jl), snonce[16], rnonce[16];
+    memcpy(snonce, p + 8, 16);
+    free(p);
+    if (!j || loom_key_generate(rnonce)) {
+        free(j);
         close(fd);
         return LOOM_ERR_NOMEM;
     }
-    memcpy(msg, p + 8, 16);
-    loom_put32(msg + 16, (uint32_t)loom_icv.rank);
-    loom_put32(msg + 20, (uint32_t)loom_icv.nranks);
-    free(p);
-    loom_siphash128(loom_icv.job_key, msg, sizeof msg, j);
-    memcpy(j + 16, msg + 16, 8);
-    loom_put32(j + 24, (uint32_t)getpid());
-    j[28] = (uint8_t)hl;
-    memcpy(j + 29, hn, hl);
-    loom_put32(j + 29 + hl, (uint32_t)addrlen);
-    memcpy(j + 33 + hl, addr, addrlen);
-    int sent = loom_frame_send(fd, LOOM_F_JOIN, j, jl);
+    memcpy(j + 16, rnonce, 16);
+    loom_put32(j + 32, (uint32_t)loom_icv.rank);
+    loom_put32(j + 36, (uint32_t)loom_icv.nranks);
+    loom_put32(j + 40, (uint32_t)getpid());
+    j[44] = (uint8_t)hl;
+    memcpy(j + 45, hn, hl);
+    loom_put32(j + 45 + hl, (uint32_t)addrlen);
+    memcpy(j + 49 + hl, addr, addrlen);
+    int sent = loom_handshake_mac(loom_icv.job_key, "JOIN", snonce, NULL, j + 16, jl - 16, j) ||
+               loom_frame_send(fd, LOOM_F_JOIN, j, jl);
     free(j);
     t = sent ? -1 : loom_frame_recv(fd, &ctl_in, deadline, &p, &n);
     if (t == LOOM_F_REFUSE) {
@@ -226,7 +231,17 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
     }
     if (t == LOOM_F_ABORT) /* another rank failed before the job started */
         _exit(n >= 4 && loom_get32(p) ? loom_exit_status(loom_get32(p)) : LOOM_EXIT_ABORTED);
-    if (t != LOOM_F_TABLE || loom_join_parse_table(p, n, loom_icv.nranks, peers)) {
+    uint8_t mac[16];
+    if (t == LOOM_F_TABLE &&
+        (n < 16 || loom_handshake_mac(loom_icv.job_key, "TABL", rnonce, snonce, p + 16, n - 16,
+                                      mac) || !loom_ct_equal(mac, p, 16))) {
+        loom_log("the rendezvous at %s did not prove it holds the job key; its table is "
+                 "refused (is another process bound to that port?)", loom_icv.rendezvous);
+        free(p);
+        close(fd);
+        return LOOM_ERR_KEY;
+    }
+    if (t != LOOM_F_TABLE || loom_join_parse_table(p + 16, n - 16, loom_icv.nranks, peers)) {
         if (t <= 0 && loom_wtime() >= deadline)
             loom_log("not every rank joined within %.0f s (LOOM_JOIN_TIMEOUT)",
                      loom_icv.join_timeout);

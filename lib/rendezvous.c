@@ -6,10 +6,12 @@
  *
  * Protocol on each connection (frames of frame.c):
  *   server: HELLO  magic, version, nonce[16]
- *   rank:   JOIN   mac[16], rank, nranks, pid, host, UCX address
- *           mac = SipHash128(job key, nonce | rank | nranks)
+ *   rank:   JOIN   mac[16], rnonce[16], rank, nranks, pid, host, UCX address
+ *           mac = SipHash128(job key, "JOIN" | nonce | rest of the JOIN)
  *   server: REFUSE reason          (bad key, bad rank, duplicate; logged)
- *        or TABLE  every rank's host and UCX address, once all have joined
+ *        or TABLE  mac[16], every rank's host and UCX address, once all
+ *                  have joined; mac = SipHash128(job key, "TABL" | rnonce
+ *                  | nonce | table): the rank checks it (jobkey.c)
  *   then both sides send PING every timeout/4; a silent side is dead after
  *   `timeout` seconds.  A rank may send ABORT, PEERLOST or BYE; the server
  *   may send ABORT.  EOF from a rank that has not said BYE is a death. */
@@ -34,7 +36,8 @@ struct conn {
     int rank;            /* -1 until joined */
     int bye;
     double last_heard, opened;
-    uint8_t nonce[16];
+    uint8_t nonce[16];   /* ours, in its HELLO */
+    uint8_t rnonce[16];  /* the rank's, in its JOIN */
     char peer[64];       /* ip:port it came from */
     char host[64];       /* hostname it reported */
     uint8_t *addr;
@@ -198,10 +201,10 @@ static void refuse(loom_rv *rv, struct conn *c, const char *why)
 
 static void send_table(loom_rv *rv)
 {
-    size_t len = 4;
+    size_t len = 16 + 4; /* each rank's mac, then the table */
     for (int r = 0; r < rv->nranks; r++)
         len += 1 + strlen(rv->by_rank[r]->host) + 4 + rv->by_rank[r]->addrlen;
-    uint8_t *t = malloc(len), *p = t;
+    uint8_t *t = malloc(len), *p = t + 16;
     if (!t)
         loom_die(1, "out of memory building the rendezvous table");
     loom_put32(p, (uint32_t)rv->nranks);
@@ -218,7 +221,10 @@ static void send_table(loom_rv *rv)
     }
     double now = loom_wtime();
     for (int r = 0; r < rv->nranks; r++) {
-        loom_frame_send(rv->by_rank[r]->fd, LOOM_F_TABLE, t, len);
+        struct conn *c = rv->by_rank[r];
+        if (loom_handshake_mac(rv->key, "TABL", c->rnonce, c->nonce, t + 16, len - 16, t))
+            loom_die(1, "out of memory signing the rendezvous table");
+        loom_frame_send(c->fd, LOOM_F_TABLE, t, len);
         rv->by_rank[r]->last_heard = now;
     }
     free(t);
@@ -227,25 +233,27 @@ static void send_table(loom_rv *rv)
     push(rv, LOOM_RV_ALL_JOINED, -1, 0, "all %d ranks joined", rv->nranks);
 }
 
-/* JOIN payload: mac[16] rank nranks pid | u8 hostlen host | u32 alen addr */
+/* JOIN payload: mac[16] rnonce[16] rank nranks pid | u8 hostlen host |
+ * u32 alen addr; the mac covers everything after it. */
+#define J_RANK 32
+#define J_HOST (J_RANK + 12)
 static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
 {
     if (c->rank >= 0)
         return refuse(rv, c, "joined twice");
-    if (n < 16 + 12 + 1)
+    if (n < J_HOST + 1)
         return refuse(rv, c, "malformed join");
-    uint32_t rank = loom_get32(p + 16), nranks = loom_get32(p + 20);
-    uint8_t msg[24], mac[16];
-    memcpy(msg, c->nonce, 16);
-    memcpy(msg + 16, p + 16, 8);
-    loom_siphash128(rv->key, msg, sizeof msg, mac);
+    uint8_t mac[16];
+    if (loom_handshake_mac(rv->key, "JOIN", c->nonce, NULL, p + 16, n - 16, mac))
+        return refuse(rv, c, "out of memory");
     if (!loom_ct_equal(mac, p, 16))
         return refuse(rv, c, "wrong job key");
-    size_t hl = p[28];
-    if (29 + hl + 4 > n || !loom_wire_host_ok(p + 29, hl, sizeof c->host))
+    uint32_t rank = loom_get32(p + J_RANK), nranks = loom_get32(p + J_RANK + 4);
+    size_t hl = p[J_HOST];
+    if (J_HOST + 1 + hl + 4 > n || !loom_wire_host_ok(p + J_HOST + 1, hl, sizeof c->host))
         return refuse(rv, c, "malformed join");
-    size_t alen = loom_get32(p + 29 + hl);
-    if (alen == 0 || 29 + hl + 4 + alen != n)
+    size_t alen = loom_get32(p + J_HOST + 1 + hl);
+    if (alen == 0 || J_HOST + 1 + hl + 4 + alen != n)
         return refuse(rv, c, "malformed join");
     char why[128];
     if (nranks != (uint32_t)rv->nranks || rank >= nranks) {
@@ -257,12 +265,13 @@ static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
         snprintf(why, sizeof why, "rank %u joined already", rank);
         return refuse(rv, c, why);
     }
-    memcpy(c->host, p + 29, hl);
+    memcpy(c->rnonce, p + 16, 16);
+    memcpy(c->host, p + J_HOST + 1, hl);
     c->host[hl] = 0;
     c->addr = malloc(alen);
     if (!c->addr)
         return refuse(rv, c, "out of memory");
-    memcpy(c->addr, p + 33 + hl, alen);
+    memcpy(c->addr, p + J_HOST + 5 + hl, alen);
     c->addrlen = alen;
     c->rank = (int)rank;
     c->last_heard = loom_wtime();

@@ -4,13 +4,14 @@
  * frames of joined ranks (PING, ABORT, PEERLOST, BYE).
  * Input: byte 0 gives the job size (1 + b % 3), the number of
  * connections (1 + (b >> 3) % 4) and, in bit 2, whether to sign JOINs:
- * then the harness writes the correct MAC (SipHash of the job key and the
- * nonce its HELLO carried) into every JOIN frame of the stream, so inputs
+ * then the harness writes the correct MAC (SipHash of the job key, the
+ * nonce its HELLO carried and the rest of the frame) into every JOIN frame
+ * of the stream, so inputs
  * get past the key check and explore what joined ranks can do.  Then, per
  * connection, a u16 length and the bytes it sends.  Invariants: the
  * server neither crashes nor reads outside a frame; what it sends back is
- * well framed, and a TABLE it sends decodes (loom_join_parse_table) into
- * the job's ranks.  Clients close with a reset, so no connection lingers
+ * well framed, and a TABLE it sends decodes (loom_join_parse_table, after
+ * its MAC) into the job's ranks.  Clients close with a reset, so no connection lingers
  * in TIME_WAIT however many inputs run. */
 #include "fuzz.h"
 #include "internal.h"
@@ -64,7 +65,7 @@ static void answers(int fd, int nranks)
         FUZZ_CHECK(type >= LOOM_F_HELLO && type <= LOOM_F_BYE, "server frame type %d", type);
         if (type == LOOM_F_TABLE) {
             loom_peer *peers = NULL;
-            FUZZ_CHECK(!loom_join_parse_table(p, n, nranks, &peers),
+            FUZZ_CHECK(n >= 16 && !loom_join_parse_table(p + 16, n - 16, nranks, &peers),
                        "the server's TABLE (%zu bytes) does not decode for %d ranks", n, nranks);
             loom_join_free(peers, nranks);
         }
@@ -79,12 +80,9 @@ static void sign_joins(uint8_t *s, size_t n, const uint8_t nonce[16])
         uint32_t flen = loom_get32(s + pos);
         if (!flen)
             break;
-        if (s[pos + 4] == LOOM_F_JOIN && flen - 1 >= 24 && pos + 5 + 24 <= n) {
-            uint8_t msg[24];
-            memcpy(msg, nonce, 16);
-            memcpy(msg + 16, s + pos + 5 + 16, 8);
-            loom_siphash128(key, msg, sizeof msg, s + pos + 5);
-        }
+        if (s[pos + 4] == LOOM_F_JOIN && flen - 1 >= 16 && flen <= n - pos - 4)
+            loom_handshake_mac(key, "JOIN", nonce, NULL, s + pos + 5 + 16, flen - 1 - 16,
+                               s + pos + 5);
         if (flen > n - pos - 4)
             break;
         pos += 4 + flen;

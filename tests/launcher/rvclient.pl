@@ -44,8 +44,8 @@ sub send_frame {
 my ($t, $p) = frame();
 die "rvclient: no HELLO from $hostport\n" unless defined $t && $t == 1 && substr($p, 0, 4) eq 'LOOM';
 if ($mode eq 'zero-mac') {
-    # mac[16] rank nranks pid | u8 hostlen host | u32 alen addr
-    send_frame(2, ("\0" x 16) . pack('VVV', 1, 2, $$) . pack('C', 8) . 'stranger'
+    # mac[16] nonce[16] rank nranks pid | u8 hostlen host | u32 alen addr
+    send_frame(2, ("\0" x 16) . ("n" x 16) . pack('VVV', 1, 2, $$) . pack('C', 8) . 'stranger'
                   . pack('V', 4) . 'addr');
 } elsif ($mode eq 'short') {
     send_frame(2, 'no key');
