@@ -150,14 +150,42 @@ static void on_exit_status(rank_proc *p, int st)
     stop_job(code, why);
 }
 
+static void on_rv_event(const loom_rv_event *ev);
+
+/* Handle what the rendezvous has for us now, without waiting.  A rank
+ * that calls loom_abort sends its ABORT frame before it exits, so the
+ * frame is already here when its exit status is: reading it first lets
+ * the rank's own reason stop the job, with no second, generic message. */
+static void rv_now(void)
+{
+    static struct pollfd *fds;
+    static int cap;
+    int need = loom_rv_nfds(rv);
+    if (need > cap) {
+        struct pollfd *f = realloc(fds, (size_t)need * sizeof *f);
+        if (!f)
+            return; /* the main loop still reads them, only later */
+        fds = f, cap = need;
+    }
+    int n = loom_rv_pollfds(rv, fds);
+    if (poll(fds, (nfds_t)n, 0) <= 0)
+        return;
+    loom_rv_event ev;
+    for (int k = loom_rv_step(rv, fds, n, &ev); k != LOOM_RV_NONE;
+         k = loom_rv_step(rv, fds, 0, &ev))
+        on_rv_event(&ev);
+}
+
 static void reap(void)
 {
     int st;
     pid_t pid;
-    while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        rv_now();
         for (int i = 0; i < J.n; i++)
             if (J.ranks[i].pid == pid && J.ranks[i].running)
                 on_exit_status(&J.ranks[i], st);
+    }
 }
 
 static void on_rv_event(const loom_rv_event *ev)
