@@ -6,7 +6,14 @@
  * holder sees every write released by earlier holders.  loom_unlock
  * releases (pushes this rank's writes home and waits for them to land)
  * before handing the lock back.  Several threads of a rank may wait for
- * locks at once; releases of one rank are serialized. */
+ * locks at once; releases of one rank are serialized.
+ *
+ * The manager's state is bounded whatever its peers send: a record exists
+ * only while its lock is held or waited for (hashed by id, freed when the
+ * lock falls idle), and each rank may hold or wait for at most
+ * LOCK_MAX_PER_RANK locks of one manager at once; a request beyond that
+ * stops the job with a message naming the rank.  Queues therefore hold at
+ * most that many entries per rank. */
 #include "dsm.h"
 
 #include <pthread.h>
@@ -23,15 +30,20 @@ struct lock_msg {
     uint64_t id;
 };
 
-/* Manager side: one record per lock ever used here. */
+#define LOCK_BUCKETS 4096        /* hash chains of live records */
+#define LOCK_MAX_PER_RANK 16384  /* locks one rank may hold or wait for, per manager */
+
+/* Manager side: one record per lock held or waited for here. */
 struct lockrec {
     struct lockrec *next;
     uint64_t id;
-    int holder;          /* -1 when free */
+    int holder;          /* a rank; a record with no holder is freed */
     int *queue;          /* waiting ranks, FIFO */
     size_t qhead, qlen, qcap;
 };
-static struct lockrec *locks;
+static struct lockrec *buckets[LOCK_BUCKETS];
+static size_t nrecords;
+static uint32_t *per_rank; /* locks each rank holds or waits for here */
 
 /* Requester side: threads of this rank waiting for a grant. */
 struct waiter {
@@ -48,19 +60,34 @@ static pthread_mutex_t mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static int manager_of(uint64_t id) { return (int)(id % (uint64_t)loom_icv.nranks); }
 
+static struct lockrec **chain(uint64_t id)
+{
+    id ^= id >> 33; /* a murmur finalizer: ids are often addresses */
+    id *= 0xff51afd7ed558ccdULL;
+    id ^= id >> 33;
+    return &buckets[id % LOCK_BUCKETS];
+}
+
+/* The live record of id, or NULL.  Caller holds mu. */
 static struct lockrec *find(uint64_t id)
 {
-    for (struct lockrec *l = locks; l; l = l->next)
+    for (struct lockrec *l = *chain(id); l; l = l->next)
         if (l->id == id)
             return l;
-    struct lockrec *l = calloc(1, sizeof *l);
-    if (!l)
-        loom_die(1, "out of memory");
-    l->id = id;
-    l->holder = -1;
-    l->next = locks;
-    locks = l;
-    return l;
+    return NULL;
+}
+
+/* Drop id's record, which has no holder and no queue.  Caller holds mu. */
+static void forget(struct lockrec *l)
+{
+    for (struct lockrec **p = chain(l->id); *p; p = &(*p)->next)
+        if (*p == l) {
+            *p = l->next;
+            break;
+        }
+    free(l->queue);
+    free(l);
+    nrecords--;
 }
 
 /* A grant for id reached this rank: wake the first thread waiting for it. */
@@ -91,12 +118,26 @@ static void grant(int rank, uint64_t id)
 }
 
 /* Manager: src wants id.  Returns the rank to grant it to now, or -1.
- * Caller holds mu. */
+ * Stops the job if src already holds or waits for LOCK_MAX_PER_RANK locks
+ * here.  Caller holds mu. */
 static int mgr_request(int src, uint64_t id)
 {
+    if (!per_rank && !(per_rank = calloc((size_t)loom_icv.nranks, sizeof *per_rank)))
+        loom_die(1, "out of memory");
+    if (per_rank[src] >= LOCK_MAX_PER_RANK)
+        loom_die(1, "lock: rank %d holds or waits for %d locks managed by rank %d, the "
+                 "most one rank may; release locks it no longer needs", src,
+                 LOCK_MAX_PER_RANK, loom_icv.rank);
+    per_rank[src]++;
     struct lockrec *l = find(id);
-    if (l->holder < 0) {
-        l->holder = src;
+    if (!l) {
+        l = calloc(1, sizeof *l);
+        if (!l)
+            loom_die(1, "out of memory");
+        struct lockrec **c = chain(id);
+        *l = (struct lockrec){.next = *c, .id = id, .holder = src};
+        *c = l;
+        nrecords++;
         return src;
     }
     if (l->qlen == l->qcap) {
@@ -120,13 +161,14 @@ static int mgr_request(int src, uint64_t id)
 static int mgr_unlock(int src, uint64_t id)
 {
     struct lockrec *l = find(id);
-    if (l->holder != src) {
+    if (!l || l->holder != src) {
         loom_log("lock: rank %d released lock %llu, which it does not hold (ignored)", src,
                  (unsigned long long)id);
         return -1;
     }
+    per_rank[src]--;
     if (!l->qlen) {
-        l->holder = -1;
+        forget(l);
         return -1;
     }
     l->holder = l->queue[l->qhead];
@@ -197,13 +239,25 @@ void loom_lock_init(void)
 void loom_lock_fini(void)
 {
     pthread_mutex_lock(&mu);
-    while (locks) {
-        struct lockrec *l = locks;
-        locks = l->next;
-        free(l->queue);
-        free(l);
-    }
+    for (int b = 0; b < LOCK_BUCKETS; b++)
+        while (buckets[b]) {
+            struct lockrec *l = buckets[b];
+            buckets[b] = l->next;
+            free(l->queue);
+            free(l);
+        }
+    nrecords = 0;
+    free(per_rank);
+    per_rank = NULL;
     pthread_mutex_unlock(&mu);
+}
+
+size_t loom_lock_records(void)
+{
+    pthread_mutex_lock(&mu);
+    size_t n = nrecords;
+    pthread_mutex_unlock(&mu);
+    return n;
 }
 
 int loom_lock(uint64_t id)

@@ -328,6 +328,7 @@ void loom_lock_init(void);
  * checkpoint cannot be used).  Called by loom_init once the DSM is up. */
 void loom_restart_init(void);
 void loom_lock_fini(void);     /* free the lock records (after the last message) */
+size_t loom_lock_records(void); /* live lock records this rank manages (tests) */
 
 /* ---- init.c ---------------------------------------------------------- */
 extern int loom_state; /* 0 before init, 1 running, 2 finalized */
