@@ -13,7 +13,10 @@
  *     (private copies, a clock: reads may lag s clocks), a sync point
  *     every --sync-every samples of each rank.
  * After an epoch, every rank evaluates its blocks against its view of W
- * (loom_row_get) and the sums meet in one loom_allreduce.
+ * (loom_row_get) and the sums meet in one loom_allreduce; then a
+ * loom_clock, so LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and a
+ * restarted job (loomrun --restart) resumes after the last one (W comes
+ * back; the step and every sample's order follow from the epoch).
  *
  *   loom-lr [--fashion-mnist DIR | --train-images F --train-labels F
  *            --test-images F --test-labels F] [--epochs N] [--step G]
@@ -293,7 +296,8 @@ static int binary(const struct opts *o)
     /* the serial twin runs the same body over plain memory, in order */
     struct sjob j = {&tr, o->serial ? plain : w, F, 0, (float)o->lambda, o->serial};
     double busy = 0, acc = 0;
-    for (int e = 1; e <= o->epochs; e++) {
+    int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: w came back */
+    for (int e = done + 1; e <= o->epochs; e++) {
         j.step = (float)(o->step * pow(o->decay, e - 1));
         loom_report_begin(rep, e, tr.n);
         double t0 = loom_wtime();
@@ -313,10 +317,12 @@ static int binary(const struct opts *o)
         acc = s[1] / (double)te.nfile;
         loom_report_row(rep, (double[]){e, (double)tr.nfile * e, busy, s[0] / (double)tr.nfile,
                                         acc});
+        if (!o->serial)
+            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
     if (me == 0)
         printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)\n",
-               (double)tr.nfile * o->epochs / busy, o->epochs, busy);
+               (double)tr.nfile * (o->epochs - done) / busy, o->epochs - done, busy);
     if (o->model && me == 0) {
         FILE *f = fopen(o->model, "w");
         for (int64_t x = 0; f && x <= F; x++)
@@ -384,7 +390,8 @@ int main(int argc, char **argv)
                                                                                      : LOOM_HYBRID;
     struct job j = {&tr, W, 0, (float)o.lambda};
     double busy = 0, acc = 0;
-    for (int e = 1; e <= o.epochs; e++) {
+    int done = o.serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
+    for (int e = done + 1; e <= o.epochs; e++) {
         j.step = (float)(o.step * pow(o.decay, e - 1));
         loom_report_begin(rep, e, tr.n);
         double t0 = loom_wtime();
@@ -412,10 +419,12 @@ int main(int argc, char **argv)
             if (!f || fclose(f))
                 loom_abort(1, "loom-lr: %s: %s", o.model, strerror(errno));
         }
+        if (!o.serial)
+            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
     if (me == 0)
         printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)\n",
-               (double)tr.total * o.epochs / busy, o.epochs, busy);
+               (double)tr.total * (o.epochs - done) / busy, o.epochs - done, busy);
     loom_report_final(rep, "test_accuracy", acc);
     loom_report_close(rep);
     free(Wserial);

@@ -9,6 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 plan 4
 key=0123456789abcdef0123456789abcdef
+export LOOM_TIMEOUT=60 # rv_squat sends no heartbeats: a slow (ASan, loaded) rank must not time out
 squat() { # MODE: start rv_squat, wait for its port
     rm -f "$T/port"
     LOOM_JOB_KEY=$key timeout 60 "$B/tests/bin/rv_squat" "$1" "$T/port" 2 >"$T/sq.$1" 2>&1 &
