@@ -13,7 +13,10 @@
  *     (Hogwild, as the original word2vec), and every --sync-every
  *     sentences the ranks add their changes home and take a clock.
  * Each sentence draws from its own random stream (seed, epoch, sentence),
- * and the step α falls linearly with the rank's progress.
+ * and the step α falls linearly with the rank's progress.  A loom_clock
+ * ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and
+ * a restarted job (loomrun --restart) resumes after the last one, its
+ * vectors restored (the streams and α follow from the epoch).
  *
  *   loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]
  *            [--negative K] [--sample S] [--min-count N] [--epochs E]
@@ -207,9 +210,10 @@ static int train(int argc, char **argv)
     }
     if (!j.in || !j.out)
         loom_abort(1, "loom-w2v: cannot allocate 2 x %d vectors of %d floats", V, o.p.dim);
+    int done = o.serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: rows came back */
     if (o.serial)
         loom_w2v_init_rows(j.in, 0, V, o.p.dim, o.seed);
-    else { /* rank 0 writes the first vectors; the barrier publishes them */
+    else if (!loom_restarted()) { /* rank 0 writes the first vectors; the barrier publishes them */
         float *v = malloc(row);
         for (int32_t w = 0; me == 0 && v && w < V; w++) {
             loom_w2v_init_rows(v, w, 1, o.p.dim, o.seed);
@@ -230,7 +234,7 @@ static int train(int argc, char **argv)
     loom_report_agree(!rep, msg);
     loom_sync mode = o.staleness ? LOOM_SSP : LOOM_HYBRID;
     double busy = 0, last_loss = 0;
-    for (int e = 1; e <= o.epochs; e++) {
+    for (int e = done + 1; e <= o.epochs; e++) {
         j.epoch = e;
         memset(j.slot, 0, sizeof j.slot);
         loom_report_begin(&*rep, e, c.doc_off[j.first + j.nmine] - c.doc_off[j.first]);
@@ -248,12 +252,14 @@ static int train(int argc, char **argv)
         loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
         last_loss = s[1] > 0 ? s[0] / s[1] : 0;
         loom_report_row(rep, (double[]){e, (double)c.ntokens * e, busy, last_loss, s[1]});
+        if (!o.serial)
+            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
     if (!o.serial)
         loom_barrier(); /* every rank's last changes are home: save reads them there */
     if (me == 0) {
         printf("loom-w2v: %.0f words/s over %d epochs (%.3f s training)\n",
-               (double)c.ntokens * o.epochs / busy, o.epochs, busy);
+               (double)c.ntokens * (o.epochs - done) / busy, o.epochs - done, busy);
         loom_w2v_model view = j.m;
         if (!o.serial)
             view.row = home_row;
