@@ -11,7 +11,11 @@
  * for the server's.  If the server goes silent or away, the rank exits
  * (no orphans when the launcher or its host dies); if the server sends
  * ABORT, the rank exits at once and quietly, since the launcher prints the
- * reason.  Writes to the socket are serialized by ctl_lock. */
+ * reason.  Silence counts only while this thread was running: when it
+ * wakes much later than it asked to (the whole machine stalled, e.g. in a
+ * checkpoint's fsync, or the job was stopped and continued), the stall is
+ * not held against the launcher.  Writes to the socket are serialized by
+ * ctl_lock. */
 #include "internal.h"
 
 #include <errno.h>
@@ -131,7 +135,7 @@ static void *heartbeat(void *arg)
 {
     (void)arg;
     double beat = loom_icv.timeout / 4 < 1.0 ? loom_icv.timeout / 4 : 1.0;
-    double last_heard = loom_wtime(), last_sent = 0;
+    double last_heard = loom_wtime(), last_sent = 0, last_woke = last_heard;
     for (;;) {
         struct pollfd pf[2] = {{.fd = ctl_fd, .events = POLLIN},
                                {.fd = wake_pipe[0], .events = POLLIN}};
@@ -139,6 +143,9 @@ static void *heartbeat(void *arg)
         if (leaving)
             return NULL;
         double now = loom_wtime();
+        if (now - last_woke > loom_icv.timeout / 2) /* we stalled, not the launcher */
+            last_heard += now - last_woke;
+        last_woke = now;
         if (pf[0].revents) {
             int r = loom_fbuf_fill(ctl_fd, &ctl_in);
             const uint8_t *p;

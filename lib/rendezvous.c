@@ -13,7 +13,9 @@
  *                  have joined; mac = SipHash128(job key, "TABL" | rnonce
  *                  | nonce | table): the rank checks it (jobkey.c)
  *   then both sides send PING every timeout/4; a silent side is dead after
- *   `timeout` seconds.  A rank may send ABORT, PEERLOST or BYE; the server
+ *   `timeout` seconds of silence while the server was running (a stall of
+ *   the server itself, e.g. the machine frozen in an fsync, is not counted
+ *   against the ranks).  A rank may send ABORT, PEERLOST or BYE; the server
  *   may send ABORT.  EOF from a rank that has not said BYE is a death. */
 #include "internal.h"
 
@@ -47,7 +49,7 @@ struct conn {
 struct loom_rv {
     int lfd, port, nranks;
     uint8_t key[16];
-    double timeout, last_ping;
+    double timeout, last_ping, last_tick;
     struct conn *conns;
     int nconns, maxconns;
     struct conn **by_rank;
@@ -364,6 +366,11 @@ static void tick(loom_rv *rv)
 {
     double now = loom_wtime();
     double beat = rv->timeout / 4 < 1.0 ? rv->timeout / 4 : 1.0;
+    double gap = rv->last_tick > 0 ? now - rv->last_tick : 0;
+    rv->last_tick = now;
+    if (gap > rv->timeout / 2) /* we were not running: nobody was heard, nobody is to blame */
+        for (int i = 0; i < rv->nconns; i++)
+            rv->conns[i].last_heard += gap;
     int ping = rv->table_sent && now - rv->last_ping >= beat;
     if (ping)
         rv->last_ping = now;

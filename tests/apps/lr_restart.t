@@ -11,7 +11,6 @@
 . "$(dirname "$0")/../lib.sh"
 plan 4
 export OMP_NUM_THREADS=1 LOOM_CHECKPOINT_EVERY=2
-export LOOM_CHECKPOINT_SYNC=false # process crashes need no fsync (docs/checkpoint.md)
 "$B/bin/loom-gen" lasso --samples 12000 --features 1000 --nonzeros 60 --density 0.03 \
     --out "$T/ls" >/dev/null
 awk '{ $1 = ($1 > 0) ? 1 : 0; print }' "$T/ls.svm" >"$T/b.svm"

@@ -13,7 +13,6 @@ command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get ins
 plan 3
 bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' | head -12000 >"$T/k.txt"
 export OMP_NUM_THREADS=1 LOOM_CHECKPOINT_EVERY=2
-export LOOM_CHECKPOINT_SYNC=false # process crashes need no fsync (docs/checkpoint.md)
 w2v() { # NAME RANKS [LOOMRUN OPTIONS]: checkpoints in $T/NAME, vectors $T/NAME.vec
     name=$1 n=$2; shift 2
     LOOM_CHECKPOINT_DIR=$T/$name run_job "$T/$name.out" "$LOOMRUN" "$@" -n $n "$B/bin/loom-w2v" \
