@@ -188,20 +188,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 }
 
 /* Collective: every rank says whether its step failed (err not NULL).
- * If any did, the lowest failing rank prints its message and every rank
- * ends the job cleanly with exit status 1; otherwise it returns.  (All
+ * If any did, the job ends with exit status 1 and the lowest failing
+ * rank's message, once (loom_report_agree); otherwise it returns.  (All
  * ranks read the same files, so they usually fail alike; agreeing first
  * keeps a rank that failed alone from leaving the others in a collective.) */
 static void agree(const char *err)
 {
-    int32_t first = err ? loom_rank() : INT32_MAX;
-    loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN);
-    if (first == INT32_MAX)
-        return;
-    if (first == loom_rank())
-        fprintf(stderr, "loom-lda: %s\n", err);
-    loom_finalize();
-    exit(1);
+    char msg[1200];
+    snprintf(msg, sizeof msg, "loom-lda: %s", err ? err : "");
+    loom_report_agree(err != NULL, msg);
 }
 
 /* Text test documents have their own word ids: map them to the training
@@ -249,8 +244,10 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
     memset(test, 0, sizeof *test);
     int rc = o->text ? loom_corpus_load_text(o->text, o->min_count, &all, err, sizeof err)
                      : loom_corpus_load_uci(o->train, o->vocab, &all, err, sizeof err);
-    if (!rc && all.ntokens == 0) {
-        snprintf(err, sizeof err, "%s: no tokens to train on", o->text ? o->text : o->train);
+    if (!rc && (all.ntokens == 0 || all.nwords < 2)) {
+        snprintf(err, sizeof err, all.ntokens ? "%s: one distinct word: topics need at least 2"
+                                              : "%s: no tokens to train on",
+                 o->text ? o->text : o->train);
         loom_corpus_free(&all);
         rc = LOOM_ERR_FORMAT;
     }

@@ -54,6 +54,7 @@ struct data {
     int32_t *y;
     int64_t n, first, total;
     int D, C;
+    int present; /* distinct labels in the file */
 };
 
 struct job {
@@ -161,10 +162,17 @@ static void load(const char *img, const char *lab, int me, int R, struct data *d
         snprintf(err, sizeof err, "%s and %s: expected N images and N labels (got %lld and %lld)",
                  img, lab, (long long)xi.dim[0], (long long)yi.dim[0]);
         rc = LOOM_ERR_FORMAT;
+    } else if (!rc && (!xi.dim[0] || xi.n == 0)) {
+        snprintf(err, sizeof err, "%s has no images (or images of no pixels)", img);
+        rc = LOOM_ERR_FORMAT;
     }
-    int C = 0;
-    for (int64_t i = 0; !rc && i < yi.n; i++)
+    int C = 0, present = 0;
+    uint8_t seen[256] = {0};
+    for (int64_t i = 0; !rc && i < yi.n; i++) {
         C = yi.data[i] + 1 > C ? yi.data[i] + 1 : C;
+        present += !seen[yi.data[i]];
+        seen[yi.data[i]] = 1;
+    }
     snprintf(msg, sizeof msg, "loom-lr: %s", err);
     loom_report_agree(rc != LOOM_OK, msg);
     int64_t N = xi.dim[0], F = xi.n / N;
@@ -173,6 +181,7 @@ static void load(const char *img, const char *lab, int me, int R, struct data *d
     d->total = N;
     d->D = (int)F + 1;
     d->C = C;
+    d->present = present;
     d->X = malloc((size_t)(d->n ? d->n : 1) * (size_t)d->D * sizeof *d->X);
     d->y = malloc((size_t)(d->n ? d->n : 1) * sizeof *d->y);
     if (!d->X || !d->y)
@@ -263,15 +272,47 @@ static void load_svm(const char *path, int me, int R, loom_libsvm *d)
     loom_report_agree(rc != LOOM_OK, msg);
 }
 
+/* Refuses training data the sparse binary model cannot learn from (no
+ * rows, no features, one class), with one message; warns, on rank 0, when
+ * it holds more than two labels (they are split into label > 0 against
+ * the rest).  Collective. */
+static void check_svm(const char *path, const loom_libsvm *d, int me)
+{
+    double lo = INFINITY, hi = -INFINITY, c[3] = {0, 0, 0}; /* positives, at lo or hi, all */
+    for (int64_t i = 0; i < d->n; i++)
+        lo = fmin(lo, d->y[i]), hi = fmax(hi, d->y[i]), c[0] += d->y[i] > 0;
+    loom_allreduce(LOOM_IN_PLACE, &lo, 1, LOOM_DOUBLE, LOOM_MIN);
+    loom_allreduce(LOOM_IN_PLACE, &hi, 1, LOOM_DOUBLE, LOOM_MAX);
+    for (int64_t i = 0; i < d->n; i++)
+        c[1] += d->y[i] == lo || d->y[i] == hi;
+    c[2] = (double)d->n;
+    loom_allreduce(LOOM_IN_PLACE, c, 3, LOOM_DOUBLE, LOOM_SUM);
+    char msg[1200];
+    snprintf(msg, sizeof msg, "loom-lr: %s has %s", path,
+             !d->nfile ? "no samples"
+             : !d->cols ? "no features (every line is a label alone)"
+             : c[0] == 0 || c[0] == c[2] ? "one class only (every label is > 0, or none is): "
+                                           "nothing to learn"
+                                         : "");
+    loom_report_agree(!d->nfile || !d->cols || c[0] == 0 || c[0] == c[2], msg);
+    if (me == 0 && c[1] < c[2])
+        fprintf(stderr, "loom-lr: warning: %s has more than two labels; the sparse model is "
+                "binary and learns label > 0 against the rest\n", path);
+}
+
 /* Sparse binary logistic regression: the weight vector (features + bias)
  * is a row allocation of WROW floats per row; otherwise as the
  * multinomial model.  Collective. */
 static int binary(const struct opts *o)
 {
     int R = loom_size(), me = loom_rank();
+    char err_empty[1100];
     loom_libsvm tr, te;
     load_svm(o->svm[0], me, R, &tr);
     load_svm(o->svm[1], me, R, &te);
+    check_svm(o->svm[0], &tr, me);
+    snprintf(err_empty, sizeof err_empty, "loom-lr: %s has no samples", o->svm[1]);
+    loom_report_agree(!te.nfile, err_empty);
     int64_t F = tr.cols > te.cols ? tr.cols : te.cols, rows = (F + 1 + WROW - 1) / WROW;
     if (me == 0)
         printf("loom-lr: %lld training and %lld test samples, %lld features (sparse, binary), "
@@ -295,7 +336,7 @@ static int binary(const struct opts *o)
                                                                                  : LOOM_HYBRID;
     /* the serial twin runs the same body over plain memory, in order */
     struct sjob j = {&tr, o->serial ? plain : w, F, 0, (float)o->lambda, o->serial};
-    double busy = 0, acc = 0;
+    double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: w came back */
     for (int e = done + 1; e <= o->epochs; e++) {
         j.step = (float)(o->step * pow(o->decay, e - 1));
@@ -315,8 +356,8 @@ static int binary(const struct opts *o)
         evaluate_sparse(&te, plain, F, &unused, &s[1]);
         loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
         acc = s[1] / (double)te.nfile;
-        loom_report_row(rep, (double[]){e, (double)tr.nfile * e, busy, s[0] / (double)tr.nfile,
-                                        acc});
+        loss = s[0] / (double)tr.nfile;
+        loom_report_row(rep, (double[]){e, (double)tr.nfile * e, busy, loss, acc});
         if (!o->serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
@@ -330,6 +371,8 @@ static int binary(const struct opts *o)
         if (!f || fclose(f))
             loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
     }
+    if (!isfinite(loss))
+        loom_abort(1, "loom-lr: training diverged (training loss %g): lower --step", loss);
     loom_report_final(rep, "test_accuracy", acc);
     loom_report_close(rep);
     free(plain);
@@ -363,6 +406,9 @@ int main(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-lr: the training and test images differ in size (%d and %d "
              "features) or the test labels exceed the training classes", tr.D - 1, te.D - 1);
     loom_report_agree(te.D != tr.D || te.C > tr.C, msg);
+    snprintf(msg, sizeof msg, "loom-lr: %s holds one class only (label %d): nothing to learn",
+             o.lab[0], tr.C - 1);
+    loom_report_agree(tr.present < 2, msg);
     int C = tr.C, D = tr.D;
     if (C > LOOM_LR_MAXC)
         loom_abort(1, "loom-lr: %d classes (at most %d)", C, LOOM_LR_MAXC);
@@ -389,7 +435,7 @@ int main(int argc, char **argv)
     loom_sync mode = !strcmp(o.sync, "bsp") ? LOOM_BSP : !strcmp(o.sync, "ssp") ? LOOM_SSP
                                                                                      : LOOM_HYBRID;
     struct job j = {&tr, W, 0, (float)o.lambda};
-    double busy = 0, acc = 0;
+    double busy = 0, acc = 0, loss = 0;
     int done = o.serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
     for (int e = done + 1; e <= o.epochs; e++) {
         j.step = (float)(o.step * pow(o.decay, e - 1));
@@ -409,8 +455,8 @@ int main(int argc, char **argv)
         evaluate(&te, rows, &unused, &s[1]);
         loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
         acc = s[1] / (double)te.total;
-        loom_report_row(rep, (double[]){e, (double)tr.total * e, busy, s[0] / (double)tr.total,
-                                        acc});
+        loss = s[0] / (double)tr.total;
+        loom_report_row(rep, (double[]){e, (double)tr.total * e, busy, loss, acc});
         if (e == o.epochs && o.model && me == 0) {
             FILE *f = fopen(o.model, "w");
             for (int c = 0; f && c < C; c++)
@@ -425,6 +471,8 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)\n",
                (double)tr.total * (o.epochs - done) / busy, o.epochs - done, busy);
+    if (!isfinite(loss))
+        loom_abort(1, "loom-lr: training diverged (training loss %g): lower --step", loss);
     loom_report_final(rep, "test_accuracy", acc);
     loom_report_close(rep);
     free(Wserial);

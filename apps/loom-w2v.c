@@ -183,9 +183,10 @@ static int train(int argc, char **argv)
     for (int64_t t = 0; t < c.ntokens; t++)
         count[c.word[t]]++;
     loom_alias neg;
-    if (V < 2 || loom_w2v_tables(count, V, c.ntokens, o.p.sample, keep, &neg))
-        loom_abort(1, "loom-w2v: %s has %d distinct words of at least %lld occurrences; need 2",
-                   o.train, V, (long long)o.min_count);
+    snprintf(msg, sizeof msg, "loom-w2v: %s has %d distinct words of at least %lld "
+             "occurrences; need 2", o.train, V, (long long)o.min_count);
+    loom_report_agree(V < 2 || loom_w2v_tables(count, V, c.ntokens, o.p.sample, keep, &neg),
+                      msg); /* every rank finds the same: one message */
 
     static struct job j; /* large (per-thread slots); one per process */
     j.c = &c;
