@@ -9,7 +9,7 @@
 # rejects a model with two topics merged; at least one parallel chain
 # recovers them; the serial twin's log-likelihood rises and its s-error is
 # 0; 1 rank x 2 threads is exactly the 2-rank chain; the s-error of 4
-# ranks falls.  Also: held-out perplexity, plain text with a text test set
+# ranks falls; LOOM_STATS=1 prints the word rows' traffic on every rank.  Also: held-out perplexity, plain text with a text test set
 # and the saved model, malformed docword and text files named FILE:LINE,
 # bad arguments.
 #
@@ -34,7 +34,7 @@
 # fails to recover with probability ~0.4^7 (0.2%), and none of nine
 # parallel chains recovers with ~0.4^9.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 L=$B/bin/loom-lda
 export LOOM_TIMEOUT=30 # 2 ranks x 2 threads oversubscribe 2 cores; no false "launcher lost"
 
@@ -156,6 +156,16 @@ col "$T/16.r4.csv" s_error | awk 'NR == 1 { if ($1 != 0) bad = 1; next }
     END { printf "# 4 ranks: s-error up to %.4f in passes 1-10, mean %.4f in passes 51-60\n", early, late
           exit bad || !(late < early && late < 0.01) }'
 ok $? "4 ranks: the s-error is in (0, 2], falls, and ends below 0.01"
+
+# LOOM_STATS=1: each rank prints the word rows' statistics when loom-lda
+# frees them (before finalize), with the traffic of the rotation
+OMP_NUM_THREADS=1 LOOM_STATS=1 run_job "$T/st" "$LOOMRUN" -n 2 "$L" --train "$T/16.docword.txt" \
+    --topics 10 --iters 3
+st() { sed -n "s/^\[$1\] loom: rank $1: stats 'word_topic' (ring): sent \([0-9]*\) B, received \([0-9]*\) B, .* forwarded \([0-9]*\),.*/\1 \2 \3/p" "$T/st"; }
+s0=$(st 0) s1=$(st 1)
+[ $rc -eq 0 ] && echo "$s0" | awk 'NF == 3 && $1 > 0 && $2 > 0 && $3 > 0 { ok = 1 } END { exit !ok }' &&
+    echo "$s1" | awk 'NF == 3 && $1 > 0 && $2 > 0 && $3 > 0 { ok = 1 } END { exit !ok }'
+ok $? "LOOM_STATS=1: both ranks print 'word_topic' (ring) as it is freed (sent, received, forwarded: $s0 / $s1)"
 
 # held-out perplexity (document completion) from a split, and --forward
 OMP_NUM_THREADS=1 run_job "$T/p" "$LOOMRUN" -n 2 "$L" --train "$T/16.docword.txt" --topics 10 \
