@@ -42,10 +42,10 @@ export LOOM_TIMEOUT=30 # 2 ranks x 2 threads oversubscribe 2 cores; no false "la
 col() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
 # late CSV: the mean log-likelihood of passes 31-60
 late() { col "$1" loglik | awk 'NR > 31 { s += $1; n++ } END { if (n == 30) printf "%.1f", s / n }'; }
-# topics PLANTED WORD_TOPIC: "WORST DISTINCT": for each planted topic the
-# learned topic nearest in Hellinger distance; WORST is the largest of
-# those distances, DISTINCT how many different learned topics they are
-topics() {
+# nearest PLANTED WORD_TOPIC: for each planted topic (a line of
+# PLANTED), "K H": the learned topic nearest in Hellinger distance of the
+# topic-word distributions, and that distance
+nearest() {
     awk 'FNR == NR { for (w = 1; w <= NF; w++) p[FNR, w] = $w; K = FNR; V = NF; next }
          FNR > 3 { n[$2, $1] += $3; tot[$2] += $3 }
          END { for (a = 1; a <= K; a++) {
@@ -57,10 +57,14 @@ topics() {
                        h = bc < 1 ? sqrt(1 - bc) : 0
                        if (h < best) { best = h; bk = k }
                    }
-                   if (best > worst) worst = best
-                   if (!(bk in used)) { used[bk] = 1; d++ }
-               }
-               printf "%.4f %d\n", worst, d }' "$1" "$2"
+                   print bk, best
+               } }' "$1" "$2"
+}
+# topics PLANTED WORD_TOPIC: "WORST DISTINCT": the largest of those
+# distances, and how many different learned topics are nearest
+topics() {
+    nearest "$1" "$2" | awk '{ if ($2 > worst) worst = $2; if (!($1 in used)) { used[$1] = 1; d++ } }
+                             END { printf "%.4f %d\n", worst, d }'
 }
 recovered() { awk -v r="$1" 'BEGIN { split(r, a, " "); exit !(a[1] != "" && a[1] <= 0.2 && a[2] == 10) }'; }
 
@@ -129,13 +133,8 @@ done
 # nearest planted topic 1.
 best=$(awk '$2 != "" && (b == "" || $2 > b) { b = $2; l = $1 } END { print l }' "$T/16.runs")
 W=$T/16.$best.m/word_topic.txt
-near() { # near PLANTED_LINE: the learned topic nearest to that planted topic
-    awk -v a="$1" 'FNR == NR { if (FNR == a) for (w = 1; w <= NF; w++) p[w] = $w; next }
-         FNR > 3 { n[$2, $1] += $3; tot[$2] += $3; if ($1 > V) V = $1 }
-         END { best = 2; for (k in tot) { bc = 0; for (w = 1; w <= V; w++) if (n[k, w]) bc += sqrt(p[w] * n[k, w] / tot[k])
-               h = bc < 1 ? sqrt(1 - bc) : 0; if (h < best) { best = h; bk = k } }; print bk }' "$T/16.topics.txt" "$W"
-}
-k1=$(near 1) k2=$(near 2)
+nearest "$T/16.topics.txt" "$W" >"$T/near"
+k1=$(sed -n 1p "$T/near" | cut -d" " -f1) k2=$(sed -n 2p "$T/near" | cut -d" " -f1)
 awk -v a="$k2" -v b="$k1" 'FNR > 3 && $2 == a { $2 = b } { print }' "$W" >"$T/merged.txt"
 good=$(topics "$T/16.topics.txt" "$W") bad=$(topics "$T/16.topics.txt" "$T/merged.txt")
 [ "$k1" != "$k2" ] && recovered "$good" && ! recovered "$bad"
