@@ -372,6 +372,9 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     return a->base;
 }
 
+static void print_stats(const loom_dsm_alloc *a);
+
+/* LOOM_STATS=1 prints the allocation's statistics as it is freed. */
 int loom_free(void *p)
 {
     if (loom_state != 1)
@@ -388,6 +391,8 @@ int loom_free(void *p)
     }
     if (loom_icv.nranks > 1)
         loom_coll_barrier(); /* nobody reads our store any more */
+    if (loom_icv.stats)
+        print_stats(a);
     loom_plan_forget(a);
     a->live = 0;
     loom_allocs[a->id] = NULL;
@@ -507,26 +512,30 @@ int loom_stats_get(void *array, loom_stats *out)
     return LOOM_OK;
 }
 
-/* LOOM_STATS=1: one line per live allocation per rank, at finalize. */
+/* LOOM_STATS=1: one allocation's line, on this rank. */
+static void print_stats(const loom_dsm_alloc *a)
+{
+    loom_stats s = {0};
+    add_stats(a, &s);
+    loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu, "
+             "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
+             "forwarded %llu, sent early %llu B", a->name, a->policy->name,
+             (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
+             (unsigned long long)s.hits, (unsigned long long)s.misses,
+             (unsigned long long)s.blocked_reads, s.blocked_seconds,
+             (unsigned long long)s.age[0], (unsigned long long)s.age[1],
+             (unsigned long long)s.age[2], (unsigned long long)s.age[3],
+             (unsigned long long)s.age[4], (unsigned long long)s.age[5],
+             (unsigned long long)s.age[6], (unsigned long long)s.age[7],
+             (unsigned long long)s.forwarded, (unsigned long long)s.early_bytes);
+}
+
+/* LOOM_STATS=1 at finalize: the allocations still live (loom_free printed
+ * the others). */
 void loom_dsm_print_stats(void)
 {
     int n = atomic_load(&loom_nallocs);
-    for (int i = 0; i < n; i++) {
-        loom_dsm_alloc *a = loom_allocs[i];
-        if (!a || !a->live)
-            continue;
-        loom_stats s = {0};
-        add_stats(a, &s);
-        loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu, "
-                 "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
-                 "forwarded %llu, sent early %llu B", a->name, a->policy->name,
-                 (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
-                 (unsigned long long)s.hits, (unsigned long long)s.misses,
-                 (unsigned long long)s.blocked_reads, s.blocked_seconds,
-                 (unsigned long long)s.age[0], (unsigned long long)s.age[1],
-                 (unsigned long long)s.age[2], (unsigned long long)s.age[3],
-                 (unsigned long long)s.age[4], (unsigned long long)s.age[5],
-                 (unsigned long long)s.age[6], (unsigned long long)s.age[7],
-                 (unsigned long long)s.forwarded, (unsigned long long)s.early_bytes);
-    }
+    for (int i = 0; i < n; i++)
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            print_stats(loom_allocs[i]);
 }

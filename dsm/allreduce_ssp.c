@@ -70,6 +70,7 @@ struct red {
     char *stable;            /* all shards at one round */
     uint64_t stable_round;
     _Atomic uint64_t stable_age;
+    uint64_t waits, wait_ns;  /* LOOM_STATS: calls that waited, and how long */
     /* shard side (this rank's shard) */
     char *state;
     uint8_t *got;            /* per worker: contributed this round */
@@ -396,8 +397,12 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
     pthread_mutex_unlock(&r->mu);
     deliver(o, n);
     uint64_t need = c > (uint64_t)slack ? c - (uint64_t)slack : 0;
-    if (atomic_load(&r->stable_age) < need)
+    if (atomic_load(&r->stable_age) < need) {
+        double t0 = loom_wtime();
         loom_tp_wait_flag_until(&r->stable_age, need);
+        r->waits++;
+        r->wait_ns += (uint64_t)((loom_wtime() - t0) * 1e9);
+    }
     pthread_mutex_lock(&r->mu);
     memcpy(result, r->stable, bytes);
     if (r->inflight_live)
@@ -426,6 +431,8 @@ void loom_allreduce_ssp_quiesce(void)
     }
 }
 
+/* At finalize, after the last barrier: frees every reduction, printing
+ * its statistics first under LOOM_STATS=1. */
 void loom_allreduce_ssp_fini(void)
 {
     if (agent_held) {
@@ -434,6 +441,11 @@ void loom_allreduce_ssp_fini(void)
     }
     for (int i = 0; i < nreds; i++) {
         struct red *r = reds[i];
+        if (loom_icv.stats)
+            loom_log("stats allreduce_ssp #%d (%zu elements): %llu calls, %llu waited for "
+                     "the slack (%.3f s), %llu pushes", r->id, r->count,
+                     (unsigned long long)r->clock, (unsigned long long)r->waits,
+                     (double)r->wait_ns * 1e-9, (unsigned long long)r->pushes);
         free(r->missed); free(r->local); free(r->inflight); free(r->stable); free(r->credit);
         free(r->round); free(r->age); free(r->got); free(r->wclock); free(r->state);
         pthread_mutex_destroy(&r->mu);

@@ -1,7 +1,7 @@
 /* policy.h — the coherence-policy interface: one table of hooks, one file
- * per policy (policy_local.c, policy_bsp.c; ssp, ring and priority to
- * come).  The fault path (fault.c) and the row path (row.c) call only
- * these hooks, so a new policy plugs in without touching either.
+ * per policy (policy_local.c, policy_bsp.c, policy_ssp.c, policy_ring.c,
+ * policy_priority.c).  The fault path (fault.c) and the row path (row.c)
+ * call only these hooks, so a new policy plugs in without touching either.
  *
  * Every hook runs in the rank that owns the working copy:
  *   read_miss, first_write  from the fault path, unit lock held

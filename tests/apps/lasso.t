@@ -7,10 +7,18 @@
 # twin; the CSV log, the model file and the final line; malformed
 # MatrixMarket and LIBSVM lines named FILE:LINE with a non-zero exit, also
 # under loomrun; usage errors; and the priority schedule needing fewer
-# coordinate updates than uniform selection to reach that objective
-# (fixed seed, one rank: deterministic).
+# coordinate updates than uniform selection to reach that objective, in
+# the median over schedule seeds 1-8 (one rank: deterministic per seed;
+# seed 8 alone reverses the order: priority 10131, uniform 8798).
+# The reference objective is committed below, so the checks never compare
+# Loom with itself: scikit-learn 1.2.1 (lasso_ref.py, tol 1e-12) gives
+# 1520.8694042230732, and the serial cyclic twin run to a duality gap of
+# 2.5e-10 (1.6e-13 relative: `loom-lasso --serial cyclic --tol 1e-12
+# --iters 100000`), a separate code path from the parallel solver, prints
+# 1520.86940422: they agree to all 12 digits it prints.  Where
+# scikit-learn is installed, one more test recomputes the constant.
 . "$(dirname "$0")/../lib.sh"
-plan 13
+plan 14
 G=$B/bin/loom-gen
 L=$B/bin/loom-lasso
 REF=$(cd "$(dirname "$0")" && pwd)/lasso_ref.py
@@ -37,38 +45,35 @@ run_job "$T/gen" "$G" lasso --samples 200 --features 1000 --nonzeros 10 --correl
     has "$T/gen" "10 planted non-zeros"
 ok $? "loom-gen lasso: X 200 x 1000, y, LIBSVM rows and 10 planted coefficients"
 
-# The reference objective: scikit-learn if it can be had, else none.
-F= LAMBDA=
+# The reference objective (see the top): committed, checked against
+# scikit-learn where it is installed.
+LAMBDA=104.71117287103488 F=1520.8694042230732
 if $PY -c 'import sklearn' 2>/dev/null; then
     run_job "$T/ref" $PY "$REF" "$T/d.X.mtx" "$T/d.y.mtx" 0.2
-    LAMBDA=$(awk '{ print $2 }' "$T/ref") F=$(awk '{ print $4 }' "$T/ref")
     diag "scikit-learn: $(cat "$T/ref")"
-fi
-if [ -n "$F" ]; then
-    for n in 1 2 4; do
-        run_job "$T/r$n" "$LOOMRUN" -n $n "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" \
-            --tol 1e-9
-        close "$T/r$n" "$n rank(s)"
-        ok $? "$n rank(s): scikit-learn's objective to 1e-6 relative"
-    done
-    run_job "$T/svm" "$LOOMRUN" -n 3 "$L" --libsvm "$T/d.svm" --lambda "$LAMBDA" --tol 1e-9
-    close "$T/svm" "LIBSVM, 3 ranks"
-    ok $? "LIBSVM input on 3 ranks: the same objective"
-    run_job "$T/path" "$LOOMRUN" -n 2 "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda-path 5 \
-        --lambda-min-ratio 0.2 --tol 1e-9
-    close "$T/path" "lambda path" && [ "$(grep -c 'loom-lasso: lambda [0-9.]*:' "$T/path")" -eq 5 ]
-    ok $? "a path of 5 lambdas with warm starts ends at the same objective"
-    run_job "$T/twin" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --tol 1e-9 \
-        --serial cyclic
-    close "$T/twin" "serial twin"
-    ok $? "the serial twin (cyclic) reaches it too"
+    [ $rc -eq 0 ] && awk -v l="$(awk '{ print $2 }' "$T/ref")" -v f="$(awk '{ print $4 }' "$T/ref")" \
+        -v L="$LAMBDA" -v F="$F" 'BEGIN { d = (f - F) / F; if (d < 0) d = -d; exit !(l == L && d <= 1e-9) }'
+    ok $? "scikit-learn's objective on this data is the committed reference (lambda $LAMBDA, objective $F)"
 else
-    for t in "1 rank(s)" "2 rank(s)" "4 rank(s)" "LIBSVM" "lambda path" "serial twin"; do
-        _n=$((_n + 1)); echo "ok $_n # SKIP $t: python3-sklearn is not installed (tools/deps.sh)"
-    done
-    run_job "$T/r1" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda 104.71117287103488 --tol 1e-9
-    F=$(objective "$T/r1")
+    skip 1 "python3-sklearn is not installed (tools/deps.sh): the committed reference stands"
 fi
+for n in 1 2 4; do
+    run_job "$T/r$n" "$LOOMRUN" -n $n "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" \
+        --tol 1e-9
+    close "$T/r$n" "$n rank(s)"
+    ok $? "$n rank(s): the reference objective to 1e-6 relative"
+done
+run_job "$T/svm" "$LOOMRUN" -n 3 "$L" --libsvm "$T/d.svm" --lambda "$LAMBDA" --tol 1e-9
+close "$T/svm" "LIBSVM, 3 ranks"
+ok $? "LIBSVM input on 3 ranks: the same objective"
+run_job "$T/path" "$LOOMRUN" -n 2 "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda-path 5 \
+    --lambda-min-ratio 0.2 --tol 1e-9
+close "$T/path" "lambda path" && [ "$(grep -c 'loom-lasso: lambda [0-9.]*:' "$T/path")" -eq 5 ]
+ok $? "a path of 5 lambdas with warm starts ends at the same objective"
+run_job "$T/twin" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --tol 1e-9 \
+    --serial cyclic
+close "$T/twin" "serial twin"
+ok $? "the serial twin (cyclic) reaches it too"
 
 # The CSV log, the model and the final line (output of the 1-rank run, or
 # a fresh one).
@@ -98,14 +103,20 @@ run_job "$T/u" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --select best --lambda 1
 ok $? "a bad flag value: usage, exit 2"
 
 # Priority against uniform selection: coordinate updates until the
-# objective is within 1e-6 of the reference (40 updates per iteration).
+# objective is within 1e-6 of the reference (40 updates per iteration),
+# the median of schedule seeds 1-8 each.
 target=$(awk -v f="$F" 'BEGIN { printf "%.17g", f * (1 + 1e-6) }')
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f\n", (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'; }
 for sel in priority uniform; do
-    run_job "$T/$sel" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "${LAMBDA:-104.71117287103488}" \
-        --tol 0 --target "$target" --rounds 5 --iters 100000 --select $sel --seed 1
+    for seed in 1 2 3 4 5 6 7 8; do
+        run_job "$T/$sel" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" \
+            --tol 0 --target "$target" --rounds 5 --iters 100000 --select $sel --seed $seed
+        [ $rc -eq 0 ] && updates "$T/$sel"
+    done >"$T/$sel.n"
 done
-P=$(updates "$T/priority") U=$(updates "$T/uniform")
-diag "updates to reach the objective within 1e-6: priority $P, uniform $U"
-[ -n "$P" ] && [ -n "$U" ] && [ "$P" -lt "$U" ]
-ok $? "priority selection needs fewer updates than uniform ($P < $U)"
+P=$(median <"$T/priority.n") U=$(median <"$T/uniform.n")
+diag "updates to reach the objective within 1e-6, seeds 1-8: priority $(echo $(cat "$T/priority.n")), uniform $(echo $(cat "$T/uniform.n"))"
+[ "$(wc -l <"$T/priority.n")" -eq 8 ] && [ "$(wc -l <"$T/uniform.n")" -eq 8 ] &&
+    awk -v p="$P" -v u="$U" 'BEGIN { exit !(p < u) }'
+ok $? "priority selection needs fewer updates than uniform, median of 8 seeds ($P < $U)"
 finish

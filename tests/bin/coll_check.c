@@ -22,12 +22,15 @@ int main(int argc, char **argv)
     if (loom_init(&argc, &argv))
         return 1;
     int r = loom_rank(), P = loom_size();
-    /* the local rank as the launcher gave it: loomrun, Slurm or Open MPI */
+    /* the local rank as the launcher gave it: loomrun, Slurm, Open MPI or
+     * MPICH's Hydra (PMI) */
     const char *lr = getenv("LOOM_LOCAL_RANK");
     if (!lr)
         lr = getenv("SLURM_LOCALID");
     if (!lr)
         lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (!lr)
+        lr = getenv("MPI_LOCALRANKID");
     CHECK(loom_initialized() == 1, "loom_initialized() is not 1 after loom_init");
     CHECK(loom_local_rank() == (lr ? atoi(lr) : 0), "loom_local_rank() %d, LOOM_LOCAL_RANK %s",
           loom_local_rank(), lr ? lr : "(unset)");

@@ -9,7 +9,13 @@
  * with a zero contribution and slack 0 must give the exact totals.
  * With a fourth argument "late", every rank first allocates (which starts
  * the progress agent) and rank 0 makes its first call 300 ms after the
- * others: their pushes reach it before it knows the reduction. */
+ * others: their pushes reach it before it knows the reduction.
+ * With "lag", only the last rank sleeps, 20 ms before every call (100 ms
+ * before its first), and rank 0 prints the largest lag it saw (k -
+ * result[last rank]): it must reach the slack exactly (the fast ranks run
+ * ahead without waiting while within it) and never pass it (they wait
+ * beyond it).  Under LOOM_STATS=1 the finalize line counts the calls that
+ * waited. */
 #include <loom.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,8 @@ int main(int argc, char **argv)
         n = (size_t)P;
     int64_t *c = calloc(n, 8), *res = calloc(n, 8);
     void *held = NULL;
+    int lag = argc > 4 && !strcmp(argv[4], "lag");
+    int64_t maxlag = 0;
     if (argc > 4 && !strcmp(argv[4], "late")) {
         held = loom_alloc(4096, &(loom_alloc_opts){.name = "agent"});
         if (r == 0)
@@ -40,6 +48,8 @@ int main(int argc, char **argv)
     long bad = 0;
     for (int64_t k = 1; k <= K; k++) {
         long us = (long)(next(&seed) % 1000) + (r == P - 1 && next(&seed) % 3 == 0 ? 4000 : 0);
+        if (lag)
+            us = r < P - 1 ? 0 : k == 1 ? 100000 : 20000;
         struct timespec ts = {0, us * 1000};
         nanosleep(&ts, NULL);
         memset(c, 0, n * 8);
@@ -47,6 +57,8 @@ int main(int argc, char **argv)
         for (size_t i = (size_t)P; i < n; i++)
             c[i] = r + k + (int64_t)i;
         loom_allreduce_ssp(res, c, n, LOOM_INT64, LOOM_SUM, slack);
+        if (k - res[P - 1] > maxlag)
+            maxlag = k - res[P - 1];
         for (int q = 0; q < P; q++) {
             int wrong = q == r ? res[q] != k : slack == 0 ? res[q] != k : res[q] < k - slack;
             if (wrong && bad++ < 5)
@@ -72,6 +84,9 @@ int main(int argc, char **argv)
     if (r == 0)
         printf("ssp_allreduce: P=%d calls=%d slack=%d count=%zu violations=%lld\n", P, K, slack, n,
                (long long)tot);
+    if (r == 0 && lag)
+        printf("ssp_allreduce: rank 0's largest lag behind rank %d: %lld calls\n", P - 1,
+               (long long)maxlag);
     free(c);
     free(res);
     if (held)

@@ -5,9 +5,13 @@
 # flush the exact sum of every contribution; 1-4 ranks, shared memory and
 # TCP, small and large vectors; pushes that reach a rank before its first
 # call (its progress agent already running) wait for it instead of being
-# dropped (which hung the job).
+# dropped (which hung the job).  With one slow rank (20 ms per call) the
+# slack is observed, not just bounded: a fast rank's results lag exactly
+# `slack` calls behind at their worst, it never waits in its first `slack`
+# calls, and it does wait beyond them (LOOM_STATS counts the calls that
+# waited): a plain allreduce (lag 0, every call waits) fails this.
 . "$(dirname "$0")/../lib.sh"
-plan 8
+plan 12
 for cfg in 4:0:1000 4:2:1000 4:8:1000 3:1:100000 2:3:7 1:2:10; do
     n=${cfg%%:*} rest=${cfg#*:} s=${rest%%:*} cnt=${rest#*:}
     run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 60 $s $cnt
@@ -20,4 +24,15 @@ ok $? "the same over TCP"
 run_job "$T/l" "$LOOMRUN" -n 3 "$B/tests/bin/ssp_allreduce" 20 1 1000 late
 [ $rc -eq 0 ] && has "$T/l" "violations=0"
 ok $? "a rank whose first call comes late gets the pushes that arrived before it"
+K=20
+for s in 0 1 3 25; do
+    LOOM_STATS=1 run_job "$T/g" "$LOOMRUN" -n 3 "$B/tests/bin/ssp_allreduce" $K $s 100 lag
+    lag=$((s < K ? s : K))
+    # calls K + 1 (the final flush, slack 0, waits for the slow rank);
+    # waited: never in the first `slack` calls, at least once after them
+    waited=$(sed -n "s/^\[0\] loom: rank 0: stats allreduce_ssp #0 (100 elements): $((K + 1)) calls, \([0-9]*\) waited.*/\1/p" "$T/g")
+    [ $rc -eq 0 ] && has "$T/g" "violations=0" && has "$T/g" "largest lag behind rank 2: $lag calls" &&
+        [ -n "$waited" ] && [ "$waited" -ge $((s < K ? 2 : 1)) ] && [ "$waited" -le $((K + 1 - s > 1 ? K + 1 - s : 1)) ]
+    ok $? "slack $s, one rank 20 ms behind: a fast rank lags by $lag at worst, waited $waited of $((K + 1)) calls (1..$((K + 1 - s > 1 ? K + 1 - s : 1)))"
+done
 finish

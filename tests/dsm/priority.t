@@ -20,6 +20,7 @@ for cfg in absolute:fp32:2 relative:fp32:2 absolute:fp16:3; do
     LOOM_BANDWIDTH=0.5 LOOM_PRIORITY=$p LOOM_PRIORITY_QUEUE=4 LOOM_WIRE=$w \
         run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/prio_check" order
     [ $rc -eq 0 ] && has "$T/o" "first look with arrivals: rows [0-9]+\.\.99 of 100" &&
+        has "$T/o" "[1-9][0-9]* look\(s\) saw some rows but not all" &&
         has "$T/o" "prio_check: ok order P=$n"
     ok $? "$p priority, $w wire, $n ranks: largest deltas first, all exact after the clock"
 done

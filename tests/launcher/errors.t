@@ -83,9 +83,9 @@ printf 'nodeA
 nodeB
 ' >"$T/hosts14"
 (cd /tmp && LOOM_RENDEZVOUS_HOST=127.0.0.1 run_job "$T/o14" "$LOOMRUN" -H "$T/hosts14" \
-    --rsh "$T/sshbin/ssh" sh -c 'printf "<%s> <%s>\n" "$1" "$(pwd)"' _ "it's a b")
-cat "$T/o14" >/dev/null
-has "$T/o14" "^\[1\] <it's a b> <\/tmp>"
+    --rsh "$T/sshbin/ssh" sh -c 'printf "<%s> <%s>\n" "$1" "$(pwd)"' _ "it's a b"; exit $rc)
+rc=$?
+[ $rc -eq 0 ] && has "$T/o14" "^\[0\] <it's a b> <\/tmp>" && has "$T/o14" "^\[1\] <it's a b> <\/tmp>"
 ok $? "through ssh, arguments are quoted and the working directory kept"
 
 run_job "$T/o13" "$LOOMRUN" -n 2 --bogus true

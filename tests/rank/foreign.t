@@ -1,10 +1,11 @@
 #!/bin/sh
 # foreign.t — a Loom program started by another launcher takes its rank
 # from that launcher's variables and meets at LOOM_RENDEZVOUS (rank 0
-# serves it): Slurm's variables set by hand on plain processes, and Open
+# serves it): Slurm's and MPICH's (Hydra's PMI_RANK, PMI_SIZE,
+# MPI_LOCALRANKID) variables set by hand on plain processes, and Open
 # MPI's mpirun when it is installed.
 . "$(dirname "$0")/../lib.sh"
-plan 3
+plan 4
 key=0123456789abcdef0123456789abcdef
 port=$((20000 + $$ % 20000))
 pids=
@@ -18,6 +19,18 @@ for p in $pids; do wait $p || st=1; done
 [ $st -eq 0 ] && has "$T/slurm.0" "coll_check: ok P=3"
 ok $? "3 ranks from Slurm variables meet and compute exactly"
 
+pids=
+for r in 0 1 2; do
+    PMI_RANK=$r PMI_SIZE=3 MPI_LOCALRANKID=$r LOOM_RENDEZVOUS=127.0.0.1:$((port + 2)) \
+        LOOM_JOB_KEY=$key LOOM_DISPLAY_ENV=1 timeout 60 "$B/tests/bin/coll_check" >"$T/pmi.$r" 2>&1 &
+    pids="$pids $!"
+done
+st=0
+for p in $pids; do wait $p || st=1; done
+[ $st -eq 0 ] || { diag "a PMI rank failed:"; cat "$T"/pmi.* | sed "s/^/#   /"; }
+[ $st -eq 0 ] && has "$T/pmi.0" "coll_check: ok P=3" && has "$T/pmi.0" "LOOM_NRANKS = '3'"
+ok $? "3 ranks from MPICH's PMI variables meet and compute exactly (local rank from MPI_LOCALRANKID)"
+
 SLURM_PROCID=1 SLURM_NTASKS=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
 [ $? -ne 0 ] && has "$T/norv" "LOOM_RENDEZVOUS is not set"
 ok $? "a foreign-launched rank without LOOM_RENDEZVOUS stops with a clear message"
@@ -29,6 +42,6 @@ if command -v mpirun >/dev/null 2>&1; then
     [ $? -eq 0 ] && has "$T/mpi" "coll_check: ok P=2"
     ok $? "2 ranks under Open MPI's mpirun compute exactly"
 else
-    echo "ok 3 # SKIP mpirun not installed"
+    echo "ok 4 # SKIP mpirun not installed"
 fi
 finish
