@@ -201,20 +201,26 @@ void loom_dsm_wire_init(void)
 
 /* ---- fetching -------------------------------------------------------- */
 
-void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done)
+void loom_dsm_fetch_units(loom_dsm_alloc *a, size_t u, size_t n, char *dst, volatile int *done)
 {
     int h = a->home[u];
     uint64_t off = (uint64_t)a->slot[u] * a->unit;
+    size_t len = n * a->unit;
     if (h == loom_icv.rank) {
         pthread_mutex_lock(&local_apply);
-        memcpy(dst, a->store + off, a->unit);
+        memcpy(dst, a->store + off, len);
         pthread_mutex_unlock(&local_apply);
         loom_flag_set(done);
         return;
     }
-    atomic_fetch_add(&a->stats.bytes_recv, a->unit);
+    atomic_fetch_add(&a->stats.bytes_recv, len);
     *done = 0;
-    loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], done);
+    loom_tp_get(h, dst, len, a->store_base[h] + off, a->rkeys[h], done);
+}
+
+void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done)
+{
+    loom_dsm_fetch_units(a, u, 1, dst, done);
 }
 
 void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
@@ -334,19 +340,30 @@ void loom_unit_unlock(loom_dsm_alloc *a, size_t u)
     atomic_flag_clear_explicit(&a->ulock[u], memory_order_release);
 }
 
+/* Append u to a unit list guarded by spin lock f. */
+static void list_push(atomic_flag *f, size_t **v, size_t *n, size_t *cap, size_t u)
+{
+    spin_lock(f);
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        size_t *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            loom_die(1, "out of memory");
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = u;
+    atomic_flag_clear_explicit(f, memory_order_release);
+}
+
 void loom_dsm_mark_dirty(loom_dsm_alloc *a, size_t u)
 {
-    spin_lock(&a->dirty_lock);
-    if (a->ndirty == a->capdirty) {
-        size_t nc = a->capdirty ? 2 * a->capdirty : 64;
-        size_t *nd = realloc(a->dirty, nc * sizeof *nd);
-        if (!nd)
-            loom_die(1, "out of memory");
-        a->dirty = nd;
-        a->capdirty = nc;
-    }
-    a->dirty[a->ndirty++] = u;
-    atomic_flag_clear_explicit(&a->dirty_lock, memory_order_release);
+    list_push(&a->dirty_lock, &a->dirty, &a->ndirty, &a->capdirty, u);
+}
+
+void loom_dsm_mark_valid(loom_dsm_alloc *a, size_t u)
+{
+    list_push(&a->valid_lock, &a->valid, &a->nvalid, &a->capvalid, u);
 }
 
 void loom_dsm_new_epoch(loom_dsm_alloc *a)
