@@ -144,9 +144,17 @@ static void choose_inplace(loom_dsm_alloc *a)
 static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
 {
     size_t len = store_len(a);
+    void *rkey;
+    size_t rlen;
+    int mapped = 0;
     if (a->inplace) {
-        a->store = a->shadow + a->home0 * a->unit;
-        loom_dsm_protect(a, a->home0, a->home0 + a->nhome, PROT_READ | PROT_WRITE);
+        /* Best: the transport allocates the home run at its global address
+         * (peers then read it directly); else the memfd's run, registered. */
+        char *at = a->base + a->home0 * a->unit;
+        mapped = !loom_tp_mem_alloc_at(at, len, &a->memh, &rkey, &rlen);
+        a->store = mapped ? at : a->shadow + a->home0 * a->unit;
+        if (!mapped)
+            loom_dsm_protect(a, a->home0, a->home0 + a->nhome, PROT_READ | PROT_WRITE);
         for (size_t k = 0; k < a->nhome; k++)
             atomic_store(&a->state[a->home0 + k], U_HOME);
     } else
@@ -157,9 +165,7 @@ static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
     }
     if (numa_available() >= 0 && o->numa_node_set) /* else: first touch, local */
         numa_tonode_memory(a->store, len, o->numa_node);
-    void *rkey;
-    size_t rlen;
-    if (loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
+    if (!mapped && loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
         return LOOM_ERR_NET;
     int64_t maxlen = (int64_t)rlen;
     loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);

@@ -201,26 +201,58 @@ void loom_dsm_wire_init(void)
 
 /* ---- fetching -------------------------------------------------------- */
 
-void loom_dsm_fetch_units(loom_dsm_alloc *a, size_t u, size_t n, char *dst, volatile int *done)
+/* Gets larger than this are split: UCX reads peers' transport-allocated
+ * stores on this host directly (sysv "copy-out") only up to ~30 KiB per
+ * get, and emulates larger ones through the home. */
+#define FETCH_CHUNK ((size_t)16 << 10)
+
+void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done)
 {
     int h = a->home[u];
     uint64_t off = (uint64_t)a->slot[u] * a->unit;
-    size_t len = n * a->unit;
     if (h == loom_icv.rank) {
         pthread_mutex_lock(&local_apply);
-        memcpy(dst, a->store + off, len);
+        memcpy(dst, a->store + off, a->unit);
         pthread_mutex_unlock(&local_apply);
         loom_flag_set(done);
         return;
     }
-    atomic_fetch_add(&a->stats.bytes_recv, len);
+    atomic_fetch_add(&a->stats.bytes_recv, a->unit);
     *done = 0;
-    loom_tp_get(h, dst, len, a->store_base[h] + off, a->rkeys[h], done);
+    loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], done);
 }
 
-void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done)
+void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst)
 {
-    loom_dsm_fetch_units(a, u, 1, dst, done);
+    size_t nchunk = (n * a->unit + FETCH_CHUNK - 1) / FETCH_CHUNK + n, k = 0;
+    volatile int *done = malloc(nchunk * sizeof *done);
+    if (!done)
+        loom_die(1, "out of memory");
+    for (size_t i = 0; i < n;) { /* runs of consecutive slots of one home */
+        int h = a->home[u + i];
+        size_t j = i + 1;
+        while (j < n && a->home[u + j] == h && a->slot[u + j] == a->slot[u + i] + (j - i))
+            j++;
+        uint64_t off = (uint64_t)a->slot[u + i] * a->unit;
+        size_t len = (j - i) * a->unit;
+        char *to = dst + i * a->unit;
+        if (h == loom_icv.rank) {
+            pthread_mutex_lock(&local_apply);
+            memcpy(to, a->store + off, len);
+            pthread_mutex_unlock(&local_apply);
+        } else {
+            atomic_fetch_add(&a->stats.bytes_recv, len);
+            for (size_t c = 0; c < len; c += FETCH_CHUNK, k++) {
+                size_t l = len - c < FETCH_CHUNK ? len - c : FETCH_CHUNK;
+                done[k] = 0;
+                loom_tp_get(h, to + c, l, a->store_base[h] + off + c, a->rkeys[h], &done[k]);
+            }
+        }
+        i = j;
+    }
+    for (size_t c = 0; c < k; c++)
+        loom_tp_wait_flag(&done[c]);
+    free((void *)done);
 }
 
 void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)

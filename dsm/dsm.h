@@ -153,9 +153,9 @@ void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst);
 /* The same, started: *done becomes 1 when dst holds the unit (at once for
  * a unit homed here). */
 void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done);
-/* The same for units [u, u + n): one home, consecutive slots (one get). */
-void loom_dsm_fetch_units(loom_dsm_alloc *a, size_t u, size_t n, char *dst,
-                          volatile int *done);
+/* Fetch units [u, u + n) into dst (blocking): one series of gets per run
+ * of consecutive slots of one home, all in flight together. */
+void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst);
 /* Start/finish a flush: between them, loom_flush_* add records. */
 void loom_flush_begin(void);
 void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);

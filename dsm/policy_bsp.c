@@ -29,8 +29,7 @@ static size_t window(const loom_dsm_alloc *a)
 
 /* Contract (read_miss): unit u (locked by the caller, invalid) and, when
  * the unit before it is valid, up to window() - 1 invalid units after it
- * that no other thread holds, are fetched together: consecutive slots of
- * one home in one RMA get.  The extra units are made clean and readable
+ * that no other thread holds, are fetched together (loom_dsm_fetch_many).  The extra units are made clean and readable
  * here (one mprotect) and unlocked; u is left to the caller. */
 void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
 {
@@ -49,18 +48,7 @@ void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
             }
     }
     uint64_t stamp = loom_dsm_wait_fresh(a);
-    volatile int done[64];
-    int nget = 0;
-    for (size_t i = 0; i < n;) { /* runs of consecutive slots of one home */
-        size_t j = i + 1;
-        while (j < n && a->home[u + j] == a->home[u + i] &&
-               a->slot[u + j] == a->slot[u + i] + (j - i))
-            j++;
-        loom_dsm_fetch_units(a, u + i, j - i, a->shadow + (u + i) * a->unit, &done[nget++]);
-        i = j;
-    }
-    for (int g = 0; g < nget; g++)
-        loom_tp_wait_flag(&done[g]);
+    loom_dsm_fetch_many(a, u, n, a->shadow + u * a->unit);
     for (size_t i = 0; i < n; i++) {
         a->stamp[u + i] = stamp;
         loom_dsm_mark_valid(a, u + i);
