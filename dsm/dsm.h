@@ -125,7 +125,6 @@ int loom_arena_init(void);
 /* Deterministic first-fit: same sequence of calls -> same addresses. */
 char *loom_arena_take(size_t bytes);
 void loom_arena_give(char *p, size_t bytes);
-int loom_arena_contains(const void *p);
 
 /* ---- alloc.c ----------------------------------------------------------- */
 extern loom_dsm_alloc *_Atomic loom_allocs[]; /* read by the handlers: published atomically */

@@ -316,6 +316,8 @@ void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op
 
 /* ---- dsm/ (called by init and the barrier) ---------------------------- */
 int loom_dsm_init(void);       /* message handlers and the fault handler */
+/* 1 if p lies in the global arena of Loom's multi-rank allocations. */
+int loom_arena_contains(const void *p);
 void loom_dsm_fini(void);      /* free every allocation left (finalize) */
 void loom_dsm_print_stats(void); /* LOOM_STATS */
 void loom_allreduce_ssp_init(void);
