@@ -209,15 +209,5 @@ w("")
 with open(sys.argv[1], "w") as f:
     f.write("\n".join(out) + "\n")
 PYEOF
-# replace section 0 of the document, or insert it before section 1
-python3 - "$RAW/section.md" "$DOC" <<'PYEOF'
-import sys
-sec, doc = open(sys.argv[1]).read(), open(sys.argv[2]).read()
-a = doc.find("## 0. ")
-b = doc.find("## 1. ")
-if b < 0:
-    sys.exit("dsm_cases.sh: no '## 1.' section in " + sys.argv[2])
-a = a if 0 <= a < b else b
-open(sys.argv[2], "w").write(doc[:a] + sec + "\n" + doc[b:])
-PYEOF
+insert_section0 "$RAW/section.md" "$DOC"
 echo "dsm_cases.sh: wrote section 0 of $DOC ($(($(date +%s) - START)) s)"

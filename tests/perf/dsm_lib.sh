@@ -49,3 +49,17 @@ perftest() {
         die "no result line in $out"
 }
 
+
+# insert_section0 SECTION DOC: replace section 0 of DOC with the file
+# SECTION (dsm_cases.sh's), or insert it before section 1.
+insert_section0() {
+    python3 - "$1" "$2" <<'PYEOF'
+import sys
+sec, doc = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+a, b = doc.find("## 0. "), doc.find("## 1. ")
+if b < 0:
+    sys.exit("no '## 1.' section in " + sys.argv[2])
+a = a if 0 <= a < b else b
+open(sys.argv[2], "w").write(doc[:a] + sec + "\n" + doc[b:])
+PYEOF
+}
