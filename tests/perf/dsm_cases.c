@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dsm_median.h"
+
 static void die(const char *what)
 {
     loom_abort(1, "dsm_cases: %s", what);
@@ -40,18 +42,6 @@ static double slowest(double t)
 {
     loom_allreduce(LOOM_IN_PLACE, &t, 1, LOOM_DOUBLE, LOOM_MAX);
     return t;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int home_zero(size_t u, int P, void *arg)
