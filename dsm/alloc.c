@@ -87,7 +87,7 @@ static void destroy(loom_dsm_alloc *a)
     for (int r = 0; a->rkeys && r < loom_icv.nranks; r++)
         if (a->rkeys[r])
             loom_tp_rkey_destroy(a->rkeys[r]);
-    if (a->store)
+    if (a->store && !a->inplace)
         munmap(a->store, store_len(a));
     if (a->shadow)
         munmap(a->shadow, plen);
@@ -114,23 +114,58 @@ static void destroy(loom_dsm_alloc *a)
     free(a->rkeys);
     free(a->store_base);
     free(a->dirty);
+    free(a->valid);
     free(a);
 }
 
-/* Home store, its registration, and every rank's key and address. */
+/* Whether a's home units can live in place (dsm.h): page units, overwrite
+ * merge, no check mode, a release-consistency policy, and this rank's home
+ * units one contiguous run (then their slots are u - home0, the same
+ * numbering as a separate store's).  Sets a->inplace and a->home0. */
+static void choose_inplace(loom_dsm_alloc *a)
+{
+    const loom_policy *p = a->policy;
+    if (a->kind != LOOM_UNIT_PAGE || a->merge != LOOM_MERGE_OVERWRITE || loom_dsm_check ||
+        !a->nhome || (p != &loom_policy_bsp && p != &loom_policy_ssp && p != &loom_policy_priority))
+        return;
+    size_t u0 = 0;
+    while (a->home[u0] != loom_icv.rank)
+        u0++;
+    for (size_t k = 0; k < a->nhome; k++)
+        if (u0 + k >= a->nunits || a->home[u0 + k] != loom_icv.rank)
+            return;
+    a->inplace = 1;
+    a->home0 = u0;
+}
+
+/* Home store, its registration, and every rank's key and address.  In
+ * place, the store is the home run of the working copy (made first), and
+ * the program may touch it from now on. */
 static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
 {
     size_t len = store_len(a);
-    a->store = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *rkey;
+    size_t rlen;
+    int mapped = 0;
+    if (a->inplace) {
+        /* Best: the transport allocates the home run at its global address
+         * (peers then read it directly); else the memfd's run, registered. */
+        char *at = a->base + a->home0 * a->unit;
+        mapped = !loom_tp_mem_alloc_at(at, len, &a->memh, &rkey, &rlen);
+        a->store = mapped ? at : a->shadow + a->home0 * a->unit;
+        if (!mapped)
+            loom_dsm_protect(a, a->home0, a->home0 + a->nhome, PROT_READ | PROT_WRITE);
+        for (size_t k = 0; k < a->nhome; k++)
+            atomic_store(&a->state[a->home0 + k], U_HOME);
+    } else
+        a->store = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (a->store == MAP_FAILED) {
         a->store = NULL;
         return LOOM_ERR_NOMEM;
     }
     if (numa_available() >= 0 && o->numa_node_set) /* else: first touch, local */
         numa_tonode_memory(a->store, len, o->numa_node);
-    void *rkey;
-    size_t rlen;
-    if (loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
+    if (!mapped && loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
         return LOOM_ERR_NET;
     int64_t maxlen = (int64_t)rlen;
     loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
@@ -332,10 +367,14 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
         if (!st && loom_restart_open())
             loom_restart_check(a); /* collective: every rank got this far */
-        if (!st)
+        if (!st) { /* the working copy first: an in-place store lives in it */
+            st = rc = make_working_copy(a);
+            loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
+        }
+        if (!st) {
+            choose_inplace(a);
             st = rc = make_store(a, o);
-        if (!rc)
-            rc = make_working_copy(a);
+        }
         /* Start the policy and register before the last agreement: once
          * any rank is past it, it may send diffs or ring hand-offs here,
          * and they must find the allocation ready. */

@@ -201,6 +201,11 @@ void loom_dsm_wire_init(void)
 
 /* ---- fetching -------------------------------------------------------- */
 
+/* Gets larger than this are split: UCX reads peers' transport-allocated
+ * stores on this host directly (sysv "copy-out") only up to ~30 KiB per
+ * get, and emulates larger ones through the home. */
+#define FETCH_CHUNK ((size_t)16 << 10)
+
 void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done)
 {
     int h = a->home[u];
@@ -215,6 +220,39 @@ void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *
     atomic_fetch_add(&a->stats.bytes_recv, a->unit);
     *done = 0;
     loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], done);
+}
+
+void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst)
+{
+    size_t nchunk = (n * a->unit + FETCH_CHUNK - 1) / FETCH_CHUNK + n, k = 0;
+    volatile int *done = malloc(nchunk * sizeof *done);
+    if (!done)
+        loom_die(1, "out of memory");
+    for (size_t i = 0; i < n;) { /* runs of consecutive slots of one home */
+        int h = a->home[u + i];
+        size_t j = i + 1;
+        while (j < n && a->home[u + j] == h && a->slot[u + j] == a->slot[u + i] + (j - i))
+            j++;
+        uint64_t off = (uint64_t)a->slot[u + i] * a->unit;
+        size_t len = (j - i) * a->unit;
+        char *to = dst + i * a->unit;
+        if (h == loom_icv.rank) {
+            pthread_mutex_lock(&local_apply);
+            memcpy(to, a->store + off, len);
+            pthread_mutex_unlock(&local_apply);
+        } else {
+            atomic_fetch_add(&a->stats.bytes_recv, len);
+            for (size_t c = 0; c < len; c += FETCH_CHUNK, k++) {
+                size_t l = len - c < FETCH_CHUNK ? len - c : FETCH_CHUNK;
+                done[k] = 0;
+                loom_tp_get(h, to + c, l, a->store_base[h] + off + c, a->rkeys[h], &done[k]);
+            }
+        }
+        i = j;
+    }
+    for (size_t c = 0; c < k; c++)
+        loom_tp_wait_flag(&done[c]);
+    free((void *)done);
 }
 
 void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
@@ -334,19 +372,30 @@ void loom_unit_unlock(loom_dsm_alloc *a, size_t u)
     atomic_flag_clear_explicit(&a->ulock[u], memory_order_release);
 }
 
+/* Append u to a unit list guarded by spin lock f. */
+static void list_push(atomic_flag *f, size_t **v, size_t *n, size_t *cap, size_t u)
+{
+    spin_lock(f);
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        size_t *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            loom_die(1, "out of memory");
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = u;
+    atomic_flag_clear_explicit(f, memory_order_release);
+}
+
 void loom_dsm_mark_dirty(loom_dsm_alloc *a, size_t u)
 {
-    spin_lock(&a->dirty_lock);
-    if (a->ndirty == a->capdirty) {
-        size_t nc = a->capdirty ? 2 * a->capdirty : 64;
-        size_t *nd = realloc(a->dirty, nc * sizeof *nd);
-        if (!nd)
-            loom_die(1, "out of memory");
-        a->dirty = nd;
-        a->capdirty = nc;
-    }
-    a->dirty[a->ndirty++] = u;
-    atomic_flag_clear_explicit(&a->dirty_lock, memory_order_release);
+    list_push(&a->dirty_lock, &a->dirty, &a->ndirty, &a->capdirty, u);
+}
+
+void loom_dsm_mark_valid(loom_dsm_alloc *a, size_t u)
+{
+    list_push(&a->valid_lock, &a->valid, &a->nvalid, &a->capvalid, u);
 }
 
 void loom_dsm_new_epoch(loom_dsm_alloc *a)

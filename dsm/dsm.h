@@ -15,6 +15,17 @@
  * protection tracks each unit's state: none = invalid, read = clean,
  * read/write = dirty with a twin) and at `shadow` (always writable), so a
  * fetch lands fully before the unit becomes accessible.
+ *
+ * Home units in place: when a page-unit allocation merges by overwrite,
+ * is not checked (LOOM_CHECK=dsm) and this rank's home units are one
+ * contiguous run (block distribution), its home store *is* that run of
+ * the working copy (`store` points into `shadow`): the program reads and
+ * writes its own units at memory speed, with no fault, twin, copy or
+ * diff, and other ranks' diffs land there directly.  That is safe for
+ * overwrite merge because a diff carries exactly the bytes its writer
+ * changed: bytes the home writes in the same epoch are, in a race-free
+ * program, bytes no other rank writes.  (Add merge would race the home's
+ * read-modify-write with the handler's; it keeps the separate store.)
  * Row units: the working copy at `base` is plain memory; validity is a
  * per-row state byte, and own additions wait in a per-row delta buffer.
  *
@@ -28,8 +39,10 @@
 
 #include <stdatomic.h>
 
-/* Unit states (page and row). */
-enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2 };
+/* Unit states (page and row).  U_HOME: a page unit this rank is home of,
+ * kept in place (see `inplace`): always readable and writable, never
+ * fetched, twinned, diffed or invalidated. */
+enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2, U_HOME = 3 };
 
 /* Record kinds inside a diff message: bytes to overwrite, typed deltas to
  * add, or float deltas carried as fp16 (LOOM_WIRE=fp16). */
@@ -85,6 +98,11 @@ struct loom_dsm_alloc {
     atomic_flag dirty_lock;
     size_t *dirty;               /* units with something to release */
     size_t ndirty, capdirty;
+    atomic_flag valid_lock;
+    size_t *valid;               /* pages: units made valid since they were last dropped */
+    size_t nvalid, capvalid;     /* (what an acquire or a clock must look at) */
+    int inplace;                 /* home units in place: store = shadow + home0 * unit */
+    size_t home0;
 
     uint8_t **writer;            /* check mode, per home slot: writer+1 per byte */
 
@@ -107,7 +125,6 @@ int loom_arena_init(void);
 /* Deterministic first-fit: same sequence of calls -> same addresses. */
 char *loom_arena_take(size_t bytes);
 void loom_arena_give(char *p, size_t bytes);
-int loom_arena_contains(const void *p);
 
 /* ---- alloc.c ----------------------------------------------------------- */
 extern loom_dsm_alloc *_Atomic loom_allocs[]; /* read by the handlers: published atomically */
@@ -135,6 +152,9 @@ void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst);
 /* The same, started: *done becomes 1 when dst holds the unit (at once for
  * a unit homed here). */
 void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *done);
+/* Fetch units [u, u + n) into dst (blocking): one series of gets per run
+ * of consecutive slots of one home, all in flight together. */
+void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst);
 /* Start/finish a flush: between them, loom_flush_* add records. */
 void loom_flush_begin(void);
 void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);
@@ -150,6 +170,8 @@ void loom_dsm_send_diff(int h, loom_dsm_alloc *a, void *buf, size_t len, uint32_
 long loom_dsm_unacked(void);
 /* Record unit u as having something to release (once per epoch). */
 void loom_dsm_mark_dirty(loom_dsm_alloc *a, size_t u);
+/* Record page unit u as made valid (once until it is dropped again). */
+void loom_dsm_mark_valid(loom_dsm_alloc *a, size_t u);
 /* Forget check-mode writers at an epoch boundary. */
 void loom_dsm_new_epoch(loom_dsm_alloc *a);
 

@@ -4,6 +4,7 @@
  *   invalid  PROT_NONE         any access faults: read_miss fetches it
  *   clean    PROT_READ         a write faults: first_write makes a twin
  *   dirty    PROT_READ|WRITE   no faults until the next release/acquire
+ *   home     PROT_READ|WRITE   a home unit kept in place (dsm.h): never faults
  * The SIGSEGV handler finds the allocation and unit of the faulting
  * address, takes the unit's lock (other threads faulting on it wait), asks
  * the allocation's policy to make the unit readable or writable, sets the
@@ -53,6 +54,8 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
  * or write fault would. */
 static void make_valid(loom_dsm_alloc *a, size_t u, int want)
 {
+    if (atomic_load(&a->state[u]) == U_HOME) /* in place: always accessible */
+        return;
     loom_unit_lock(a, u);
     int st = atomic_load(&a->state[u]);
     if (st == U_INVALID) {

@@ -19,12 +19,49 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Units fetched per fault when access is sequential (the unit before is
+ * valid): about 512 KiB, between 1 and 64 units. */
+static size_t window(const loom_dsm_alloc *a)
+{
+    size_t w = ((size_t)512 << 10) / a->unit;
+    return w < 1 ? 1 : w > 64 ? 64 : w;
+}
+
+/* Contract (read_miss): unit u (locked by the caller, invalid) and, when
+ * the unit before it is valid, up to window() - 1 invalid units after it
+ * that no other thread holds, are fetched together (loom_dsm_fetch_many).  The extra units are made clean and readable
+ * here (one mprotect) and unlocked; u is left to the caller. */
 void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
 {
-    a->stamp[u] = loom_dsm_wait_fresh(a);
-    loom_dsm_fetch(a, u, a->shadow + u * a->unit);
-    atomic_fetch_add(&a->stats.misses, 1);
-    loom_dsm_note_read(a, a->stamp[u]);
+    size_t n = 1, w = window(a);
+    if (u > 0 && w > 1) {
+        int prev = atomic_load(&a->state[u - 1]);
+        if (prev == U_CLEAN || prev == U_DIRTY)
+            while (n < w && u + n < a->nunits &&
+                   atomic_load(&a->state[u + n]) == U_INVALID &&
+                   !atomic_flag_test_and_set_explicit(&a->ulock[u + n], memory_order_acquire)) {
+                if (atomic_load(&a->state[u + n]) != U_INVALID) {
+                    loom_unit_unlock(a, u + n);
+                    break;
+                }
+                n++;
+            }
+    }
+    uint64_t stamp = loom_dsm_wait_fresh(a);
+    loom_dsm_fetch_many(a, u, n, a->shadow + u * a->unit);
+    for (size_t i = 0; i < n; i++) {
+        a->stamp[u + i] = stamp;
+        loom_dsm_mark_valid(a, u + i);
+        loom_dsm_note_read(a, stamp);
+        if (i)
+            atomic_store(&a->state[u + i], U_CLEAN);
+    }
+    atomic_fetch_add(&a->stats.misses, n);
+    if (n > 1) {
+        loom_dsm_protect(a, u + 1, u + n, PROT_READ);
+        for (size_t i = 1; i < n; i++)
+            loom_unit_unlock(a, u + i);
+    }
 }
 
 void loom_rc_first_write(loom_dsm_alloc *a, size_t u)
@@ -47,40 +84,71 @@ void loom_rc_row_miss(loom_dsm_alloc *a, size_t row)
         loom_reduce_local(p, a->twin[row], a->unit / a->esize, a->type, LOOM_SUM);
 }
 
-/* Records for one dirty page unit: runs of changed bytes, or runs of
- * non-zero element deltas. */
-static void diff_page(loom_dsm_alloc *a, size_t u)
+/* 1 if the 64 bytes at x and y are equal: a loop the compiler vectorizes. */
+static int block_equal(const char *x, const char *y)
 {
-    const char *cur = a->shadow + u * a->unit, *old = a->twin[u];
-    size_t n = a->unit;
-    if (a->merge == LOOM_MERGE_OVERWRITE) {
-        for (size_t i = 0; i < n;) {
-            if (cur[i] == old[i]) {
-                i++;
-                continue;
-            }
-            size_t j = i;
-            while (j < n && cur[j] != old[j])
-                j++;
-            loom_flush_bytes(a, u, i, cur + i, j - i);
-            i = j;
-        }
-        return;
+    uint64_t d = 0;
+    for (int k = 0; k < 8; k++) {
+        uint64_t p, q;
+        memcpy(&p, x + 8 * k, 8);
+        memcpy(&q, y + 8 * k, 8);
+        d |= p ^ q;
     }
-    /* add merge: delta = current - twin, element by element, in the twin */
-    size_t es = a->esize, ne = n / es;
-    char *d = a->twin[u];
-    for (size_t k = 0; k < ne; k++) {
-        switch (a->type) {
-        case LOOM_INT32: { int32_t x, y; memcpy(&x, cur + k * es, 4); memcpy(&y, d + k * es, 4);
-                           x = (int32_t)((uint32_t)x - (uint32_t)y); memcpy(d + k * es, &x, 4); break; }
-        case LOOM_INT64: { int64_t x, y; memcpy(&x, cur + k * es, 8); memcpy(&y, d + k * es, 8);
-                           x = (int64_t)((uint64_t)x - (uint64_t)y); memcpy(d + k * es, &x, 8); break; }
-        case LOOM_FLOAT: { float x, y; memcpy(&x, cur + k * es, 4); memcpy(&y, d + k * es, 4);
-                           x -= y; memcpy(d + k * es, &x, 4); break; }
-        case LOOM_DOUBLE: { double x, y; memcpy(&x, cur + k * es, 8); memcpy(&y, d + k * es, 8);
-                            x -= y; memcpy(d + k * es, &x, 8); break; }
+    return d == 0;
+}
+
+/* 1 if every byte of the 8 at x differs from the one at y. */
+static int word_all_differ(const char *x, const char *y)
+{
+    uint64_t p, q;
+    memcpy(&p, x, 8);
+    memcpy(&q, y, 8);
+    uint64_t v = p ^ q; /* a zero byte in v is an unchanged byte */
+    return !((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL);
+}
+
+/* Overwrite merge: one BYTES record per run of changed bytes, exactly
+ * (an unchanged byte is never sent: another rank may own it).  Equal
+ * 64-byte blocks are skipped whole, and runs grow 8 bytes at a time. */
+static void diff_bytes(loom_dsm_alloc *a, size_t u, const char *cur, const char *old)
+{
+    size_t n = a->unit;
+    for (size_t i = 0; i < n;) {
+        if (!(i & 63) && block_equal(cur + i, old + i)) {
+            i += 64;
+            continue;
         }
+        if (cur[i] == old[i]) {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n) {
+            if (!(j & 7) && j + 8 <= n && word_all_differ(cur + j, old + j))
+                j += 8;
+            else if (cur[j] != old[j])
+                j++;
+            else
+                break;
+        }
+        loom_flush_bytes(a, u, i, cur + i, j - i);
+        i = j;
+    }
+}
+
+/* Add merge: the twin becomes current - twin, element by element (typed
+ * loops the compiler vectorizes), then one ADD record per run of non-zero
+ * deltas. */
+#define DELTA(T) do { T *restrict d_ = (T *)(void *)d; const T *restrict c_ = (const T *)(const void *)cur; \
+                      for (size_t k = 0; k < ne; k++) d_[k] = (T)(c_[k] - d_[k]); } while (0)
+static void diff_add(loom_dsm_alloc *a, size_t u, const char *cur, char *d)
+{
+    size_t es = a->esize, ne = a->unit / es;
+    switch (a->type) {
+    case LOOM_INT32: DELTA(uint32_t); break;
+    case LOOM_INT64: DELTA(uint64_t); break;
+    case LOOM_FLOAT: DELTA(float); break;
+    case LOOM_DOUBLE: DELTA(double); break;
     }
     static const char zero[8];
     for (size_t k = 0; k < ne;) {
@@ -95,19 +163,55 @@ static void diff_page(loom_dsm_alloc *a, size_t u)
         k = j;
     }
 }
+#undef DELTA
 
+static int by_unit(const void *x, const void *y)
+{
+    size_t p = *(const size_t *)x, q = *(const size_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* Sort a unit list (usually sorted already) and set each run of
+ * consecutive units to prot with one mprotect. */
+static void protect_list(loom_dsm_alloc *a, size_t *v, size_t n, int prot)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i] < v[i - 1]) {
+            qsort(v, n, sizeof *v, by_unit);
+            break;
+        }
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && v[j] == v[j - 1] + 1)
+            j++;
+        loom_dsm_protect(a, v[i], v[j - 1] + 1, prot);
+        i = j;
+    }
+}
+
+/* Contract (release): every unit on the dirty list, and only those, is
+ * diffed into the flush; page units become clean (read-only, one mprotect
+ * per run).  Runs with no other thread of the rank inside a. */
 void loom_rc_release(loom_dsm_alloc *a)
 {
-    for (size_t i = 0; i < a->ndirty; i++) {
-        size_t u = a->dirty[i];
-        if (a->kind == LOOM_UNIT_PAGE) {
-            diff_page(a, u);
+    if (a->kind == LOOM_UNIT_PAGE) {
+        for (size_t i = 0; i < a->ndirty; i++) {
+            size_t u = a->dirty[i];
+            const char *cur = a->shadow + u * a->unit;
+            if (a->merge == LOOM_MERGE_OVERWRITE)
+                diff_bytes(a, u, cur, a->twin[u]);
+            else
+                diff_add(a, u, cur, a->twin[u]);
             free(a->twin[u]);
             a->twin[u] = NULL;
             atomic_store(&a->state[u], U_CLEAN);
-            loom_dsm_protect(a, u, u + 1, PROT_READ);
-            continue;
         }
+        protect_list(a, a->dirty, a->ndirty, PROT_READ);
+        a->ndirty = 0;
+        return;
+    }
+    for (size_t i = 0; i < a->ndirty; i++) {
+        size_t u = a->dirty[i];
         loom_unit_lock(a, u); /* priority's sender may be moving its deltas */
         if (a->put[u] & 1)
             loom_flush_bytes(a, u, 0, a->base + u * a->unit, a->unit);
@@ -121,6 +225,11 @@ void loom_rc_release(loom_dsm_alloc *a)
     a->ndirty = 0;
 }
 
+/* Contract: drop every clean copy stamped before older_than.  Pages: only
+ * the units on the valid list are looked at (cost grows with what was
+ * touched, not with a's size); the dropped ones leave it and become
+ * PROT_NONE, one mprotect per run.  Rows: every row.  Same callers as
+ * release. */
 void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
 {
     if (a->kind == LOOM_UNIT_ROW) {
@@ -129,17 +238,22 @@ void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
                 atomic_store(&a->state[r], U_INVALID);
         return;
     }
-    size_t run = 0; /* coalesce the mprotect calls over runs of dropped units */
-    for (size_t u = 0; u <= a->nunits; u++) {
-        if (u < a->nunits && atomic_load(&a->state[u]) == U_CLEAN &&
-            a->stamp[u] < older_than) {
+    size_t keep = 0, ndrop = 0;
+    size_t *drop = malloc((a->nvalid ? a->nvalid : 1) * sizeof *drop);
+    if (!drop)
+        loom_die(1, "out of memory");
+    for (size_t i = 0; i < a->nvalid; i++) {
+        size_t u = a->valid[i];
+        int st = atomic_load(&a->state[u]);
+        if (st == U_CLEAN && a->stamp[u] < older_than) {
             atomic_store(&a->state[u], U_INVALID);
-            continue;
-        }
-        if (u > run)
-            loom_dsm_protect(a, run, u, PROT_NONE);
-        run = u + 1;
+            drop[ndrop++] = u;
+        } else if (st != U_INVALID)
+            a->valid[keep++] = u;
     }
+    a->nvalid = keep;
+    protect_list(a, drop, ndrop, PROT_NONE);
+    free(drop);
 }
 
 void loom_rc_acquire(loom_dsm_alloc *a)

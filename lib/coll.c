@@ -100,6 +100,32 @@ int loom_coll_barrier(void)
     return LOOM_OK;
 }
 
+/* Collectives on Loom memory run on a private copy (the bounce buffer):
+ * the transport cannot take the page path's faults, and the intermediate
+ * values of a reduction must not live where other ranks' diffs land (a
+ * home's units are written in place, dsm.h).  The result is stored once,
+ * with plain stores, at the end.  Returns buf itself for other memory. */
+static char *bounce_in(void *buf, size_t bytes, int copy)
+{
+    if (!bytes || !loom_arena_contains(buf))
+        return buf;
+    char *t = malloc(bytes);
+    if (!t)
+        loom_die(1, "out of memory (a collective's copy of %zu bytes)", bytes);
+    if (copy)
+        memcpy(t, buf, bytes);
+    return t;
+}
+
+static void bounce_out(void *buf, char *t, size_t bytes, int copy)
+{
+    if (t == buf)
+        return;
+    if (copy)
+        memcpy(buf, t, bytes);
+    free(t);
+}
+
 /* Byte offset of chunk i when `bytes` is cut into P chunks, the first
  * bytes % P of them one byte longer. */
 static size_t chunk_off(size_t bytes, int P, int i)
@@ -142,13 +168,25 @@ static void binomial(char *buf, size_t bytes, int root, int whole, uint64_t s)
         loom_tp_wait_send(reqs[i]);
 }
 
+static int bcast(void *buf, size_t bytes, int root);
+
 int loom_bcast(void *buf, size_t bytes, int root)
 {
     if (check_state())
         return LOOM_ERR_STATE;
-    int P = loom_icv.nranks;
-    if (root < 0 || root >= P || (!buf && bytes))
+    if (root < 0 || root >= loom_icv.nranks || (!buf && bytes))
         return LOOM_ERR_ARG;
+    int me = loom_icv.rank == root;
+    char *t = bounce_in(buf, bytes, me);
+    int rc = bcast(t, bytes, root);
+    bounce_out(buf, t, bytes, !me);
+    return rc;
+}
+
+/* loom_bcast on buf (not Loom memory), arguments checked. */
+static int bcast(void *buf, size_t bytes, int root)
+{
+    int P = loom_icv.nranks;
     if (P == 1)
         return LOOM_OK;
     uint64_t s = ++seq;
@@ -232,6 +270,8 @@ static void rd_allreduce(char *buf, size_t count, loom_type t, loom_op op,
     }
 }
 
+static int allreduce(void *recv, size_t count, loom_type type, loom_op op);
+
 int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
                    loom_op op)
 {
@@ -241,8 +281,19 @@ int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
         (count && (!send || !recv)))
         return LOOM_ERR_ARG;
     size_t bytes = count * loom_type_size(type);
-    if (send != LOOM_IN_PLACE && send != recv)
-        memmove(recv, send, bytes);
+    int inplace = send == LOOM_IN_PLACE || send == recv;
+    char *t = bounce_in(recv, bytes, inplace);
+    if (!inplace)
+        memmove(t, send, bytes);
+    int rc = allreduce(t, count, type, op);
+    bounce_out(recv, t, bytes, 1);
+    return rc;
+}
+
+/* loom_allreduce in place on recv (not Loom memory). */
+static int allreduce(void *recv, size_t count, loom_type type, loom_op op)
+{
+    size_t bytes = count * loom_type_size(type);
     int P = loom_icv.nranks, r = loom_icv.rank;
     if (P == 1 || count == 0)
         return LOOM_OK;

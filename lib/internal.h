@@ -269,6 +269,11 @@ void loom_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, v
 /* Register [addr, addr+len) for remote reads; *rkey is a packed key of
  * *rkey_len bytes to hand to peers (free with loom_tp_rkey_buffer_free). */
 int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
+/* The same for memory the transport allocates itself at addr (replacing
+ * what was mapped there), so that peers on this host can read it directly
+ * (one-sided) where the transport allows; LOOM_ERR_NET, quietly, where it
+ * cannot. */
+int loom_tp_mem_alloc_at(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
 void loom_tp_mem_unmap(void *memh);
 long loom_tp_live_registrations(void); /* for leak tests */
 void loom_tp_rkey_buffer_free(void *rkey_buf);
@@ -316,6 +321,8 @@ void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op
 
 /* ---- dsm/ (called by init and the barrier) ---------------------------- */
 int loom_dsm_init(void);       /* message handlers and the fault handler */
+/* 1 if p lies in the global arena of Loom's multi-rank allocations. */
+int loom_arena_contains(const void *p);
 void loom_dsm_fini(void);      /* free every allocation left (finalize) */
 void loom_dsm_print_stats(void); /* LOOM_STATS */
 void loom_allreduce_ssp_init(void);

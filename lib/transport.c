@@ -520,25 +520,41 @@ static _Atomic long live_regs; /* registrations not yet unmapped */
 
 long loom_tp_live_registrations(void) { return live_regs; }
 
-int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
+/* Register (or, with flags UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED, have
+ * UCX allocate at addr) len bytes and pack their remote key. */
+static int mem_map(void *addr, size_t len, unsigned flags, void **memh, void **rkey,
+                   size_t *rkey_len)
 {
     ucp_mem_map_params_t mp = {
-        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                      UCP_MEM_MAP_PARAM_FIELD_FLAGS,
         .address = addr,
         .length = len,
+        .flags = flags,
     };
     lock_tp();
     ucs_status_t st = ucp_mem_map(ctx, &mp, (ucp_mem_h *)memh);
-    if (st == UCS_OK)
-        st = ucp_rkey_pack(ctx, *memh, rkey, rkey_len);
+    if (st == UCS_OK && (st = ucp_rkey_pack(ctx, *memh, rkey, rkey_len)) != UCS_OK)
+        ucp_mem_unmap(ctx, *memh);
     unlock_tp();
     if (st != UCS_OK) {
-        loom_log("cannot register %zu bytes for remote access: %s", len,
-                 ucs_status_string(st));
+        if (!flags)
+            loom_log("cannot register %zu bytes for remote access: %s", len,
+                     ucs_status_string(st));
         return LOOM_ERR_NET;
     }
     live_regs++;
     return LOOM_OK;
+}
+
+int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
+{
+    return mem_map(addr, len, 0, memh, rkey, rkey_len);
+}
+
+int loom_tp_mem_alloc_at(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
+{
+    return mem_map(addr, len, UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED, memh, rkey, rkey_len);
 }
 
 void loom_tp_rkey_buffer_free(void *rkey_buf)

@@ -2,6 +2,8 @@
 # dsm.sh — DSM benchmarks, Loom side by side with raw UCX (ucx_perftest),
 # with UCX's default transports and again with UCX_TLS=tcp,self.
 #   tests/perf/dsm.sh BUILD_DIR      (run.sh calls it; so does `make bench`)
+# Section 0 of the document comes from tests/perf/dsm_cases.sh, run at
+# the end (DSM_CASES=0: keep the section its last run left in BUILD_DIR).
 # Runs BUILD_DIR/tests/perf/dsm_bench (see its header for what each mode
 # measures): remote page fetch at 2 ranks next to ucx_perftest's ucp_get
 # and ucp_put_bw on loopback; row get / prefetch / add at 1-4 ranks; the
@@ -79,54 +81,7 @@ loom() {
     sed -i -E 's/^\[[0-9]+\] //' "$out"
 }
 
-port=$((20000 + $$ % 20000))
-# in_use PORT: 0 if PORT appears in the kernel's TCP table (any state).
-in_use() {
-    grep -qsE ":$(printf %04X "$1") " /proc/net/tcp /proc/net/tcp6
-}
-
-# perftest NAME TEST SIZE ITERS: ucx_perftest server in the background,
-# client on 127.0.0.1, nothing bound; the client's CSV line kept.  A port
-# taken meanwhile (the server cannot bind) is skipped, up to 5 times.
-perftest() {
-    local name=$1 test=$2 size=$3 n=$4 spid i try listening
-    local out=$RAW/$name.out srv=$RAW/$name.srv
-    for try in 1 2 3 4 5; do
-        port=$((port + 1))
-        while in_use "$port"; do port=$((port + 1)); done
-        timeout 60 "$PERFTEST" -p "$port" >"$srv" 2>&1 &
-        spid=$!
-        # wait until it listens (its stdout is block-buffered: read the
-        # socket table)
-        listening=0
-        for i in $(seq 500); do
-            if grep -qsE "^ *[0-9]+: [0-9A-F]+:$(printf %04X "$port") [0-9A-F]+:0000 0A " \
-                    /proc/net/tcp /proc/net/tcp6; then
-                listening=1
-                break
-            fi
-            kill -0 "$spid" 2>/dev/null || break
-            sleep 0.01
-        done
-        [ "$listening" = 1 ] && break
-        kill "$spid" 2>/dev/null || true
-        wait "$spid" 2>/dev/null || true
-        grep -q "bind() failed" "$srv" ||
-            { cat "$srv" >&2; die "ucx_perftest server did not start ($name)"; }
-    done
-    [ "$listening" = 1 ] || die "no free port for ucx_perftest ($name)"
-    if ! timeout 60 "$PERFTEST" 127.0.0.1 -p "$port" -t "$test" -s "$size" -n "$n" \
-            -w $((n / 10 + 1)) -v >"$out" 2>&1; then
-        kill "$spid" 2>/dev/null || true
-        echo "dsm.sh: FAILED ($name, UCX_TLS=${UCX_TLS-unset}): $PERFTEST 127.0.0.1 -p $port" \
-             "-t $test -s $size -n $n" >&2
-        cat "$srv" "$out" >&2
-        exit 1
-    fi
-    wait "$spid" || { cat "$srv" >&2; die "ucx_perftest server failed ($name)"; }
-    grep -qE '^ *[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,' "$out" ||
-        die "no result line in $out"
-}
+. tests/perf/dsm_lib.sh # port, in_use, perftest
 
 rm -rf "$RAW"
 mkdir -p "$RAW"
@@ -678,29 +633,19 @@ w(f"**Two ranks, each on its own home block.**  Steady state runs at plain "
 w("")
 w("## Findings (not fixed here; for the DSM's owners)")
 w("")
-w("1. *A fetch is a round trip served by the home's progress* (`dsm/diff.c`, "
-  "`loom_dsm_fetch` → `lib/transport.c`, `loom_tp_get`; the same for "
-  "`loom_row_get` / `loom_row_prefetch` in `dsm/row.c`).  On one host with "
-  "UCX 1.13, `ucp_get_nbx` from a registered `mmap` home store is emulated "
-  "with active messages and completes only when the home drives "
-  "`ucp_worker_progress`.  Reproduce: 2 ranks under loomrun; a 2-unit page "
-  "allocation (64 KiB units); rank 0 writes unit 0, `loom_barrier()`, then "
-  "computes for 2 s with no Loom call; rank 1 after the barrier loads a "
-  "word of unit 0.  Before the progress agent (commit 975c6ef, "
-  "`dsm/agent.c`) the load took 2007 ms over shared memory (the whole "
-  "computation; 2.7 ms over TCP, where UCX's own thread serves it); with "
-  "the agent it took 2.3 ms (2.2 ms over TCP), measured while writing this "
-  "on the 2-core host where both cores are busy and the agent thread must "
-  "wait for one.  The hang is gone; the cost of a remote read from a busy "
-  "home is still the agent's scheduling delay.  Making the get truly "
-  "one-sided would remove both this and most of the transport gap in "
-  "section 1: allocate home stores with `ucp_mem_map(UCP_MEM_MAP_ALLOCATE)` "
-  "(on one host a peer then reads them with a plain copy, as ucx_perftest "
-  "does).")
-w("2. *Acquire invalidates home units; release diffs them through the "
-  "flush* (`dsm/policy_bsp.c`: `loom_rc_acquire`; `loom_rc_release` → "
-  "`diff_page` → `loom_flush_bytes` → local apply in `dsm/diff.c`).  Not a correctness "
-  "problem; the cost is in the two-rank table of section 3.")
+w("1. *A fetch is one-sided on one host for page units kept in place* "
+  "(`dsm/alloc.c`, `make_store`: the home store is allocated by UCX at its "
+  "global address, `loom_tp_mem_alloc_at`; `UCX_PROTO_INFO=y` shows "
+  "`copy-out` for gets up to ~30 KiB, so `loom_dsm_fetch_many` splits "
+  "fetches into 16 KiB gets).  Row stores and page stores that are not in "
+  "place are still registered `mmap` memory, whose gets UCX 1.13 emulates "
+  "with active messages served by the home's progress agent (`dsm/agent.c`): "
+  "their remote reads from a busy home cost the agent's scheduling delay.")
+w("2. *Homes in place* (issue 12): a rank reads and writes the page units it "
+  "homes with no fault, twin or diff, and acquire/release look only at the "
+  "units this rank cached or wrote (`dsm/policy_bsp.c`); section 0 measures "
+  "it.  The stream rows of section 3 date from before that change when this "
+  "document was not regenerated since (see its date).")
 w("3. *Small page units are bound by the fault cost* (a SIGSEGV and an "
   "`mprotect`, ~5 µs on this VM, per unit per acquire).  Not a bug; a "
   "reason to prefer 64 KiB or larger units, or rows, for data read "
@@ -722,3 +667,11 @@ with open(sys.argv[1], "w") as f:
 PYEOF
 cp "$RAW/doc.md" "$DOC"
 echo "dsm.sh: wrote $DOC ($ELAPSED s)"
+# Section 0 (the page path's four cases): measured now, or with
+# DSM_CASES=0 kept from the last dsm_cases.sh run in this build.
+if [ "${DSM_CASES:-1}" = 0 ]; then
+    [ ! -f "$BUILD/perf/dsm-cases/section.md" ] ||
+        insert_section0 "$BUILD/perf/dsm-cases/section.md" "$DOC"
+else
+    tests/perf/dsm_cases.sh "$BUILD"
+fi

@@ -62,6 +62,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "dsm_median.h"
+
 static void check(int err, const char *what)
 {
     if (err)
@@ -84,18 +86,6 @@ static long scaled(long n, double scale, long min)
 {
     long v = (long)((double)n * scale);
     return v < min ? min : v;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- fetch ---------------------------------------------------------- */
