@@ -357,3 +357,53 @@ void loom_ratings_block(int32_t n, int rank, int nranks, loom_user_range *range)
     range->lo = (int32_t)((int64_t)n * rank / nranks);
     range->hi = (int32_t)((int64_t)n * (rank + 1) / nranks);
 }
+
+void loom_ratings_split(const loom_ratings *r, int32_t nusers, int rank, int nranks,
+                        loom_user_range *range)
+{
+    int64_t *c = calloc((size_t)nusers + 1, sizeof *c);
+    if (!c) { /* no room to count: the even split */
+        loom_ratings_block(nusers, rank, nranks, range);
+        return;
+    }
+    for (int64_t k = 0; k < r->n; k++)
+        if (r->v[k].u >= 0 && r->v[k].u < nusers)
+            c[r->v[k].u + 1]++;
+    for (int32_t u = 0; u < nusers; u++)
+        c[u + 1] += c[u]; /* c[u]: ratings of users before u */
+    int32_t b[2];
+    for (int e = 0; e < 2; e++) { /* the first user whose prefix reaches the target */
+        int64_t target = (int64_t)((__int128)c[nusers] * (rank + e) / nranks);
+        int32_t lo = 0, hi = nusers;
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (c[mid] < target)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        b[e] = rank + e == nranks ? nusers : lo;
+    }
+    range->lo = b[0];
+    range->hi = b[1];
+    free(c);
+}
+
+void loom_ratings_keep(loom_ratings *r, const loom_user_range *keep)
+{
+    int64_t n = 0;
+    double sum = 0;
+    for (int64_t k = 0; k < r->n; k++)
+        if (r->v[k].u >= keep->lo && r->v[k].u < keep->hi) {
+            sum += r->v[k].r;
+            r->v[n++] = r->v[k];
+        }
+    loom_rating *v = n ? realloc(r->v, (size_t)n * sizeof *v) : NULL;
+    if (v || !n) {
+        if (!n)
+            free(r->v);
+        r->v = v;
+    }
+    r->n = n;
+    r->sum = sum;
+}

@@ -73,6 +73,38 @@ static int pinned_disjoint(loom_dsm_alloc *A, const uint32_t *wa)
     return LOOM_ERR_ARG;
 }
 
+/* Adds 1 to w[row[k]] for each k < n with a row (and, with mine, with
+ * mine[k] != SIZE_MAX: this rank's iterations).  Parallel: a histogram per
+ * thread, then summed.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
+static int histogram(const uint64_t *row, long n, const size_t *mine, uint32_t *w, size_t rows)
+{
+    int nt = omp_get_max_threads();
+    uint32_t *h = calloc((size_t)nt * rows, sizeof *h);
+    if (!h)
+        return LOOM_ERR_NOMEM;
+#pragma omp parallel num_threads(nt)
+    {
+        uint32_t *my = h + (size_t)omp_get_thread_num() * rows;
+#pragma omp for schedule(static)
+        for (long k = 0; k < n; k++)
+            if (row[k] != NONE && (!mine || mine[k] != SIZE_MAX))
+                my[row[k]]++;
+#pragma omp for schedule(static)
+        for (size_t r = 0; r < rows; r++)
+            for (int t = 0; t < nt; t++)
+                w[r] += h[(size_t)t * rows + r];
+    }
+    free(h);
+    return LOOM_OK;
+}
+
+/* worker[k]: the worker block (of W) that runs iteration k, by its row of
+ * A (iterations without one are dealt round-robin). */
+static inline int worker_of(const loom_plan *p, const uint64_t *arow, int W, long k)
+{
+    return arow[k] != NONE ? block_of(p->abounds, W, arow[k]) : (int)(k % W);
+}
+
 int loom_rotation_build(loom_plan *p)
 {
     int nr = loom_icv.nranks, me = loom_icv.rank, T = p->T, global = !p->local;
@@ -94,6 +126,7 @@ int loom_rotation_build(loom_plan *p)
     if (!arow || !brow || !cell || !p->abounds || !p->bbounds || !p->sub || !p->cell_off ||
         !p->iters)
         goto out;
+#pragma omp parallel for schedule(static)
     for (long k = 0; k < n; k++) {
         arow[k] = brow[k] = NONE;
         for (size_t x = p->acc.off[k]; x < p->acc.off[k + 1]; x++) {
@@ -105,11 +138,8 @@ int loom_rotation_build(loom_plan *p)
     }
     /* A: one block per worker, by histogram */
     if (A) {
-        if (!(wa = calloc(A->nunits, sizeof *wa)))
+        if (!(wa = calloc(A->nunits, sizeof *wa)) || histogram(arow, n, NULL, wa, A->nunits))
             goto out;
-        for (long k = 0; k < n; k++)
-            if (arow[k] != NONE)
-                wa[arow[k]]++;
         loom_balance(wa, 0, A->nunits, W, p->abounds);
         if (!global && nr > 1 && (rc = pinned_disjoint(A, wa)))
             goto out;
@@ -118,11 +148,8 @@ int loom_rotation_build(loom_plan *p)
     }
     /* B: R partitions (shared by all ranks), S sub-blocks each (this rank's) */
     if (B) {
-        if (!(wb = calloc(B->nunits, sizeof *wb)))
+        if (!(wb = calloc(B->nunits, sizeof *wb)) || histogram(brow, n, NULL, wb, B->nunits))
             goto out;
-        for (long k = 0; k < n; k++)
-            if (brow[k] != NONE)
-                wb[brow[k]]++;
         if (R > 1) {
             if (!global)
                 loom_allreduce(LOOM_IN_PLACE, wb, B->nunits, LOOM_INT32, LOOM_SUM);
@@ -134,10 +161,13 @@ int loom_rotation_build(loom_plan *p)
                 goto out;
             }
             memset(wb, 0, B->nunits * sizeof *wb); /* sub-blocks: this rank's work only */
+#pragma omp parallel for schedule(static)
             for (long k = 0; k < n; k++)
-                if (brow[k] != NONE && (!global || (arow[k] != NONE ?
-                        block_of(p->abounds, W, arow[k]) : (int)(k % W)) / T == me))
-                    wb[brow[k]]++;
+                cell[k] = !global || worker_of(p, arow, W, k) / T == me ? 0 : SIZE_MAX;
+            if (histogram(brow, n, cell, wb, B->nunits)) {
+                rc = LOOM_ERR_NOMEM;
+                goto out;
+            }
         } else {
             p->bbounds[1] = B->nunits;
         }
@@ -146,28 +176,36 @@ int loom_rotation_build(loom_plan *p)
                          p->sub + (size_t)q * (size_t)(S + 1));
     }
     /* cells */
-    int broken = loom_sched_break_next_plan && (S > 1 || R > 1);
+    int S1 = S;
+#pragma omp parallel for schedule(static)
     for (long k = 0; k < n; k++) {
-        int w = arow[k] != NONE ? block_of(p->abounds, W, arow[k]) : (int)(k % W);
+        int w = worker_of(p, arow, W, k);
         cell[k] = SIZE_MAX;
         if (global && w / T != me)
             continue; /* another rank's iteration */
-        int s = w % T, q = R > 1 ? me : 0, j = s % S;
+        int s = w % T, q = R > 1 ? me : 0, j = s % S1;
         if (brow[k] != NONE)
             q = loom_rotation_part(p, brow[k], &j);
-        if (broken && brow[k] != NONE) { /* the injected fault: a wrong cell */
-            if (S > 1)
-                j = (j + 1) % S;
-            else
-                q = (q + 1) % R;
-            broken = 0;
-            p->broken = 1;
-        }
-        cell[k] = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
+        cell[k] = ((size_t)q * (size_t)S1 + (size_t)j) * (size_t)T + (size_t)s;
     }
-    if (p->broken)
+    /* the injected fault (tests): the first iteration with a row of B goes
+     * to a wrong cell */
+    for (long k = 0; loom_sched_break_next_plan && (S > 1 || R > 1) && k < n; k++) {
+        if (brow[k] == NONE || cell[k] == SIZE_MAX)
+            continue;
+        size_t c = cell[k], s = c % (size_t)T, j = c / (size_t)T % (size_t)S,
+               q = c / (size_t)T / (size_t)S;
+        if (S > 1)
+            j = (j + 1) % (size_t)S;
+        else
+            q = (q + 1) % (size_t)R;
+        cell[k] = (q * (size_t)S + j) * (size_t)T + s;
+        p->broken = 1;
         loom_sched_break_next_plan = 0;
-    rc = loom_bucket(n, cell, ncell, p->cell_off, p->iters);
+    }
+    if (p->body.block && !(p->recs = malloc((size_t)(n + 1) * p->body.size)))
+        goto out;
+    rc = loom_bucket(n, cell, ncell, p->cell_off, p->iters, &p->body, p->recs);
 out:
     free(arow);
     free(brow);
@@ -210,12 +248,18 @@ static void run_worker(loom_plan *p, int q, int s, _Atomic int *hold)
         }
         spins = 0;
         size_t c = ((size_t)q * (size_t)S + (size_t)best) * (size_t)T + (size_t)s;
-        if (loom_icv.check_serial)
+        if (loom_icv.check_serial) { /* one iteration at a time, each checked */
             loom_check_hold(q, best);
-        for (size_t x = off[c]; x < off[c + 1]; x++)
-            loom_plan_iter(p, p->iters[x], 0);
-        if (loom_icv.check_serial)
+            for (size_t x = off[c]; x < off[c + 1]; x++)
+                loom_plan_iter(p, p->iters[x], 0);
             loom_check_hold(-1, -1);
+        } else if (p->recs) { /* the cell's records, contiguous: one call */
+            p->body.block(p->recs + off[c] * p->body.size, (long)(off[c + 1] - off[c]),
+                          p->body.ctx);
+        } else {
+            for (size_t x = off[c]; x < off[c + 1]; x++)
+                p->body.one(p->first + p->iters[x], p->body.ctx);
+        }
         atomic_store_explicit(&hold[best], 0, memory_order_release);
         visited[best] = 1;
         left--;
