@@ -20,7 +20,7 @@ int loom_collect(long lo, long hi, const loom_body *body,
     long n = hi > lo ? hi - lo : 0;
     memset(out, 0, sizeof *out);
     out->n = n;
-    if (!(out->off = malloc((size_t)(n + 1) * sizeof *out->off)))
+    if (!(out->off = loom_sched_alloc((size_t)(n + 1) * sizeof *out->off)))
         return LOOM_ERR_NOMEM;
     int nt = omp_get_max_threads(), fail = 0;
     struct loom_deps *part = calloc((size_t)nt, sizeof *part);
@@ -37,7 +37,7 @@ int loom_collect(long lo, long hi, const loom_body *body,
             long a = n * t / nt, b = n * (t + 1) / nt;
             struct loom_deps *d = &part[t];
             d->cap = 2 * (size_t)(b - a) + 16;
-            if (!(d->acc = malloc(d->cap * sizeof *d->acc))) {
+            if (!(d->acc = loom_sched_alloc(d->cap * sizeof *d->acc))) {
                 d->cap = 0;
                 fail = 1;
                 continue;
@@ -63,7 +63,7 @@ int loom_collect(long lo, long hi, const loom_body *body,
             for (int t = 0; t < nt; t++)
                 base[t + 1] = base[t] + part[t].n;
             out->nacc = base[nt];
-            out->acc = fail ? NULL : malloc((base[nt] ? base[nt] : 1) * sizeof *out->acc);
+            out->acc = fail ? NULL : loom_sched_alloc((base[nt] ? base[nt] : 1) * sizeof *out->acc);
         }
         for (int t = omp_get_thread_num(); t < nt && out->acc; t += T) {
             long a = n * t / nt, b = n * (t + 1) / nt;

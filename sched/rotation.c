@@ -76,7 +76,7 @@ static int pinned_disjoint(loom_dsm_alloc *A, const uint32_t *wa)
 /* Adds 1 to w[row[k]] for each k < n with a row (and, with mine, with
  * mine[k] != SIZE_MAX: this rank's iterations).  Parallel: a histogram per
  * thread, then summed.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-static int histogram(const uint64_t *row, long n, const size_t *mine, uint32_t *w, size_t rows)
+static int histogram(const uint64_t *row, long n, const uint64_t *mine, uint32_t *w, size_t rows)
 {
     int nt = omp_get_max_threads();
     uint32_t *h = calloc((size_t)nt * rows, sizeof *h);
@@ -87,7 +87,7 @@ static int histogram(const uint64_t *row, long n, const size_t *mine, uint32_t *
         uint32_t *my = h + (size_t)omp_get_thread_num() * rows;
 #pragma omp for schedule(static)
         for (long k = 0; k < n; k++)
-            if (row[k] != NONE && (!mine || mine[k] != SIZE_MAX))
+            if (row[k] != NONE && (!mine || mine[k] != NONE))
                 my[row[k]]++;
 #pragma omp for schedule(static)
         for (size_t r = 0; r < rows; r++)
@@ -112,17 +112,17 @@ int loom_rotation_build(loom_plan *p)
     loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
     loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
     int R = p->R = B && nr > 1 ? nr : 1, S = p->S = T == 1 ? 1 : SUBS * T, W = global ? nr * T : T;
-    uint64_t *arow = malloc((size_t)(n + 1) * sizeof *arow);
-    uint64_t *brow = malloc((size_t)(n + 1) * sizeof *brow);
-    size_t *cell = malloc((size_t)(n + 1) * sizeof *cell);
+    uint64_t *arow = loom_sched_alloc((size_t)(n + 1) * sizeof *arow);
+    uint64_t *brow = loom_sched_alloc((size_t)(n + 1) * sizeof *brow);
+    uint64_t *cell = loom_sched_alloc((size_t)(n + 1) * sizeof *cell);
     p->abounds = malloc((size_t)(W + 1) * sizeof *p->abounds);
     p->bbounds = calloc((size_t)R + 1, sizeof *p->bbounds);
     p->sub = calloc((size_t)R * (size_t)(S + 1), sizeof *p->sub);
     size_t ncell = (size_t)R * (size_t)S * (size_t)T;
     p->cell_off = calloc(ncell + 1, sizeof *p->cell_off);
-    p->iters = malloc((size_t)(n + 1) * sizeof *p->iters);
+    p->iters = loom_sched_alloc((size_t)(n + 1) * sizeof *p->iters);
     int rc = LOOM_ERR_NOMEM;
-    uint32_t *wa = NULL, *wb = NULL;
+    uint32_t *wa = NULL, *wb = NULL, *byrow = NULL;
     if (!arow || !brow || !cell || !p->abounds || !p->bbounds || !p->sub || !p->cell_off ||
         !p->iters)
         goto out;
@@ -163,7 +163,7 @@ int loom_rotation_build(loom_plan *p)
             memset(wb, 0, B->nunits * sizeof *wb); /* sub-blocks: this rank's work only */
 #pragma omp parallel for schedule(static)
             for (long k = 0; k < n; k++)
-                cell[k] = !global || worker_of(p, arow, W, k) / T == me ? 0 : SIZE_MAX;
+                cell[k] = !global || worker_of(p, arow, W, k) / T == me ? 0 : NONE;
             if (histogram(brow, n, cell, wb, B->nunits)) {
                 rc = LOOM_ERR_NOMEM;
                 goto out;
@@ -180,7 +180,7 @@ int loom_rotation_build(loom_plan *p)
 #pragma omp parallel for schedule(static)
     for (long k = 0; k < n; k++) {
         int w = worker_of(p, arow, W, k);
-        cell[k] = SIZE_MAX;
+        cell[k] = NONE;
         if (global && w / T != me)
             continue; /* another rank's iteration */
         int s = w % T, q = R > 1 ? me : 0, j = s % S1;
@@ -191,22 +191,36 @@ int loom_rotation_build(loom_plan *p)
     /* the injected fault (tests): the first iteration with a row of B goes
      * to a wrong cell */
     for (long k = 0; loom_sched_break_next_plan && (S > 1 || R > 1) && k < n; k++) {
-        if (brow[k] == NONE || cell[k] == SIZE_MAX)
+        if (brow[k] == NONE || cell[k] == NONE)
             continue;
-        size_t c = cell[k], s = c % (size_t)T, j = c / (size_t)T % (size_t)S,
-               q = c / (size_t)T / (size_t)S;
+        uint64_t c = cell[k], s = c % (uint64_t)T, j = c / (uint64_t)T % (uint64_t)S,
+                 q = c / (uint64_t)T / (uint64_t)S;
         if (S > 1)
-            j = (j + 1) % (size_t)S;
+            j = (j + 1) % (uint64_t)S;
         else
-            q = (q + 1) % (size_t)R;
-        cell[k] = (q * (size_t)S + j) * (size_t)T + s;
+            q = (q + 1) % (uint64_t)R;
+        cell[k] = (q * (uint64_t)S + j) * (uint64_t)T + s;
         p->broken = 1;
         loom_sched_break_next_plan = 0;
     }
-    if (p->body.block && !(p->recs = malloc((size_t)(n + 1) * p->body.size)))
+    if (p->body.block && !(p->recs = loom_sched_alloc((size_t)(n + 1) * p->body.size)))
         goto out;
-    rc = loom_bucket(n, cell, ncell, p->cell_off, p->iters, &p->body, p->recs);
+    /* the layout: by cell, and inside a cell by row of A (pass 1 orders
+     * the iterations by A's row, pass 2 buckets them by cell stably) */
+    if (A) {
+        size_t *aoff = malloc((A->nunits + 1) * sizeof *aoff);
+        rc = aoff ? loom_bucket(n, arow, A->nunits, NULL, aoff, p->iters, NULL, NULL)
+                  : LOOM_ERR_NOMEM;
+        free(aoff);
+        if (!rc && !(byrow = loom_sched_alloc((size_t)(n + 1) * sizeof *byrow)))
+            rc = LOOM_ERR_NOMEM;
+        if (rc)
+            goto out;
+        memcpy(byrow, p->iters, (size_t)n * sizeof *byrow);
+    }
+    rc = loom_bucket(n, cell, ncell, byrow, p->cell_off, p->iters, &p->body, p->recs);
 out:
+    free(byrow);
     free(arow);
     free(brow);
     free(cell);

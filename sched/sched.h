@@ -138,13 +138,18 @@ int loom_plan_run(loom_plan *p);
  * bounds[0] = lo, bounds[k] = hi. w may be NULL (equal rows). */
 void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
 /* ---- layout.c ------------------------------------------------------------ */
-/* Group iterations 0..n-1 by cell (SIZE_MAX: none), in index order inside
- * a cell: off[ncell + 1] and iters get the CSR lists.  With recs, also
- * copies record k of b (b->data, b->size bytes each) to recs at the
- * position of k in iters.  Parallel over this rank's threads; not
- * collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-int loom_bucket(long n, const size_t *cell, size_t ncell, size_t *off, uint32_t *iters,
-                const loom_body *b, char *recs);
+/* malloc for a plan's large arrays (free with free): 2 MiB-aligned and
+ * marked for transparent huge pages, so planning 10^7 iterations takes
+ * thousands of page faults, not millions.  NULL when out of memory. */
+void *loom_sched_alloc(size_t bytes);
+/* Group iterations 0..n-1 by cell (UINT64_MAX: none): off[ncell + 1] and
+ * iters get the CSR lists.  Inside a cell iterations keep the order of
+ * `order` (a permutation of 0..n-1), or index order when it is NULL.
+ * With recs, also copies record k of b (b->data, b->size bytes each) to
+ * recs at the position of k in iters.  Parallel over this rank's threads;
+ * not collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
+int loom_bucket(long n, const uint64_t *cell, size_t ncell, const uint32_t *order, size_t *off,
+                uint32_t *iters, const loom_body *b, char *recs);
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
 void loom_plan_prefetch(loom_plan *p, int phase);
