@@ -33,7 +33,7 @@ void *loom_sched_alloc(size_t bytes)
     return p;
 }
 
-int loom_bucket(long n, const uint64_t *cell, size_t ncell, const uint32_t *order, size_t *off,
+int loom_bucket(long n, const uint32_t *cell, size_t ncell, const uint32_t *order, size_t *off,
                 uint32_t *iters, const loom_body *b, char *recs)
 {
     int T = omp_get_max_threads();
@@ -47,7 +47,7 @@ int loom_bucket(long n, const uint64_t *cell, size_t ncell, const uint32_t *orde
         size_t *mine = pos + (size_t)t * (ncell + 1);
         for (long x = a; x < z; x++) {
             long k = order ? order[x] : x;
-            if (cell[k] != UINT64_MAX)
+            if (cell[k] != UINT32_MAX)
                 mine[cell[k]]++;
         }
 #pragma omp barrier
@@ -67,7 +67,7 @@ int loom_bucket(long n, const uint64_t *cell, size_t ncell, const uint32_t *orde
         size_t sz = b ? b->size : 0;
         for (long y = a; y < z; y++) {
             long k = order ? order[y] : y;
-            if (cell[k] == UINT64_MAX)
+            if (cell[k] == UINT32_MAX)
                 continue;
             size_t x = mine[cell[k]]++;
             iters[x] = (uint32_t)k;

@@ -60,13 +60,15 @@ static void arrays_of(const loom_accset *s, int global, int32_t *touched, int32_
 /* 1 if every iteration touches at most one row of each written array. */
 static int one_row_each(const loom_accset *s, const int32_t *written)
 {
+    int ok = 1;
+#pragma omp parallel for schedule(static) reduction(&& : ok)
     for (long k = 0; k < s->n; k++)
         for (size_t x = s->off[k]; x < s->off[k + 1]; x++)
             for (size_t y = s->off[k]; y < x; y++)
                 if (s->acc[x].alloc == s->acc[y].alloc && written[s->acc[x].alloc] &&
                     s->acc[x].row != s->acc[y].row)
-                    return 0;
-    return 1;
+                    ok = 0;
+    return ok;
 }
 
 static int is_ring(int id) { return loom_allocs[id]->policy == &loom_policy_ring; }

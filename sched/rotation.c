@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT64_MAX
+#define NONE UINT32_MAX
 #define SUBS 2 /* sub-blocks per thread in a partition: room for a free thread to move on */
 
 
@@ -76,7 +76,7 @@ static int pinned_disjoint(loom_dsm_alloc *A, const uint32_t *wa)
 /* Adds 1 to w[row[k]] for each k < n with a row (and, with mine, with
  * mine[k] != SIZE_MAX: this rank's iterations).  Parallel: a histogram per
  * thread, then summed.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-static int histogram(const uint64_t *row, long n, const uint64_t *mine, uint32_t *w, size_t rows)
+static int histogram(const uint32_t *row, long n, const uint32_t *mine, uint32_t *w, size_t rows)
 {
     int nt = omp_get_max_threads();
     uint32_t *h = calloc((size_t)nt * rows, sizeof *h);
@@ -100,7 +100,7 @@ static int histogram(const uint64_t *row, long n, const uint64_t *mine, uint32_t
 
 /* worker[k]: the worker block (of W) that runs iteration k, by its row of
  * A (iterations without one are dealt round-robin). */
-static inline int worker_of(const loom_plan *p, const uint64_t *arow, int W, long k)
+static inline int worker_of(const loom_plan *p, const uint32_t *arow, int W, long k)
 {
     return arow[k] != NONE ? block_of(p->abounds, W, arow[k]) : (int)(k % W);
 }
@@ -112,9 +112,9 @@ int loom_rotation_build(loom_plan *p)
     loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
     loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
     int R = p->R = B && nr > 1 ? nr : 1, S = p->S = T == 1 ? 1 : SUBS * T, W = global ? nr * T : T;
-    uint64_t *arow = loom_sched_alloc((size_t)(n + 1) * sizeof *arow);
-    uint64_t *brow = loom_sched_alloc((size_t)(n + 1) * sizeof *brow);
-    uint64_t *cell = loom_sched_alloc((size_t)(n + 1) * sizeof *cell);
+    uint32_t *arow = loom_sched_alloc((size_t)(n + 1) * sizeof *arow);
+    uint32_t *brow = loom_sched_alloc((size_t)(n + 1) * sizeof *brow);
+    uint32_t *cell = loom_sched_alloc((size_t)(n + 1) * sizeof *cell);
     p->abounds = malloc((size_t)(W + 1) * sizeof *p->abounds);
     p->bbounds = calloc((size_t)R + 1, sizeof *p->bbounds);
     p->sub = calloc((size_t)R * (size_t)(S + 1), sizeof *p->sub);
@@ -193,13 +193,13 @@ int loom_rotation_build(loom_plan *p)
     for (long k = 0; loom_sched_break_next_plan && (S > 1 || R > 1) && k < n; k++) {
         if (brow[k] == NONE || cell[k] == NONE)
             continue;
-        uint64_t c = cell[k], s = c % (uint64_t)T, j = c / (uint64_t)T % (uint64_t)S,
-                 q = c / (uint64_t)T / (uint64_t)S;
+        uint32_t c = cell[k], s = c % (uint32_t)T, j = c / (uint32_t)T % (uint32_t)S,
+                 q = c / (uint32_t)T / (uint32_t)S;
         if (S > 1)
-            j = (j + 1) % (uint64_t)S;
+            j = (j + 1) % (uint32_t)S;
         else
-            q = (q + 1) % (uint64_t)R;
-        cell[k] = (q * (uint64_t)S + j) * (uint64_t)T + s;
+            q = (q + 1) % (uint32_t)R;
+        cell[k] = (q * (uint32_t)S + j) * (uint32_t)T + s;
         p->broken = 1;
         loom_sched_break_next_plan = 0;
     }

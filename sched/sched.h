@@ -22,12 +22,15 @@
 
 #include <stdint.h>
 
-/* One access of one iteration: a row of allocation `alloc` (its id). */
+/* One access of one iteration: a row of allocation `alloc` (its id).  8
+ * bytes, as a plan of 10^7 iterations holds 2·10^7 of them: a loop may
+ * name rows below 2^32 only (access.c says so otherwise). */
 typedef struct loom_acc {
-    uint64_t row;
-    uint32_t alloc;
-    uint32_t write;
+    uint32_t row;
+    uint16_t alloc;
+    uint16_t write;
 } loom_acc;
+#define LOOM_ACC_ROWS UINT32_MAX
 
 /* The access sets of n iterations, CSR: iteration k's accesses are
  * acc[off[k] .. off[k+1]). */
@@ -42,6 +45,7 @@ void loom_accset_free(loom_accset *s);
 struct loom_deps {          /* what loom_reads/writes append to */
     loom_acc *acc;
     size_t n, cap;
+    int borrowed;           /* acc is a slice of a larger array: copy to grow */
 };
 
 /* A loop body: per iteration one(i, ctx), per range range(lo, hi, ctx),
@@ -142,13 +146,13 @@ void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds
  * marked for transparent huge pages, so planning 10^7 iterations takes
  * thousands of page faults, not millions.  NULL when out of memory. */
 void *loom_sched_alloc(size_t bytes);
-/* Group iterations 0..n-1 by cell (UINT64_MAX: none): off[ncell + 1] and
+/* Group iterations 0..n-1 by cell (UINT32_MAX: none): off[ncell + 1] and
  * iters get the CSR lists.  Inside a cell iterations keep the order of
  * `order` (a permutation of 0..n-1), or index order when it is NULL.
  * With recs, also copies record k of b (b->data, b->size bytes each) to
  * recs at the position of k in iters.  Parallel over this rank's threads;
  * not collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-int loom_bucket(long n, const uint64_t *cell, size_t ncell, const uint32_t *order, size_t *off,
+int loom_bucket(long n, const uint32_t *cell, size_t ncell, const uint32_t *order, size_t *off,
                 uint32_t *iters, const loom_body *b, char *recs);
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
