@@ -13,6 +13,11 @@
  *           (each record is its iteration's number), laid out in plan
  *           order by the loop
  *
+ *   for_serial inline [local]
+ *     LOOM_FOR, the inlined data-parallel loop: every iteration of the
+ *     job's range (or, local, of every rank's own range) runs exactly once
+ *     over all ranks and threads.
+ *
  * Every iteration reads the rows it writes, mixes their hashes with its
  * id, writes the mix back and appends its id to each row's log.  Rank 0
  * then checks: every iteration appears exactly once in every row it
@@ -218,8 +223,34 @@ static int verify(row_t *fa, row_t *fb, row_t *fc)
     return 0;
 }
 
+/* LOOM_FOR: counts per iteration summed over ranks must all be 1. */
+static int inline_loop(int loc)
+{
+    int R = loom_size(), me = loom_rank();
+    long n = loc ? 1000 + me : 10007, total = loc ? 1000L * R + (long)R * (R - 1) / 2 : n;
+    int32_t *cnt = calloc((size_t)total, sizeof *cnt);
+    long first = loc ? 1000L * me + (long)me * (me - 1) / 2 : 0; /* this rank's ids */
+    LOOM_FOR(i, 0, n, &(loom_for_opts){.local = loc})
+        __atomic_add_fetch(&cnt[first + i], 1, __ATOMIC_RELAXED);
+    loom_allreduce(LOOM_IN_PLACE, cnt, (size_t)total, LOOM_INT32, LOOM_SUM);
+    long bad = 0;
+    for (long i = 0; i < total; i++)
+        bad += cnt[i] != 1;
+    if (me == 0)
+        printf("%s - LOOM_FOR ran each of %ld iterations exactly once (%ld wrong)\n",
+               bad ? "not ok" : "ok", total, bad);
+    free(cnt);
+    loom_finalize();
+    return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "inline")) {
+        if (loom_init(&argc, &argv))
+            return 2;
+        return inline_loop(argc > 2 && !strcmp(argv[2], "local"));
+    }
     if (argc < 4 || loom_init(&argc, &argv))
         return 2;
     rotation = !strcmp(argv[1], "rotation");

@@ -9,9 +9,10 @@
 # and a deps callback that names the wrong row, must be caught with both
 # iterations and the row named.  The same again as loom_for_records (a
 # block body over records the loop lays out in plan order), on 1-3 ranks,
-# with the checker catching broken plans through the block body.
+# with the checker catching broken plans through the block body; and
+# LOOM_FOR, the inlined data-parallel loop, runs every iteration once.
 . "$(dirname "$0")/../lib.sh"
-plan 51
+plan 57
 i=0
 for n in 1 2 3 4; do
     for t in 1 2; do
@@ -35,6 +36,14 @@ for nt in "1 2" "2 2" "3 1"; do
         [ $rc -eq 0 ] && has "$T/o" "ok - every iteration ran exactly once" &&
             has "$T/o" "ok - the result equals the serial order found"
         ok $? "records: $m, $1 rank(s) x $2 thread(s), LOOM_CHECK=$chk"
+    done
+done
+for nt in "1 2" "2 1" "3 2"; do
+    set -- $nt
+    for loc in "" local; do
+        OMP_NUM_THREADS=$2 run_job "$T/i" "$LOOMRUN" -n $1 "$B/tests/bin/for_serial" inline $loc
+        [ $rc -eq 0 ] && has "$T/i" "ok - LOOM_FOR ran each of [0-9]+ iterations exactly once"
+        ok $? "LOOM_FOR ${loc:-global}, $1 rank(s) x $2 thread(s)"
     done
 done
 broken() { # NAME RANKS THREADS ARGS... : the checker must stop the job
