@@ -105,6 +105,52 @@ static inline int worker_of(const loom_plan *p, const uint32_t *arow, int W, lon
     return arow[k] != NONE ? block_of(p->abounds, W, arow[k]) : (int)(k % W);
 }
 
+/* Contract: fills p->cell_off, p->iters (and p->recs) with the
+ * iterations by cell (q, j, s), ordered inside a cell by row of A, so a
+ * cell walks its rows of A in order.  When every iteration of this rank
+ * has a row of A and the keys fit, that is one histogram-and-scatter over
+ * the key (q, j, row of A): worker s's rows of A are the contiguous range
+ * abounds[base + s ...], so each cell is a run of keys.  Otherwise two
+ * stable passes, by row of A (into *byrow) and then by cell.  cell[] may
+ * be rewritten.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
+static int layout(loom_plan *p, long n, const uint32_t *arow, uint32_t *cell, size_t ncell,
+                  int base, uint32_t **byrow)
+{
+    int T = p->T;
+    size_t nA = p->a_id >= 0 ? loom_allocs[p->a_id]->nunits : 0, nqj = ncell / (size_t)T;
+    if (!nA)
+        return loom_bucket(n, cell, ncell, NULL, p->cell_off, p->iters, &p->body, p->recs);
+    long unplaced = 0;
+#pragma omp parallel for schedule(static) reduction(+ : unplaced)
+    for (long k = 0; k < n; k++)
+        unplaced += cell[k] != NONE && arow[k] == NONE;
+    if (!unplaced && (uint64_t)nqj * nA < NONE) {
+        size_t *koff = malloc((nqj * nA + 1) * sizeof *koff);
+        if (!koff)
+            return LOOM_ERR_NOMEM;
+#pragma omp parallel for schedule(static)
+        for (long k = 0; k < n; k++)
+            if (cell[k] != NONE)
+                cell[k] = cell[k] / (uint32_t)T * (uint32_t)nA + arow[k];
+        int rc = loom_bucket(n, cell, nqj * nA, NULL, koff, p->iters, &p->body, p->recs);
+        for (size_t qj = 0; qj < nqj; qj++)
+            for (int s = 0; s < T; s++)
+                p->cell_off[qj * (size_t)T + (size_t)s] = koff[qj * nA + p->abounds[base + s]];
+        p->cell_off[ncell] = koff[nqj * nA];
+        free(koff);
+        return rc;
+    }
+    size_t *aoff = malloc((nA + 1) * sizeof *aoff);
+    int rc = aoff ? loom_bucket(n, arow, nA, NULL, aoff, p->iters, NULL, NULL) : LOOM_ERR_NOMEM;
+    free(aoff);
+    if (!rc && !(*byrow = loom_sched_alloc((size_t)(n + 1) * sizeof **byrow)))
+        rc = LOOM_ERR_NOMEM;
+    if (rc)
+        return rc;
+    memcpy(*byrow, p->iters, (size_t)n * sizeof **byrow);
+    return loom_bucket(n, cell, ncell, *byrow, p->cell_off, p->iters, &p->body, p->recs);
+}
+
 int loom_rotation_build(loom_plan *p)
 {
     int nr = loom_icv.nranks, me = loom_icv.rank, T = p->T, global = !p->local;
@@ -205,20 +251,7 @@ int loom_rotation_build(loom_plan *p)
     }
     if (p->body.block && !(p->recs = loom_sched_alloc((size_t)(n + 1) * p->body.size)))
         goto out;
-    /* the layout: by cell, and inside a cell by row of A (pass 1 orders
-     * the iterations by A's row, pass 2 buckets them by cell stably) */
-    if (A) {
-        size_t *aoff = malloc((A->nunits + 1) * sizeof *aoff);
-        rc = aoff ? loom_bucket(n, arow, A->nunits, NULL, aoff, p->iters, NULL, NULL)
-                  : LOOM_ERR_NOMEM;
-        free(aoff);
-        if (!rc && !(byrow = loom_sched_alloc((size_t)(n + 1) * sizeof *byrow)))
-            rc = LOOM_ERR_NOMEM;
-        if (rc)
-            goto out;
-        memcpy(byrow, p->iters, (size_t)n * sizeof *byrow);
-    }
-    rc = loom_bucket(n, cell, ncell, byrow, p->cell_off, p->iters, &p->body, p->recs);
+    rc = layout(p, n, arow, cell, ncell, global ? me * T : 0, &byrow);
 out:
     free(byrow);
     free(arow);
