@@ -222,17 +222,16 @@ int loom_rotation_build(loom_plan *p)
                          p->sub + (size_t)q * (size_t)(S + 1));
     }
     /* cells */
-    int S1 = S;
 #pragma omp parallel for schedule(static)
     for (long k = 0; k < n; k++) {
         int w = worker_of(p, arow, W, k);
         cell[k] = NONE;
         if (global && w / T != me)
             continue; /* another rank's iteration */
-        int s = w % T, q = R > 1 ? me : 0, j = s % S1;
+        int s = w % T, q = R > 1 ? me : 0, j = s % S;
         if (brow[k] != NONE)
             q = loom_rotation_part(p, brow[k], &j);
-        cell[k] = ((size_t)q * (size_t)S1 + (size_t)j) * (size_t)T + (size_t)s;
+        cell[k] = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
     }
     /* the injected fault (tests): the first iteration with a row of B goes
      * to a wrong cell */
