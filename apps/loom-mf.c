@@ -45,28 +45,29 @@ struct opts {
     unsigned long long seed;
 };
 
-/* What the loop body reads: the ratings, the model and this epoch's step. */
+/* What the loop body reads: the ratings (for deps), the model and this
+ * epoch's rates; each thread sums its updates' squared errors in its own
+ * slot (a cache line apart). */
+#define SLOT 8
 struct job {
     const loom_rating *v;
-    float *W, *H;
-    int K;
-    float step, lambda;
+    loom_mf m;
+    double *loss;
 };
 
-static void sgd(long k, void *ctx)
+/* The block body: the kernel's loop over a block of ratings. */
+static void sgd(const void *recs, long n, void *ctx)
 {
     struct job *j = ctx;
-    const loom_rating *x = &j->v[k];
-    loom_mf_update(j->W + (size_t)x->u * j->K, j->H + (size_t)x->i * j->K, j->K, x->r, j->step,
-                   j->lambda);
-    loom_report_tick(1);
+    j->loss[omp_get_thread_num() * SLOT] += loom_mf_block(recs, n, &j->m);
+    loom_report_tick(n);
 }
 
 static void sgd_deps(long k, loom_deps *d, void *ctx)
 {
     struct job *j = ctx;
-    loom_writes(d, j->W, (size_t)j->v[k].u);
-    loom_writes(d, j->H, (size_t)j->v[k].i);
+    loom_writes(d, j->m.W, (size_t)j->v[k].u);
+    loom_writes(d, j->m.H, (size_t)j->v[k].i);
 }
 
 static void usage(FILE *f)
@@ -77,8 +78,8 @@ static void usage(FILE *f)
             "               [--model DIR] [--serial]\n"
             "  --rank K      factors per row (default 20)\n"
             "  --epochs N    passes over the training ratings (default 30)\n"
-            "  --step G      SGD step size (default 0.02); epoch e uses G * D^(e-1)\n"
-            "  --decay D     step decay per epoch, 0 < D <= 1 (default 0.9)\n"
+            "  --step G      SGD step size (default 0.03); epoch e uses G * D^(e-1)\n"
+            "  --decay D     step decay per epoch, 0 < D <= 1 (default 0.95)\n"
             "  --lambda L    L2 regularization (default 0.08)\n"
             "  --seed S      model initialization seed (default 1)\n"
             "  --log FILE    CSV log: iter,samples,seconds,train_obj,train_rmse,test_rmse\n"
@@ -90,7 +91,7 @@ static void usage(FILE *f)
  * -1; 1 after --help. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){.K = 20, .epochs = 30, .step = 0.02, .decay = 0.9, .lambda = 0.08,
+    *o = (struct opts){.K = 20, .epochs = 30, .step = 0.03, .decay = 0.95, .lambda = 0.08,
                        .seed = 1};
     const loom_flag flags[] = {
         {"--train", LOOM_FLAG_STR, &o->train},   {"--test", LOOM_FLAG_STR, &o->test},
@@ -128,29 +129,36 @@ static void load(const char *path, const loom_user_range *keep, loom_ratings *ou
 }
 
 /* W (all users, this rank's block filled) and H gathered onto rank 0 and
- * written to DIR/W.txt and DIR/H.txt.  Collective. */
+ * written to DIR: W.txt and H.txt (factors), user_bias.txt, item_bias.txt
+ * and mean.txt.  Collective. */
 static void save_model(const char *dir, float *W, const float *H, int32_t nu, int32_t ni,
-                       int K, const loom_user_range *mine)
+                       int K, int D, float mu, const loom_user_range *mine)
 {
-    size_t nw = (size_t)nu * (size_t)K;
+    size_t nw = (size_t)nu * (size_t)D;
     float *all = calloc(nw ? nw : 1, sizeof *all);
     if (!all)
         loom_abort(1, "loom-mf: out of memory saving the model");
-    memcpy(all + (size_t)mine->lo * K, W + (size_t)mine->lo * K,
-           (size_t)(mine->hi - mine->lo) * K * sizeof *all);
+    memcpy(all + (size_t)mine->lo * D, W + (size_t)mine->lo * D,
+           (size_t)(mine->hi - mine->lo) * D * sizeof *all);
     loom_allreduce(LOOM_IN_PLACE, all, nw, LOOM_FLOAT, LOOM_SUM); /* others' rows are 0 */
     if (loom_rank() == 0) {
-        char p[4096];
         if (mkdir(dir, 0777) && errno != EEXIST)
             loom_abort(1, "loom-mf: %s: %s", dir, strerror(errno));
-        snprintf(p, sizeof p, "%s/W.txt", dir);
-        if (loom_mf_save(p, all, nu, K))
+        const struct { const char *name; const float *M; int32_t rows; int c0, nc; } f[4] = {
+            {"W.txt", all, nu, 0, K}, {"H.txt", H, ni, 0, K},
+            {"user_bias.txt", all, nu, K, 1}, {"item_bias.txt", H, ni, K, 1}};
+        char p[4096];
+        for (int x = 0; x < 4; x++) {
+            snprintf(p, sizeof p, "%s/%s", dir, f[x].name);
+            if (loom_mf_save(p, f[x].M, f[x].rows, D, f[x].c0, f[x].nc))
+                loom_abort(1, "loom-mf: %s: %s", p, strerror(errno));
+        }
+        snprintf(p, sizeof p, "%s/mean.txt", dir);
+        FILE *m = fopen(p, "w");
+        if (!m || fprintf(m, "%.9g\n", mu) < 0 || fclose(m))
             loom_abort(1, "loom-mf: %s: %s", p, strerror(errno));
-        snprintf(p, sizeof p, "%s/H.txt", dir);
-        if (loom_mf_save(p, H, ni, K))
-            loom_abort(1, "loom-mf: %s: %s", p, strerror(errno));
-        printf("loom-mf: model saved to %s/W.txt (%d x %d) and %s/H.txt (%d x %d)\n", dir, nu,
-               K, dir, ni, K);
+        printf("loom-mf: model saved to %s: W.txt (%d x %d), H.txt (%d x %d), user_bias.txt, "
+               "item_bias.txt, mean.txt\n", dir, nu, K, ni, K);
     }
     free(all);
 }
@@ -169,44 +177,64 @@ int main(int argc, char **argv)
     if (o.serial && R > 1)
         loom_abort(2, "loom-mf: --serial runs on one rank (got %d)", R);
 
-    /* Pass 1 sizes the model; pass 2 keeps this rank's block of users. */
+    /* One read of each file; every rank then keeps its block of users,
+     * split by rating count. */
     loom_ratings tr, te;
-    loom_user_range none = {0, 0}, mine;
-    load(o.train, &none, &tr);
-    load(o.test, &none, &te);
+    loom_user_range mine;
+    load(o.train, NULL, &tr);
+    load(o.test, NULL, &te);
     int32_t nu = tr.nusers > te.nusers ? tr.nusers : te.nusers;
     int32_t ni = tr.nitems > te.nitems ? tr.nitems : te.nitems;
     int64_t ntrain = tr.nfile, ntest = te.nfile;
-    loom_ratings_block(nu, me, R, &mine);
-    load(o.train, &mine, &tr);
-    load(o.test, &mine, &te);
-    double mean[2] = {tr.sum, (double)tr.n};
-    loom_allreduce(LOOM_IN_PLACE, mean, 2, LOOM_DOUBLE, LOOM_SUM);
     if (ntrain == 0 || ntest == 0)
         loom_abort(1, "loom-mf: %s has no ratings", ntrain ? o.test : o.train);
+    float mu = (float)(tr.sum / (double)tr.n);
+    loom_ratings_split(&tr, nu, me, R, &mine);
+    loom_ratings_keep(&tr, &mine);
+    loom_ratings_keep(&te, &mine);
     if (me == 0)
         printf("loom-mf: %lld training and %lld test ratings, %d users x %d items, rank %d, "
                "%d rank(s) x %d thread(s)%s\n", (long long)ntrain, (long long)ntest, nu, ni, o.K,
                R, omp_get_max_threads(), o.serial ? ", serial twin" : "");
 
+    /* Training ratings per user (this rank's) and per item (all ranks'):
+     * rows with none stay zero, and test ratings that meet one are counted. */
+    uint32_t *cu = calloc((size_t)nu + 1, sizeof *cu), *ci = calloc((size_t)ni + 1, sizeof *ci);
+    if (!cu || !ci)
+        loom_abort(1, "loom-mf: out of memory counting ratings");
+    for (int64_t k = 0; k < tr.n; k++)
+        cu[tr.v[k].u]++, ci[tr.v[k].i]++;
+    loom_allreduce(LOOM_IN_PLACE, ci, (size_t)ni, LOOM_INT32, LOOM_SUM);
+    int64_t unseen[2] = {0, 0};
+    for (int64_t k = 0; k < te.n; k++)
+        unseen[0] += !cu[te.v[k].u], unseen[1] += !ci[te.v[k].i];
+    loom_allreduce(LOOM_IN_PLACE, unseen, 2, LOOM_INT64, LOOM_SUM);
+    if (me == 0 && (unseen[0] || unseen[1]))
+        printf("loom-mf: %lld test ratings of users and %lld of items unseen in training: "
+               "predicted from the mean and the known bias\n", (long long)unseen[0],
+               (long long)unseen[1]);
+
     /* The model: W local to each rank, H rotating on the ring. */
-    size_t row = (size_t)o.K * sizeof(float);
+    int D = loom_mf_stride(o.K);
+    size_t row = (size_t)D * sizeof(float);
     float *W = loom_alloc((size_t)nu * row, &(loom_alloc_opts){.name = "W",
                           .unit = LOOM_UNIT_ROW, .row_size = row, .coherence = "local"});
     float *H = loom_alloc((size_t)ni * row, &(loom_alloc_opts){.name = "H",
                           .unit = LOOM_UNIT_ROW, .row_size = row, .coherence = "ring"});
     if (!W || !H)
         loom_abort(1, "loom-mf: cannot allocate the model (%d + %d rows of %d floats)", nu, ni,
-                   o.K);
+                   D);
     size_t hfirst, hn;
     loom_ring_part(H, NULL, NULL, &hfirst, &hn);
     int done = (int)loom_clock_now(); /* epochs before a restart: W and H came back */
     if (!loom_restarted()) {
-        loom_mf_init_rows(W + (size_t)mine.lo * o.K, mine.lo, mine.hi - mine.lo, o.K,
-                          mean[0] / mean[1], o.seed);
-        loom_mf_init_rows(H + hfirst * o.K, (int64_t)hfirst, (int64_t)hn, o.K,
-                          mean[0] / mean[1], o.seed ^ 0x9e3779b97f4a7c15ULL);
+        loom_mf_init_rows(W + (size_t)mine.lo * D, mine.lo, mine.hi - mine.lo, o.K, D,
+                          cu + mine.lo, o.seed);
+        loom_mf_init_rows(H + hfirst * D, (int64_t)hfirst, (int64_t)hn, o.K, D, ci + hfirst,
+                          o.seed ^ 0x9e3779b97f4a7c15ULL);
     }
+    free(cu);
+    free(ci);
 
     char err[512] = "", msg[600];
     loom_report *rep = loom_report_open("loom-mf", o.log,
@@ -214,24 +242,31 @@ int main(int argc, char **argv)
                                         err, sizeof err);
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(!rep, msg);
-    struct job j = {tr.v, W, H, o.K, (float)o.step, (float)o.lambda};
+    int T = omp_get_max_threads();
+    struct job j = {tr.v, {W, H, o.K, D, mu, 0, (float)o.lambda},
+                    calloc((size_t)T * SLOT, sizeof(double))};
+    if (!j.loss)
+        loom_abort(1, "loom-mf: out of memory");
     double busy = 0, test_rmse = NAN;
     for (int e = done + 1; e <= o.epochs; e++) {
-        j.step = (float)(o.step * pow(o.decay, e - 1));
+        j.m.step = (float)(o.step * pow(o.decay, e - 1));
+        memset(j.loss, 0, (size_t)T * SLOT * sizeof *j.loss);
         loom_report_begin(rep, e, tr.n);
         double t0 = loom_wtime();
         if (o.serial)
-            loom_mf_epoch(tr.v, tr.n, W, H, o.K, j.step, j.lambda);
-        else if (loom_for(0, tr.n, sgd, &j, &(loom_for_opts){.schedule = LOOM_SERIALIZABLE,
-                          .deps = sgd_deps, .local = 1, .repeated = 1}))
+            j.loss[0] = loom_mf_block(tr.v, tr.n, &j.m);
+        else if (loom_for_records(tr.v, sizeof *tr.v, tr.n, sgd, &j,
+                                  &(loom_for_opts){.schedule = LOOM_SERIALIZABLE,
+                                                   .deps = sgd_deps, .local = 1, .repeated = 1}))
             loom_abort(1, "loom-mf: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         loom_ring_collect(H);
-        double hnorm = loom_mf_sq_norm(H, ni, o.K); /* now: after the allreduce, the next
-                                                       epoch's ring hand-offs may land in H */
-        double s[3] = {loom_mf_sq_error(tr.v, tr.n, W, H, o.K),
-                       loom_mf_sq_error(te.v, te.n, W, H, o.K),
-                       loom_mf_sq_norm(W + (size_t)mine.lo * o.K, mine.hi - mine.lo, o.K)};
+        double hnorm = loom_mf_sq_norm(H, ni, o.K, D); /* now: after the allreduce, the next
+                                                         epoch's ring hand-offs may land in H */
+        double s[3] = {0, loom_mf_sq_error(te.v, te.n, &j.m),
+                       loom_mf_sq_norm(W + (size_t)mine.lo * D, mine.hi - mine.lo, o.K, D)};
+        for (int t = 0; t < T; t++)
+            s[0] += j.loss[t * SLOT];
         loom_allreduce(LOOM_IN_PLACE, s, 3, LOOM_DOUBLE, LOOM_SUM);
         double obj = s[0] + o.lambda * (s[2] + hnorm);
         test_rmse = sqrt(s[1] / (double)ntest);
@@ -243,7 +278,8 @@ int main(int argc, char **argv)
         printf("loom-mf: %.0f updates/s over %d epochs (%.3f s training)\n",
                (double)ntrain * (o.epochs - done) / busy, o.epochs - done, busy);
     if (o.model)
-        save_model(o.model, W, H, nu, ni, o.K, &mine);
+        save_model(o.model, W, H, nu, ni, o.K, D, mu, &mine);
+    free(j.loss);
     loom_report_final(rep, "test_rmse", test_rmse);
     loom_report_close(rep);
     loom_ratings_free(&tr);

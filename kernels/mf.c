@@ -1,60 +1,75 @@
-/* mf.c — SGD matrix factorization: initialization, the serial twin,
- * objective terms and model files (mf.h). */
+/* mf.c — SGD matrix factorization: the loop over ratings (the serial
+ * twin's loop and the Loom loop's block body), initialization, objective
+ * terms and model files (mf.h). */
 #include "mf.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rng.h"
 
-void loom_mf_init_rows(float *M, int64_t first, int64_t n, int K, double mean, uint64_t seed)
+double loom_mf_block(const loom_rating *v, long n, const loom_mf *m)
 {
-    double hi = 2.0 * sqrt((mean > 0 ? mean : 1.0) / K);
+    double loss = 0;
+    for (long k = 0; k < n; k++) {
+        float e = loom_mf_update(m->W + (int64_t)v[k].u * m->D, m->H + (int64_t)v[k].i * m->D,
+                                 v[k].r, m);
+        loss += (double)e * e;
+    }
+    return loss;
+}
+
+void loom_mf_init_rows(float *M, int64_t first, int64_t n, int K, int D, const uint32_t *count,
+                       uint64_t seed)
+{
+    double s = 0.1 / sqrt((double)K);
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < n; r++) {
+        float *row = M + r * D;
+        memset(row, 0, (size_t)D * sizeof *row);
+        if (count && !count[r])
+            continue;
         loom_rng g = loom_rng_stream(seed, (uint64_t)(first + r));
         for (int f = 0; f < K; f++)
-            M[r * K + f] = (float)(hi * loom_rng_uniform(&g));
+            row[f] = (float)(s * (2 * loom_rng_uniform(&g) - 1));
     }
 }
 
-void loom_mf_epoch(const loom_rating *v, int64_t n, float *W, float *H, int K, float step,
-                   float lambda)
-{
-    for (int64_t k = 0; k < n; k++)
-        loom_mf_update(W + (int64_t)v[k].u * K, H + (int64_t)v[k].i * K, K, v[k].r, step, lambda);
-}
-
-double loom_mf_sq_error(const loom_rating *v, int64_t n, const float *W, const float *H, int K)
+double loom_mf_sq_error(const loom_rating *v, int64_t n, const loom_mf *m)
 {
     double s = 0;
+    const int K = m->K;
 #pragma omp parallel for schedule(static) reduction(+ : s)
     for (int64_t k = 0; k < n; k++) {
-        const float *w = W + (int64_t)v[k].u * K, *h = H + (int64_t)v[k].i * K;
-        float e = v[k].r;
+        const float *w = m->W + (int64_t)v[k].u * m->D, *h = m->H + (int64_t)v[k].i * m->D;
+        float dot = 0;
+#pragma omp simd reduction(+ : dot)
         for (int f = 0; f < K; f++)
-            e -= w[f] * h[f];
-        s += (double)e * e;
+            dot += w[f] * h[f];
+        double e = v[k].r - (m->mu + w[K] + h[K] + dot);
+        s += e * e;
     }
     return s;
 }
 
-double loom_mf_sq_norm(const float *M, int64_t rows, int K)
+double loom_mf_sq_norm(const float *M, int64_t rows, int K, int D)
 {
     double s = 0;
 #pragma omp parallel for schedule(static) reduction(+ : s)
-    for (int64_t x = 0; x < rows * K; x++)
-        s += (double)M[x] * M[x];
+    for (int64_t r = 0; r < rows; r++)
+        for (int f = 0; f <= K; f++)
+            s += (double)M[r * D + f] * M[r * D + f];
     return s;
 }
 
-int loom_mf_save(const char *path, const float *M, int64_t rows, int K)
+int loom_mf_save(const char *path, const float *M, int64_t rows, int D, int c0, int nc)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
     for (int64_t r = 0; r < rows; r++)
-        for (int c = 0; c < K; c++)
-            fprintf(f, "%.7g%c", M[r * K + c], c + 1 < K ? ' ' : '\n');
+        for (int c = c0; c < c0 + nc; c++)
+            fprintf(f, "%.7g%c", M[r * D + c], c + 1 < c0 + nc ? ' ' : '\n');
     return fclose(f) ? -1 : 0;
 }

@@ -1,12 +1,16 @@
-/* mf.h — the SGD matrix-factorization kernel (seed 000 Algorithm 7) and
- * its serial twin.  A rating r(u, i) is predicted by W[u]·H[i] (rank K
- * rows of floats); one update, for one rating, is
- *     err = r − W[u]·H[i]
- *     W[u] += γ (err·H[i] − λ W[u]);   H[i] += γ (err·W[u] − λ H[i])
- * with both right-hand sides read before either row changes.  The loop
- * over ratings is the app's (apps/loom-mf.c runs it serializable under
- * loom_for); loom_mf_epoch is the same loop run serially, in file order.
- * Every function works on plain float arrays with row stride K. */
+/* mf.h — the SGD matrix-factorization kernel (seed 000 Algorithm 7, with
+ * a global mean and user and item biases) and its serial twin.  A rating
+ * r(u, i) is predicted by
+ *     p = μ + b_u + b_i + W[u]·H[i]
+ * and one update, for one rating, is (all right-hand sides read first)
+ *     e = r − p
+ *     b_u += γ (e − λ b_u);   b_i += γ (e − λ b_i)
+ *     W[u] += γ (e·H[i] − λ W[u]);   H[i] += γ (e·W[u] − λ H[i])
+ * A row holds K factors, then the bias, padded to a stride of D floats
+ * (loom_mf_stride), so a row of W or H is one Loom row and the bias moves
+ * with it.  The loop over ratings is loom_mf_block: the serial twin runs
+ * it over every rating in file order, and apps/loom-mf.c runs the same
+ * function as the block body of a serializable loom_for_records. */
 #ifndef LOOM_KERNELS_MF_H
 #define LOOM_KERNELS_MF_H
 
@@ -14,38 +18,62 @@
 
 #include "ratings.h"
 
-/* One SGD update of rows w and h towards rating r (Algorithm 7). */
-static inline void loom_mf_update(float *restrict w, float *restrict h, int K, float r,
-                                  float step, float lambda)
+/* The model and this epoch's rates: what the loop body reads. */
+typedef struct loom_mf {
+    float *W, *H;        /* users x D and items x D floats */
+    int K, D;            /* factors; row stride (K + 1 rounded up to 8) */
+    float mu;            /* the global mean of the training ratings */
+    float step, lambda;  /* γ and λ of this epoch */
+} loom_mf;
+
+/* The row stride for K factors: K + 1 (the bias) rounded up to 8 floats. */
+static inline int loom_mf_stride(int K) { return (K + 1 + 7) / 8 * 8; }
+
+/* One SGD update of rows w and h towards rating r; returns the error
+ * before the update. */
+static inline float loom_mf_update(float *restrict w, float *restrict h, float r,
+                                   const loom_mf *m)
 {
-    float err = r;
+    const int K = m->K;
+    const float g = m->step, l = m->lambda;
+    float dot = 0;
+#pragma omp simd reduction(+ : dot)
     for (int f = 0; f < K; f++)
-        err -= w[f] * h[f];
+        dot += w[f] * h[f];
+    float e = r - (m->mu + w[K] + h[K] + dot);
+#pragma omp simd
     for (int f = 0; f < K; f++) {
         float wf = w[f], hf = h[f];
-        w[f] = wf + step * (err * hf - lambda * wf);
-        h[f] = hf + step * (err * wf - lambda * hf);
+        w[f] = wf + g * (e * hf - l * wf);
+        h[f] = hf + g * (e * wf - l * hf);
     }
+    w[K] += g * (e - l * w[K]);
+    h[K] += g * (e - l * h[K]);
+    return e;
 }
 
-/* Fills rows [first, first + n) of M (row r at M + (r − first)·K) so that
- * row r depends only on (seed, r): the same model for any number of ranks
- * or threads.  Entries are uniform in [0, 2·sqrt(mean/K)), so that W[u]·H[i]
- * starts near `mean` (the mean rating) on average. */
-void loom_mf_init_rows(float *M, int64_t first, int64_t n, int K, double mean, uint64_t seed);
+/* The loop: one update per rating of v[0..n), in order.  Returns Σ e²
+ * (the errors before each update). */
+double loom_mf_block(const loom_rating *v, long n, const loom_mf *m);
 
-/* The serial twin: one update per rating of v[0..n), in order. */
-void loom_mf_epoch(const loom_rating *v, int64_t n, float *W, float *H, int K, float step,
-                   float lambda);
+/* Fills rows [first, first + n) of M (row r at M + (r − first)·D): K
+ * factors uniform in [−s, s) with s = 0.1/√K, a zero bias and zero
+ * padding, so that row r depends only on (seed, r): the same model for any
+ * number of ranks or threads.  Rows with count[r] == 0 (count may be NULL)
+ * stay all zero: a user or item unseen in training is predicted from the
+ * mean and the other side's bias. */
+void loom_mf_init_rows(float *M, int64_t first, int64_t n, int K, int D, const uint32_t *count,
+                       uint64_t seed);
 
-/* Σ (r − W[u]·H[i])² over v[0..n) (OpenMP-parallel, summed in double). */
-double loom_mf_sq_error(const loom_rating *v, int64_t n, const float *W, const float *H, int K);
+/* Σ (r − p)² over v[0..n) (OpenMP-parallel, summed in double). */
+double loom_mf_sq_error(const loom_rating *v, int64_t n, const loom_mf *m);
 
-/* Σ M[x]² over rows·K entries. */
-double loom_mf_sq_norm(const float *M, int64_t rows, int K);
+/* Σ of the squared factors and biases of rows M[0..rows) (stride D). */
+double loom_mf_sq_norm(const float *M, int64_t rows, int K, int D);
 
-/* Writes rows·K floats as text, one row per line ("%.7g" separated by
- * spaces).  Returns 0, or -1 with errno set. */
-int loom_mf_save(const char *path, const float *M, int64_t rows, int K);
+/* Writes columns [c0, c0 + nc) of rows M[0..rows) (stride D) as text, one
+ * row per line, "%.7g" separated by spaces: the factors (0, K) or the
+ * bias (K, 1).  Returns 0, or -1 with errno set. */
+int loom_mf_save(const char *path, const float *M, int64_t rows, int D, int c0, int nc);
 
 #endif

@@ -1,16 +1,21 @@
 /* ratings.c — the ratings loader: MovieLens-style triples and MatrixMarket
  * coordinate files into an array of (user, item, rating), with the
  * user-block filter.  Hand parsing over lines.c's reader (no stdio scanf):
- * about 10^7 lines per second or two. */
+ * about 10^7 lines per second or two per thread.  A large triples file is
+ * read whole and parsed by every OpenMP thread at once, each over one
+ * slice of whole lines (parallel_triples). */
 #include "ratings.h"
 #include "lines.h"
 
 #include <loom.h>
 
+#include <errno.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define TRIPLES_SHAPE "'user item rating [timestamp]'"
 
@@ -296,6 +301,113 @@ static int matrixmarket(struct ctx *c, char *line, size_t len, loom_ratings *out
     return LOOM_OK;
 }
 
+/* Reads all of in (a regular file of in->size bytes) into a buffer with
+ * one spare byte; NULL (errno set) on failure. */
+static char *slurp(loom_lines *in)
+{
+    char *b = malloc((size_t)in->size + 1);
+    for (size_t got = 0; b && got < (size_t)in->size;) {
+        ssize_t k = pread(in->fd, b + got, (size_t)in->size - got, (off_t)got);
+        if (k <= 0) {
+            free(b);
+            return NULL;
+        }
+        got += (size_t)k;
+    }
+    return b;
+}
+
+/* Contract: parses the triples file in (already open, a regular file)
+ * with every OpenMP thread, each over a slice of whole lines, into *out
+ * and s, exactly as triples() over the whole file would: the same
+ * ratings in file order, and the first error in file order, with its
+ * line number.  Returns LOOM_OK or the error (message in c->err). */
+static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
+{
+    free(s->v); /* the caller's guess: this path sizes its own */
+    *s = (struct sink){0};
+    char *buf = slurp(c->in);
+    if (!buf)
+        return loom_errf(c->err, c->errlen, LOOM_ERR_IO, "%s: %s", c->in->path, strerror(errno));
+    size_t size = (size_t)c->in->size;
+    int nt = omp_get_max_threads();
+    size_t *cut = malloc((size_t)(nt + 1) * sizeof *cut);
+    long *lines = calloc((size_t)nt + 1, sizeof *lines);
+    struct sink *part = calloc((size_t)nt, sizeof *part);
+    loom_ratings *res = calloc((size_t)nt, sizeof *res);
+    int *rc = calloc((size_t)nt, sizeof *rc);
+    char (*msg)[512] = calloc((size_t)nt, sizeof *msg);
+    int ret = LOOM_OK;
+    if (!cut || !lines || !part || !res || !rc || !msg) {
+        ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory", c->in->path);
+        goto out;
+    }
+    cut[0] = 0;
+    cut[nt] = size;
+    for (int t = 1; t < nt; t++) { /* each slice starts after a newline */
+        size_t at = size * (size_t)t / (size_t)nt;
+        const char *nl = at > cut[t - 1] ? memchr(buf + at - 1, '\n', size - at + 1) : NULL;
+        cut[t] = at <= cut[t - 1] ? cut[t - 1] : nl ? (size_t)(nl - buf) + 1 : size;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+    for (int t = 0; t < nt; t++) { /* lines in each slice, for the line numbers */
+        for (const char *p = buf + cut[t], *e = buf + cut[t + 1];
+             (p = memchr(p, '\n', (size_t)(e - p))); p++)
+            lines[t + 1]++;
+    }
+    for (int t = 0; t < nt; t++)
+        lines[t + 1] += lines[t];
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+    for (int t = 0; t < nt; t++) {
+        loom_lines r = {.path = c->in->path, .fd = -1, .eof = 1, .buf = buf + cut[t],
+                        .cap = cut[t + 1] - cut[t], .end = cut[t + 1] - cut[t],
+                        .lineno = lines[t], .size = c->in->size};
+        part[t].cap = (int64_t)r.cap / 12 + 16;
+        part[t].v = malloc((size_t)part[t].cap * sizeof *part[t].v);
+        if (!part[t].v)
+            part[t].cap = 0;
+        struct ctx ct = {&r, &part[t], c->lo, c->hi, msg[t], sizeof msg[t]};
+        char *line = NULL;
+        size_t len = 0;
+        int have = loom_lines_next(&r, &line, &len);
+        rc[t] = triples(&ct, have, line, len, &res[t]);
+    }
+    int64_t n = 0;
+    for (int t = 0; t < nt && ret == LOOM_OK; t++) {
+        if (rc[t]) {
+            ret = loom_errf(c->err, c->errlen, rc[t], "%s", msg[t]);
+            break;
+        }
+        n += part[t].n;
+        out->nfile += res[t].nfile;
+        out->nusers = res[t].nusers > out->nusers ? res[t].nusers : out->nusers;
+        out->nitems = res[t].nitems > out->nitems ? res[t].nitems : out->nitems;
+        s->sum += part[t].sum;
+    }
+    if (ret == LOOM_OK) {
+        out->format = LOOM_RATINGS_TRIPLES;
+        s->v = malloc((size_t)(n ? n : 1) * sizeof *s->v);
+        s->n = s->cap = s->v ? n : 0;
+        if (!s->v)
+            ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory after %lld "
+                            "ratings", c->in->path, (long long)n);
+        int64_t at = 0;
+        for (int t = 0; t < nt && s->v; at += part[t].n, t++)
+            memcpy(s->v + at, part[t].v, (size_t)part[t].n * sizeof *s->v);
+    }
+out:
+    for (int t = 0; part && t < nt; t++)
+        free(part[t].v);
+    free(buf);
+    free(cut);
+    free(lines);
+    free(part);
+    free(res);
+    free(rc);
+    free(msg);
+    return ret;
+}
+
 int loom_ratings_load(const char *path, const loom_user_range *keep, loom_ratings *out,
                       char *err, size_t errlen)
 {
@@ -324,6 +436,8 @@ int loom_ratings_load(const char *path, const loom_user_range *keep, loom_rating
     int have = loom_lines_next(&in, &line, &len);
     if (have == 1 && len >= 14 && !memcmp(line, "%%MatrixMarket", 14))
         rc = matrixmarket(&c, line, len, out);
+    else if (in.size >= (1 << 22) && omp_get_max_threads() > 1)
+        rc = parallel_triples(&c, out, &s);
     else
         rc = triples(&c, have, line, len, out);
     loom_lines_close(&in);
@@ -356,4 +470,54 @@ void loom_ratings_block(int32_t n, int rank, int nranks, loom_user_range *range)
 {
     range->lo = (int32_t)((int64_t)n * rank / nranks);
     range->hi = (int32_t)((int64_t)n * (rank + 1) / nranks);
+}
+
+void loom_ratings_split(const loom_ratings *r, int32_t nusers, int rank, int nranks,
+                        loom_user_range *range)
+{
+    int64_t *c = calloc((size_t)nusers + 1, sizeof *c);
+    if (!c) { /* no room to count: the even split */
+        loom_ratings_block(nusers, rank, nranks, range);
+        return;
+    }
+    for (int64_t k = 0; k < r->n; k++)
+        if (r->v[k].u >= 0 && r->v[k].u < nusers)
+            c[r->v[k].u + 1]++;
+    for (int32_t u = 0; u < nusers; u++)
+        c[u + 1] += c[u]; /* c[u]: ratings of users before u */
+    int32_t b[2];
+    for (int e = 0; e < 2; e++) { /* the first user whose prefix reaches the target */
+        int64_t target = (int64_t)((__int128)c[nusers] * (rank + e) / nranks);
+        int32_t lo = 0, hi = nusers;
+        while (lo < hi) {
+            int32_t mid = lo + (hi - lo) / 2;
+            if (c[mid] < target)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        b[e] = rank + e == nranks ? nusers : lo;
+    }
+    range->lo = b[0];
+    range->hi = b[1];
+    free(c);
+}
+
+void loom_ratings_keep(loom_ratings *r, const loom_user_range *keep)
+{
+    int64_t n = 0;
+    double sum = 0;
+    for (int64_t k = 0; k < r->n; k++)
+        if (r->v[k].u >= keep->lo && r->v[k].u < keep->hi) {
+            sum += r->v[k].r;
+            r->v[n++] = r->v[k];
+        }
+    loom_rating *v = n ? realloc(r->v, (size_t)n * sizeof *v) : NULL;
+    if (v || !n) {
+        if (!n)
+            free(r->v);
+        r->v = v;
+    }
+    r->n = n;
+    r->sum = sum;
 }

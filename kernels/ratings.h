@@ -49,6 +49,16 @@ int loom_ratings_load(const char *path, const loom_user_range *keep, loom_rating
 /* Frees out->v and empties *out. */
 void loom_ratings_free(loom_ratings *out);
 
+/* The split of users [0, nusers) into nranks contiguous blocks of about
+ * equal numbers of r's ratings: rank's block into *range.  The same on
+ * every rank that holds the same ratings. */
+void loom_ratings_split(const loom_ratings *r, int32_t nusers, int rank, int nranks,
+                        loom_user_range *range);
+
+/* Keeps only the ratings of users in keep (in file order): n, sum and v
+ * shrink; nfile, nusers and nitems still describe the whole file. */
+void loom_ratings_keep(loom_ratings *r, const loom_user_range *keep);
+
 /* The even block split of n users over nranks: rank r's range is
  * [n*r/nranks, n*(r+1)/nranks).  Fills *range; 0 <= rank < nranks. */
 void loom_ratings_block(int32_t n, int rank, int nranks, loom_user_range *range);

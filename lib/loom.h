@@ -350,6 +350,43 @@ int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
 int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
                    const loom_for_opts *opts);
 
+/* A loop over n records (data, size bytes each): iteration i is record i,
+ * and body gets a block of records at a time, body(recs, m, ctx) for m
+ * consecutive records, so its loop is an ordinary loop the compiler can
+ * inline and vectorize.  .deps(i, ...) names what record i touches.
+ *   LOOM_SERIALIZABLE: the first call (once for a .repeated site, keyed by
+ *     body, ctx and data) copies the records into plan order, contiguous
+ *     per cell (a worker's share of a sub-block); each cell is then one
+ *     call.  The records must not change while the site is cached.  One
+ *     worker (one rank, one thread) gets all records in one call, in
+ *     order.  Under LOOM_CHECK=serial the body gets one record at a time,
+ *     each checked.
+ *   data-parallel schedules: blocks as loom_for_range's, in place. */
+int loom_for_records(const void *data, size_t size, long n,
+                     void (*body)(const void *recs, long n, void *ctx), void *ctx,
+                     const loom_for_opts *opts);
+
+/* The per-iteration data-parallel loop, inlined:
+ *
+ *     LOOM_FOR(i, 0, n, NULL)
+ *         step(i, &ctx);          // any statement; a static function inlines
+ *
+ * is `#pragma omp parallel for schedule(static)` over this rank's block of
+ * [begin, end) (the whole range on one rank; .local as for loom_for), and
+ * a barrier after it on several ranks.  The body is compiled in the
+ * caller's file, so the compiler inlines and vectorizes it as in
+ * hand-written OpenMP.  Only LOOM_STATIC with LOOM_HYBRID and no chunk
+ * (anything else stops the job); the body reaches plain memory (loom_at
+ * stages nothing here).  loom_for_span/_end are its helpers. */
+typedef struct loom_span { long lo, hi; int more; } loom_span;
+loom_span loom_for_span(long begin, long end, const loom_for_opts *opts);
+int loom_for_span_end(loom_span *s);
+#define LOOM_FOR(i, begin, end, opts)                                               \
+    for (loom_span loom_span_ = loom_for_span((begin), (end), (opts)); loom_span_.more; \
+         loom_span_.more = loom_for_span_end(&loom_span_))                          \
+        _Pragma("omp parallel for schedule(static)")                                \
+        for (long i = loom_span_.lo; i < loom_span_.hi; i++)
+
 #ifdef __cplusplus
 }
 #endif

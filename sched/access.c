@@ -37,10 +37,19 @@ static void append(struct loom_deps *d, loom_dsm_alloc *a, size_t row, int write
 {
     if (d->n == d->cap) {
         d->cap = d->cap ? 2 * d->cap : 16;
-        if (!(d->acc = realloc(d->acc, d->cap * sizeof *d->acc)))
+        loom_acc *a = d->borrowed ? malloc(d->cap * sizeof *a)
+                                  : realloc(d->acc, d->cap * sizeof *d->acc);
+        if (!a)
             loom_die(2, "loom_for: out of memory recording accesses");
+        if (d->borrowed)
+            memcpy(a, d->acc, d->n * sizeof *a);
+        d->acc = a;
+        d->borrowed = 0;
     }
-    d->acc[d->n++] = (loom_acc){row, (uint32_t)a->id, (uint32_t)write};
+    if (row >= LOOM_ACC_ROWS)
+        loom_die(2, "loom_for: row %zu of '%s': a serializable loop names rows below 2^32 only",
+                 row, a->name);
+    d->acc[d->n++] = (loom_acc){(uint32_t)row, (uint16_t)a->id, (uint16_t)write};
 }
 
 /* Reconnaissance: a writable scratch copy of the row, valid until the

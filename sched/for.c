@@ -9,7 +9,9 @@
  *     ends in a sync point (flush the stages; BSP: barrier; SSP and
  *     HYBRID: clock);
  *   - serializable: a plan (plan.c), built once for a repeated loop;
- *   - priority: priority.c. */
+ *   - priority: priority.c.
+ * loom_for_records runs a block body over records; LOOM_FOR (loom.h) is
+ * the inlined per-iteration form, with loom_for_span giving it its range. */
 #include "sched.h"
 
 #include <omp.h>
@@ -29,13 +31,6 @@ static void my_range(long begin, long end, int local, long *lo, long *hi)
     *hi = begin + (long)((__int128)n * (r + 1) / R);
 }
 
-/* A loop body: per iteration, or per range of iterations. */
-typedef struct {
-    void (*one)(long, void *);
-    void (*range)(long, long, void *);
-    void *ctx;
-} body_t;
-
 #define EACH(lo, hi, b)                                                  \
     for (long i = lo; i < hi; i++)                                       \
         b->one(i, b->ctx)
@@ -43,7 +38,7 @@ typedef struct {
 /* The OpenMP loop over [lo, hi) with the chosen schedule (inside a
  * parallel region: an orphaned worksharing loop).  A range body gets
  * whole chunks: each thread's block (static), or chunk after chunk. */
-static void omp_loop(long lo, long hi, loom_schedule sch, long chunk, const body_t *b)
+static void omp_loop(long lo, long hi, loom_schedule sch, long chunk, const loom_body *b)
 {
     if (b->range) {
         long n = hi - lo;
@@ -97,7 +92,7 @@ static void omp_loop(long lo, long hi, loom_schedule sch, long chunk, const body
 /* Contract: collective with several ranks.  Runs [lo, hi) in rounds of
  * `every` iterations with staged rows and a sync point after each round;
  * every rank runs the same number of rounds (the most any rank needs). */
-static int staged_loop(long lo, long hi, const loom_for_opts *o, const body_t *body)
+static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body *body)
 {
     int T = omp_get_max_threads(), R = loom_icv.nranks;
     long every = o->sync_every > 0 ? o->sync_every : (hi > lo ? hi - lo : 1);
@@ -141,7 +136,7 @@ static int bad(const char *why)
 
 /* The data-parallel schedules: plain OpenMP on one rank (HYBRID), else
  * rounds with staging and sync points. */
-static int data_parallel(long begin, long end, const loom_for_opts *o, const body_t *b)
+static int data_parallel(long begin, long end, const loom_for_opts *o, const loom_body *b)
 {
     long lo, hi;
     my_range(begin, end, o->local, &lo, &hi);
@@ -162,6 +157,29 @@ static int check_opts(const loom_for_opts *o)
     return LOOM_OK;
 }
 
+/* The serializable schedule: the body in index order when this rank is
+ * the only worker, else the (cached) plan. */
+static int serializable(long begin, long end, const loom_body *b, const loom_for_opts *o)
+{
+    if (end - begin > UINT32_MAX)
+        return bad("a serializable loop has at most 2^32 iterations");
+    if (loom_icv.nranks == 1 && omp_get_max_threads() == 1 && !loom_icv.check_serial) {
+        if (b->block) /* one worker: the serial order itself */
+            b->block(b->data, end - begin, b->ctx);
+        else
+            for (long i = begin; i < end; i++)
+                b->one(i, b->ctx);
+        return LOOM_OK;
+    }
+    loom_plan *p = loom_plan_get(begin, end, b, o);
+    if (!p)
+        return LOOM_ERR_ARG;
+    int rc = loom_plan_run(p);
+    if (!loom_plan_cached(p))
+        loom_plan_free(p);
+    return rc;
+}
+
 int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
              const loom_for_opts *opts)
 {
@@ -177,23 +195,10 @@ int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
         return bad("no loop body");
     if (end < begin)
         end = begin;
-    if (o.schedule == LOOM_SERIALIZABLE) {
-        if (end - begin > UINT32_MAX)
-            return bad("a serializable loop has at most 2^32 iterations");
-        if (loom_icv.nranks == 1 && omp_get_max_threads() == 1 && !loom_icv.check_serial) {
-            for (long i = begin; i < end; i++) /* one worker: the serial order itself */
-                body(i, ctx);
-            return LOOM_OK;
-        }
-        loom_plan *p = loom_plan_get(begin, end, body, ctx, &o);
-        if (!p)
-            return LOOM_ERR_ARG;
-        int rc = loom_plan_run(p);
-        if (!loom_plan_cached(p))
-            loom_plan_free(p);
-        return rc;
-    }
-    return data_parallel(begin, end, &o, &(body_t){body, NULL, ctx});
+    loom_body b = {.one = body, .ctx = ctx};
+    if (o.schedule == LOOM_SERIALIZABLE)
+        return serializable(begin, end, &b, &o);
+    return data_parallel(begin, end, &o, &b);
 }
 
 int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
@@ -206,5 +211,51 @@ int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ct
         return bad("loom_for_range takes the data-parallel schedules (static, dynamic, guided)");
     if (!body)
         return bad("no loop body");
-    return data_parallel(begin, end > begin ? end : begin, &o, &(body_t){NULL, body, ctx});
+    return data_parallel(begin, end > begin ? end : begin, &o, &(loom_body){.range = body, .ctx = ctx});
+}
+
+/* A data-parallel record loop: each range of iterations is one block of
+ * records. */
+static void records_range(long lo, long hi, void *v)
+{
+    const loom_body *b = v;
+    b->block(b->data + (size_t)lo * b->size, hi - lo, b->ctx);
+}
+
+int loom_for_records(const void *data, size_t size, long n,
+                     void (*body)(const void *recs, long n, void *ctx), void *ctx,
+                     const loom_for_opts *opts)
+{
+    loom_for_opts o = opts ? *opts : (loom_for_opts){0};
+    if (check_opts(&o))
+        return LOOM_ERR_ARG;
+    if (o.schedule == LOOM_PRIORITY)
+        return bad("loom_for_records takes the data-parallel and serializable schedules");
+    if (!body || (n > 0 && (!data || !size)))
+        return bad("loom_for_records needs a body, and records with their size");
+    if (n < 0)
+        n = 0;
+    loom_body b = {.block = body, .data = data, .size = size, .ctx = ctx};
+    if (o.schedule == LOOM_SERIALIZABLE)
+        return serializable(0, n, &b, &o);
+    return data_parallel(0, n, &o, &(loom_body){.range = records_range, .ctx = &b});
+}
+
+loom_span loom_for_span(long begin, long end, const loom_for_opts *opts)
+{
+    loom_for_opts o = opts ? *opts : (loom_for_opts){0};
+    if (o.schedule != LOOM_STATIC || o.sync != LOOM_HYBRID || o.chunk)
+        loom_abort(2, "LOOM_FOR: the inlined loop is schedule static, sync hybrid, no chunk; "
+                      "use loom_for for the others");
+    loom_span s = {0, 0, 1};
+    my_range(begin, end > begin ? end : begin, o.local, &s.lo, &s.hi);
+    return s;
+}
+
+int loom_for_span_end(loom_span *s)
+{
+    (void)s;
+    if (loom_icv.nranks > 1)
+        loom_barrier();
+    return 0;
 }

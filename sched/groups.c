@@ -70,7 +70,7 @@ int loom_groups_build(loom_plan *p)
     size_t ncell = (size_t)p->nphases * (size_t)T;
     p->gcell_off = calloc(ncell + 1, sizeof *p->gcell_off);
     p->giters = malloc((size_t)(n + 1) * sizeof *p->giters);
-    size_t *cellof = NULL;
+    uint32_t *cellof = NULL;
     int rc = LOOM_ERR_NOMEM;
     if (!up || !shared || !own || !wr || !g || !gid || !load || !p->gcell_off || !p->giters)
         goto out;
@@ -124,22 +124,22 @@ int loom_groups_build(loom_plan *p)
         goto out;
     for (long k = 0; k < n; k++) {
         uint32_t c = gid[find(up, (uint32_t)k)];
-        cellof[k] = c == UINT32_MAX ? SIZE_MAX : c;
+        cellof[k] = c;
     }
     /* The injected fault (tests): an iteration that shares a written row
      * with an earlier one of its group goes to another thread. */
     for (long k = 0; loom_sched_break_next_plan && T > 1 && k < n && !p->broken; k++)
         for (size_t x = p->acc.off[k]; x < p->acc.off[k + 1] && !p->broken; x++) {
             const loom_acc *e = &p->acc.acc[x];
-            size_t c = cellof[k];
-            if (p->written[e->alloc] && own[e->alloc][e->row] != k && c != SIZE_MAX) {
+            uint32_t c = cellof[k];
+            if (p->written[e->alloc] && own[e->alloc][e->row] != k && c != UINT32_MAX) {
                 cellof[k] = c / (size_t)T * (size_t)T + (c % (size_t)T + 1) % (size_t)T;
                 p->broken = 1;
             }
         }
     if (p->broken)
         loom_sched_break_next_plan = 0;
-    rc = loom_bucket(n, cellof, ncell, p->gcell_off, p->giters);
+    rc = loom_bucket(n, cellof, ncell, NULL, p->gcell_off, p->giters, NULL, NULL);
 out:
     free(cellof);
     for (int id = 0; own && id < LOOM_MAX_ALLOCS; id++) {

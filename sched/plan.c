@@ -41,25 +41,6 @@ void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds
     }
 }
 
-int loom_bucket(long n, const size_t *cell, size_t ncell, size_t *off, uint32_t *iters)
-{
-    size_t *fill = calloc(ncell + 1, sizeof *fill);
-    if (!fill)
-        return LOOM_ERR_NOMEM;
-    memset(off, 0, (ncell + 1) * sizeof *off);
-    for (long k = 0; k < n; k++)
-        if (cell[k] != SIZE_MAX)
-            off[cell[k] + 1]++;
-    for (size_t c = 0; c < ncell; c++)
-        off[c + 1] += off[c];
-    memcpy(fill, off, (ncell + 1) * sizeof *fill);
-    for (long k = 0; k < n; k++)
-        if (cell[k] != SIZE_MAX)
-            iters[fill[cell[k]]++] = (uint32_t)k;
-    free(fill);
-    return LOOM_OK;
-}
-
 /* The arrays a loop touches and writes, on any rank: flags per
  * allocation id.  Collective in local mode with several ranks. */
 static void arrays_of(const loom_accset *s, int global, int32_t *touched, int32_t *written)
@@ -79,13 +60,15 @@ static void arrays_of(const loom_accset *s, int global, int32_t *touched, int32_
 /* 1 if every iteration touches at most one row of each written array. */
 static int one_row_each(const loom_accset *s, const int32_t *written)
 {
+    int ok = 1;
+#pragma omp parallel for schedule(static) reduction(&& : ok)
     for (long k = 0; k < s->n; k++)
         for (size_t x = s->off[k]; x < s->off[k + 1]; x++)
             for (size_t y = s->off[k]; y < x; y++)
                 if (s->acc[x].alloc == s->acc[y].alloc && written[s->acc[x].alloc] &&
                     s->acc[x].row != s->acc[y].row)
-                    return 0;
-    return 1;
+                    ok = 0;
+    return ok;
 }
 
 static int is_ring(int id) { return loom_allocs[id]->policy == &loom_policy_ring; }
@@ -226,10 +209,10 @@ void loom_plan_iter(loom_plan *p, long k, int phase)
     if (__builtin_expect(loom_icv.check_serial, 0)) {
         loom_check_iter(p, k, phase);
         loom_ts.mode = TS_CHECK;
-        p->body(p->first + k, p->ctx);
+        loom_body_one(&p->body, p->first + k);
         loom_ts.mode = TS_PLAIN;
     } else {
-        p->body(p->first + k, p->ctx);
+        loom_body_one(&p->body, p->first + k);
     }
 }
 
@@ -248,39 +231,48 @@ void loom_plan_free(loom_plan *p)
     free(p->abounds);
     free(p->cell_off);
     free(p->iters);
+    free(p->recs);
     free(p->gcell_off);
     free(p->giters);
     free(p);
 }
 
+static int same_body(const loom_body *a, const loom_body *b)
+{
+    return a->one == b->one && a->block == b->block && a->data == b->data &&
+           a->size == b->size && a->ctx == b->ctx;
+}
+
 /* Contract: collective (every rank, same loop call).  Returns the cached
- * plan of a repeated loop site (same body, ctx, range, mode and thread
- * count), else a new plan, cached when o->repeated.  Loop sites are keyed
- * by body and ctx: a repeated loop whose data changed must get a new ctx
- * or drop .repeated. */
-loom_plan *loom_plan_get(long begin, long end, void (*body)(long, void *), void *ctx,
-                         const loom_for_opts *o)
+ * plan of a repeated loop site (same body, ctx, records, range, mode and
+ * thread count), else a new plan, cached when o->repeated.  Loop sites are
+ * keyed by body, ctx and records: a repeated loop whose data changed must
+ * get a new ctx (or records) or drop .repeated.  Outside LOOM_CHECK=serial
+ * the access sets are dropped once the plan is built. */
+loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom_for_opts *o)
 {
     int T = omp_get_max_threads(), local = !!o->local || loom_icv.nranks == 1;
     for (int i = 0; o->repeated && i < ncache; i++) {
         loom_plan *c = cache[i];
-        if (c->body == body && c->ctx == ctx && c->begin == begin && c->end == end &&
+        if (same_body(&c->body, body) && c->begin == begin && c->end == end &&
             c->local == local && c->nthreads == T)
             return c;
     }
     loom_plan *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    *p = (loom_plan){.body = body, .ctx = ctx, .begin = begin, .end = end,
+    *p = (loom_plan){.body = *body, .begin = begin, .end = end,
                      .local = local, .nthreads = T, .first = begin,
                      .T = T, .a_id = -1, .b_id = -1};
     int32_t *touched = malloc(2 * LOOM_MAX_ALLOCS * sizeof *touched);
-    int rc = touched ? loom_collect(begin, end, body, o->deps, ctx, &p->acc) : LOOM_ERR_NOMEM;
+    int rc = touched ? loom_collect(begin, end, body, o->deps, &p->acc) : LOOM_ERR_NOMEM;
     if (!rc) {
         int32_t *written = touched + LOOM_MAX_ALLOCS;
         arrays_of(&p->acc, !p->local, touched, written);
-        for (int id = 0; id < LOOM_MAX_ALLOCS; id++)
+        for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
             p->written[id] = written[id] != 0;
+            p->uses[id] = touched[id] != 0;
+        }
         rc = choose(p, touched, written);
         if (!rc)
             rc = p->kind == PLAN_ROTATION ? loom_rotation_build(p) : loom_groups_build(p);
@@ -288,6 +280,13 @@ loom_plan *loom_plan_get(long begin, long end, void (*body)(long, void *), void 
             rc = rowlists(p, touched);
     }
     free(touched);
+    if (!rc && !loom_icv.check_serial) { /* the plan has all it needs */
+        free(p->acc.off);
+        free(p->acc.acc);
+        p->acc.off = NULL;
+        p->acc.acc = NULL;
+        p->acc.nacc = 0;
+    }
     if (rc) {
         if (rc == LOOM_ERR_NOMEM)
             loom_log("loom_for: out of memory planning a loop of %ld iterations", end - begin);
@@ -309,10 +308,7 @@ void loom_plan_forget(const loom_dsm_alloc *a)
 {
     for (int i = 0; i < ncache;) {
         loom_plan *c = cache[i];
-        int uses = 0;
-        for (size_t x = 0; x < c->acc.nacc && !uses; x++)
-            uses = (int)c->acc.acc[x].alloc == a->id;
-        if (uses) {
+        if (c->uses[a->id]) {
             loom_plan_free(c);
             memmove(cache + i, cache + i + 1, (size_t)(--ncache - i) * sizeof *cache);
         } else {

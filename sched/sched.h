@@ -5,11 +5,14 @@
  *   collect.c   access sets of a range of iterations (deps or reconnaissance)
  *   plan.c      which plan fits (rotation or groups), the plan cache,
  *               histogram-balanced blocks, prefetch and write-back of rows
+ *   layout.c    iterations (and their records) laid out in plan order:
+ *               a parallel histogram-and-scatter
  *   rotation.c  the k-partite block-rotation plan: build and run
  *   groups.c    the general plan: conflict-free groups, build and run
  *   check.c     the serializability checker (LOOM_CHECK=serial)
  *   stage.c     private/staged row copies of the data-parallel modes
- *   for.c       loom_for: schedules, data-parallel loops, sync points
+ *   for.c       loom_for, loom_for_range, loom_for_records, LOOM_FOR:
+ *               schedules, data-parallel loops, sync points
  *   priority.c  the STRADS-Dynamic priority schedule
  */
 #ifndef LOOM_SCHED_H
@@ -19,12 +22,15 @@
 
 #include <stdint.h>
 
-/* One access of one iteration: a row of allocation `alloc` (its id). */
+/* One access of one iteration: a row of allocation `alloc` (its id).  8
+ * bytes, as a plan of 10^7 iterations holds 2·10^7 of them: a loop may
+ * name rows below 2^32 only (access.c says so otherwise). */
 typedef struct loom_acc {
-    uint64_t row;
-    uint32_t alloc;
-    uint32_t write;
+    uint32_t row;
+    uint16_t alloc;
+    uint16_t write;
 } loom_acc;
+#define LOOM_ACC_ROWS UINT32_MAX
 
 /* The access sets of n iterations, CSR: iteration k's accesses are
  * acc[off[k] .. off[k+1]). */
@@ -39,7 +45,29 @@ void loom_accset_free(loom_accset *s);
 struct loom_deps {          /* what loom_reads/writes append to */
     loom_acc *acc;
     size_t n, cap;
+    int borrowed;           /* acc is a slice of a larger array: copy to grow */
 };
+
+/* A loop body: per iteration one(i, ctx), per range range(lo, hi, ctx),
+ * or per block of records block(recs, n, ctx) (loom_for_records: record i
+ * of data, size bytes each, is iteration i).  Exactly one is set. */
+typedef struct loom_body {
+    void (*one)(long, void *);
+    void (*range)(long, long, void *);
+    void (*block)(const void *, long, void *);
+    const char *data;
+    size_t size;
+    void *ctx;
+} loom_body;
+
+/* Runs iteration i alone (a block body gets a block of one record). */
+static inline void loom_body_one(const loom_body *b, long i)
+{
+    if (b->one)
+        b->one(i, b->ctx);
+    else
+        b->block(b->data + (size_t)i * b->size, 1, b->ctx);
+}
 
 /* What the accessors of the calling thread do. */
 enum { TS_PLAIN = 0, TS_RECORD, TS_CHECK, TS_STAGE };
@@ -65,8 +93,8 @@ loom_dsm_alloc *loom_sched_rows(void *array, const char *fn);
  * when deps is NULL, by a reconnaissance run of body on every thread.
  * Collective over this rank's threads only.  Iteration k of the set is
  * index lo + k.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-int loom_collect(long lo, long hi, void (*body)(long, void *),
-                 void (*deps)(long, loom_deps *, void *), void *ctx, loom_accset *out);
+int loom_collect(long lo, long hi, const loom_body *body,
+                 void (*deps)(long, loom_deps *, void *), loom_accset *out);
 
 /* ---- plan.c ---------------------------------------------------------- */
 enum { PLAN_ROTATION = 1, PLAN_GROUPS = 2 };
@@ -74,12 +102,13 @@ typedef struct loom_plan loom_plan;
 struct loom_plan {
     int kind;
     /* the loop site this plan is for */
-    void (*body)(long, void *);
-    void *ctx;
+    loom_body body;
     long begin, end;
     int local, nthreads;
     long first;                 /* loop index of acc iteration 0 */
-    loom_accset acc;            /* this rank's iterations' accesses */
+    loom_accset acc;            /* this rank's iterations' accesses (kept for the
+                                   checker only: dropped after planning otherwise) */
+    uint8_t uses[LOOM_MAX_ALLOCS];   /* arrays the iterations touch */
     uint8_t written[LOOM_MAX_ALLOCS]; /* arrays any rank's iterations write */
     /* rows of non-ring arrays this rank touches in each phase: fetched
      * before it, the written ones released after it (several ranks) */
@@ -93,6 +122,7 @@ struct loom_plan {
     size_t *abounds;            /* T + 1 (local) or R*T + 1 (global): A's blocks */
     size_t *cell_off;           /* R * S * T + 1 */
     uint32_t *iters;            /* acc indices, grouped by cell */
+    char *recs;                 /* block bodies: the records in the order of iters */
     /* groups (groups.c): phase 0 private groups, phase 1+p rank p's shared */
     int nphases;
     size_t *gcell_off;          /* nphases * T + 1 */
@@ -102,8 +132,7 @@ struct loom_plan {
 
 /* The plan for this loop call: the cached one for a repeated site, else a
  * fresh one.  Collective.  NULL after a message on error. */
-loom_plan *loom_plan_get(long begin, long end, void (*body)(long, void *), void *ctx,
-                         const loom_for_opts *o);
+loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom_for_opts *o);
 void loom_plan_free(loom_plan *p);
 /* 1 if p is in the cache (the caller must not free it). */
 int loom_plan_cached(const loom_plan *p);
@@ -112,9 +141,19 @@ int loom_plan_run(loom_plan *p);
 /* Split rows [lo, hi) into k contiguous blocks of about equal weight:
  * bounds[0] = lo, bounds[k] = hi. w may be NULL (equal rows). */
 void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
-/* Group iterations 0..n-1 by cell (SIZE_MAX: none), in index order inside
- * a cell: off[ncell + 1] and iters get the CSR lists. */
-int loom_bucket(long n, const size_t *cell, size_t ncell, size_t *off, uint32_t *iters);
+/* ---- layout.c ------------------------------------------------------------ */
+/* malloc for a plan's large arrays (free with free): 2 MiB-aligned and
+ * marked for transparent huge pages, so planning 10^7 iterations takes
+ * thousands of page faults, not millions.  NULL when out of memory. */
+void *loom_sched_alloc(size_t bytes);
+/* Group iterations 0..n-1 by cell (UINT32_MAX: none): off[ncell + 1] and
+ * iters get the CSR lists.  Inside a cell iterations keep the order of
+ * `order` (a permutation of 0..n-1), or index order when it is NULL.
+ * With recs, also copies record k of b (b->data, b->size bytes each) to
+ * recs at the position of k in iters.  Parallel over this rank's threads;
+ * not collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
+int loom_bucket(long n, const uint32_t *cell, size_t ncell, const uint32_t *order, size_t *off,
+                uint32_t *iters, const loom_body *b, char *recs);
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
 void loom_plan_prefetch(loom_plan *p, int phase);

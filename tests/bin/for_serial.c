@@ -6,8 +6,17 @@
  *     MODE  global (every rank sees the whole range) or local (each rank
  *           its own iterations; A's rows partitioned by rank)
  *     DECL  deps (a deps callback) or recon (reconnaissance)
- *     BREAK break (the planner misplaces one iteration) or lie (the deps
+ *     then, in any order:
+ *     break (the planner misplaces one iteration) or lie (the deps
  *           callback names the wrong row of A)
+ *     records  run it as loom_for_records: a block body over records
+ *           (each record is its iteration's number), laid out in plan
+ *           order by the loop
+ *
+ *   for_serial inline [local]
+ *     LOOM_FOR, the inlined data-parallel loop: every iteration of the
+ *     job's range (or, local, of every rank's own range) runs exactly once
+ *     over all ranks and threads.
  *
  * Every iteration reads the rows it writes, mixes their hashes with its
  * id, writes the mix back and appends its id to each row's log.  Rank 0
@@ -91,6 +100,15 @@ static void body(long k, void *ctx)
     for (int x = 0; x < t.n; x++)
         rows[x] = loom_at(t.arr[x], (size_t)t.row[x]);
     apply(&t, id_of(who(), k), rows);
+}
+
+/* loom_for_records: the same body over a block of records (iteration
+ * numbers). */
+static void block(const void *recs, long n, void *ctx)
+{
+    const long *r = recs;
+    for (long x = 0; x < n; x++)
+        body(r[x], ctx);
 }
 
 static void deps(long k, loom_deps *d, void *ctx)
@@ -205,15 +223,45 @@ static int verify(row_t *fa, row_t *fb, row_t *fc)
     return 0;
 }
 
+/* LOOM_FOR: counts per iteration summed over ranks must all be 1. */
+static int inline_loop(int loc)
+{
+    int R = loom_size(), me = loom_rank();
+    long n = loc ? 1000 + me : 10007, total = loc ? 1000L * R + (long)R * (R - 1) / 2 : n;
+    int32_t *cnt = calloc((size_t)total, sizeof *cnt);
+    long first = loc ? 1000L * me + (long)me * (me - 1) / 2 : 0; /* this rank's ids */
+    LOOM_FOR(i, 0, n, &(loom_for_opts){.local = loc})
+        __atomic_add_fetch(&cnt[first + i], 1, __ATOMIC_RELAXED);
+    loom_allreduce(LOOM_IN_PLACE, cnt, (size_t)total, LOOM_INT32, LOOM_SUM);
+    long bad = 0;
+    for (long i = 0; i < total; i++)
+        bad += cnt[i] != 1;
+    if (me == 0)
+        printf("%s - LOOM_FOR ran each of %ld iterations exactly once (%ld wrong)\n",
+               bad ? "not ok" : "ok", total, bad);
+    free(cnt);
+    loom_finalize();
+    return bad != 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "inline")) {
+        if (loom_init(&argc, &argv))
+            return 2;
+        return inline_loop(argc > 2 && !strcmp(argv[2], "local"));
+    }
     if (argc < 4 || loom_init(&argc, &argv))
         return 2;
     rotation = !strcmp(argv[1], "rotation");
     local = !strcmp(argv[2], "local");
     recon = !strcmp(argv[3], "recon");
-    int brk = argc > 4 && !strcmp(argv[4], "break");
-    lie = argc > 4 && !strcmp(argv[4], "lie");
+    int brk = 0, records = 0;
+    for (int a = 4; a < argc; a++) {
+        brk |= !strcmp(argv[a], "break");
+        lie |= !strcmp(argv[a], "lie");
+        records |= !strcmp(argv[a], "records");
+    }
     R = loom_size(), me = loom_rank();
     loom_alloc_opts ro = {.unit = LOOM_UNIT_ROW, .row_size = sizeof(row_t)};
     ro.name = "A";
@@ -233,8 +281,16 @@ int main(int argc, char **argv)
     long n = local ? N / R + me : N; /* local: ranks differ in size */
     loom_for_opts o = {.schedule = LOOM_SERIALIZABLE, .local = local,
                        .deps = recon ? NULL : deps, .repeated = 1};
-    if (loom_for(0, n, body, NULL, &o))
+    if (records) {
+        long *rec = malloc((size_t)(n + 1) * sizeof *rec);
+        for (long k = 0; k < n; k++)
+            rec[k] = k;
+        if (loom_for_records(rec, sizeof *rec, n, block, NULL, &o))
+            return 4;
+        free(rec);
+    } else if (loom_for(0, n, body, NULL, &o)) {
         return 4;
+    }
     /* everyone's view of the final rows */
     loom_ring_collect(B);
     row_t *fa = malloc(sizeof(row_t) * NA), *fb = malloc(sizeof(row_t) * NB),

@@ -2,16 +2,22 @@
 # apps.sh BUILD — the apps against their serial twins, side by side in one
 # run, written to docs/bench-apps.md (part of `make bench`):
 #   loom-mf: updates/s of the serial twin, 1 rank x 2 threads and 2 ranks
-#     x 1 thread on generated Netflix-shaped ratings (MF_SAMPLES), and the
-#     training objective after every pass on MovieLens u1 (or generated
-#     ratings when the shared data is absent);
+#     x 1 thread on generated Netflix-shaped ratings (MF_SAMPLES training
+#     ratings in random order, 200000 users x 20000 items, planted rank 16)
+#     at K = 32 and 128, 6 epochs: steady state (epochs 2-6) and the whole
+#     run (wall clock, reading and planning included); with LIBMF=DIR (a
+#     hand-built cjlin1/libmf, docs/bench-apps.md) its mf-train, 2
+#     threads, on the same files, interleaved; and the training objective
+#     after every pass on MovieLens u1 (or generated ratings when the
+#     shared data is absent);
 #   loom-lda (when built): tokens/s at K = 100 and K = 1000 for the same
 #     three layouts, and the log-likelihood per pass.
 # Every figure is the median of RUNS runs (default 3).
 set -euo pipefail
 B=${1:-build}
 RUNS=${BENCH_RUNS:-3}
-MF_SAMPLES=${MF_SAMPLES:-4e6}
+MF_SAMPLES=${MF_SAMPLES:-1e7}
+LIBMF=${LIBMF:-}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 raw=$B/perf/apps
@@ -22,8 +28,9 @@ else
     "$B/bin/loom-gen" ratings --users 900 --items 1600 --rank 5 --samples 100000 --out "$raw/small" >/dev/null
     train=$raw/small.train test=$raw/small.test data="generated ratings (no shared MovieLens)"
 fi
-"$B/bin/loom-gen" ratings --users 200000 --items 20000 --rank 20 --samples "$MF_SAMPLES" \
-    --out "$raw/big" >"$raw/big.gen"
+"$B/bin/loom-gen" ratings --users 200000 --items 20000 --rank 16 \
+    --samples "$(awk -v n="$MF_SAMPLES" 'BEGIN { printf "%.0f", n / 0.9 }')" --out "$raw/big" >"$raw/big.gen"
+shuf --random-source=<(yes) "$raw/big.train" >"$raw/big.shuf" && mv "$raw/big.shuf" "$raw/big.train"
 layouts="serial:1:1 1x2:1:2 2x1:2:1"
 # run NAME RANKS THREADS ARGS...: RUNS logged runs of one layout
 run() {
@@ -32,10 +39,33 @@ run() {
         OMP_NUM_THREADS=$t "$B/bin/loomrun" -n "$n" "$@" --log "$raw/$name.$r.csv" >"$raw/$name.$r.out" 2>&1
     done
 }
+# wall CMD...: runs CMD, prints its wall-clock seconds
+wall() {
+    local t0; t0=$(date +%s.%N)
+    "$@" >/dev/null 2>&1
+    awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", b - a }'
+}
+# The 10^7-rating problem: every contender once per round, interleaved.
+for K in 32 128; do
+    for r in $(seq "$RUNS"); do
+        for l in $layouts; do
+            IFS=: read -r name n t <<<"$l"
+            s=; [ "$name" = serial ] && s=--serial
+            wall env OMP_NUM_THREADS=$t "$B/bin/loomrun" -n "$n" "$B/bin/loom-mf" --train "$raw/big.train" \
+                --test "$raw/big.test" --rank $K --epochs 6 $s --log "$raw/mf-big$K-$name.$r.csv" \
+                >"$raw/mf-big$K-$name.$r.wall"
+        done
+        if [ -n "$LIBMF" ]; then # each output line (one per iteration) timestamped as it comes
+            t0=$EPOCHREALTIME
+            "$LIBMF/mf-train" -k $K -t 6 -s 2 -p "$raw/big.test" "$raw/big.train" "$raw/libmf.model" |
+                while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done >"$raw/libmf-$K.$r.out"
+            awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }' >"$raw/libmf-$K.$r.wall"
+        fi
+    done
+done
 for l in $layouts; do
     IFS=: read -r name n t <<<"$l"
     s=; [ "$name" = serial ] && s=--serial
-    run "mf-big-$name" "$n" "$t" "$B/bin/loom-mf" --train "$raw/big.train" --test "$raw/big.test" --epochs 5 $s
     run "mf-u1-$name" "$n" "$t" "$B/bin/loom-mf" --train "$train" --test "$test" $s
 done
 lda=0
@@ -85,10 +115,10 @@ for l in $layouts; do
     run "lasso-$name" "$n" "$t" "$B/bin/loom-lasso" $lx --tol 0 --iters 1000 --target "$target" $s
 done
 python3 - "$raw" "$RUNS" "$data" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$lda" \
-    "$(cat "$raw/big.gen")" "$lr" "$w2v" >docs/bench-apps.md <<'PY'
-import csv, statistics as st, sys
+    "$(cat "$raw/big.gen")" "$lr" "$w2v" "$LIBMF" >docs/bench-apps.md <<'PY'
+import csv, statistics as st, sys, os
 raw, runs, data, cores, load, lda, gen = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1", sys.argv[7]
-lr, w2v = sys.argv[8] == "1", sys.argv[9] == "1"
+lr, w2v, libmf = sys.argv[8] == "1", sys.argv[9] == "1", sys.argv[10]
 lay = [("serial", "serial twin"), ("1x2", "Loom 1 rank x 2 threads"), ("2x1", "Loom 2 ranks x 1 thread")]
 def rows(name, r):
     with open(f"{raw}/{name}.{r}.csv") as f:
@@ -114,17 +144,51 @@ w("Produced by `make bench` (tests/perf/apps.sh); every figure is the median "
   f"machine (load average before: {load}).  Rates exclude each run's first "
   "pass, which includes the loop's planning.")
 w("")
-w("## loom-mf (SGD matrix factorization, rank 20)")
+w("## loom-mf (SGD matrix factorization) against LIBMF")
 w("")
-w(f"Throughput on generated ratings: {gen.strip()}")
+w(f"Generated ratings in random order: {gen.strip()}.  6 epochs; steady state = "
+  "updates/s over epochs 2-6 (loom-mf: its CSV's training seconds; LIBMF: the time "
+  "between its lines for iterations 0 and 5, timestamped as they come); whole run = 6 epochs of updates over the "
+  "wall-clock time of the command, reading, planning and per-epoch test RMSE included.  "
+  "Every contender once per round, rounds interleaved.")
 w("")
-w("| layout | updates/s | vs serial twin |")
-w("|---|---|---|")
-base = rate("mf-big-serial")
-for k, label in lay:
-    r = rate(f"mf-big-{k}")
-    w(f"| {label} | {r/1e6:.1f} M | {r/base:.2f} |")
-w("")
+def wall(name):
+    return st.median(float(open(f"{raw}/{name}.{r}.wall").read()) for r in range(1, runs + 1))
+def steady(name):
+    v = []
+    for r in range(1, runs + 1):
+        x = rows(name, r)
+        v.append((float(x[-1]["samples"]) - float(x[0]["samples"])) /
+                 (float(x[-1]["seconds"]) - float(x[0]["seconds"])))
+    return st.median(v)
+for K in (32, 128):
+    n = float(rows(f"mf-big{K}-serial", 1)[0]["samples"])
+    w(f"### K = {K}")
+    w("")
+    w("| | steady-state updates/s | whole run updates/s | whole run seconds | final test RMSE |"
+      + (" steady vs LIBMF | whole vs LIBMF |" if libmf else ""))
+    w("|---|---|---|---|---|" + ("---|---|" if libmf else ""))
+    lib = None
+    if libmf:
+        v = []
+        for r in range(1, runs + 1):
+            ts = {int(l.split()[1]): float(l.split()[0]) for l in open(f"{raw}/libmf-{K}.{r}.out")
+                  if len(l.split()) == 5 and l.split()[1].isdigit()}
+            v.append(5 * n / (ts[5] - ts[0]))
+        t6 = wall(f"libmf-{K}")
+        lib = (st.median(v), 6 * n / t6)
+        w(f"| LIBMF, 2 threads | {lib[0]/1e6:.1f} M | {lib[1]/1e6:.1f} M | {t6:.2f} | — | 1.00 | 1.00 |")
+    for k, label in lay:
+        s_, t = steady(f"mf-big{K}-{k}"), wall(f"mf-big{K}-{k}")
+        rm = st.median(float(rows(f"mf-big{K}-{k}", r)[-1]["test_rmse"]) for r in range(1, runs + 1))
+        line = f"| {label} | {s_/1e6:.1f} M | {6*n/t/1e6:.1f} M | {t:.2f} | {rm:.4f} |"
+        if lib:
+            line += f" {s_/lib[0]:.2f} | {6*n/t/lib[1]:.2f} |"
+        w(line)
+    w("")
+if not libmf:
+    w("LIBMF was not given (`LIBMF=DIR make bench`): its rows are left out.")
+    w("")
 w(f"Training objective (and test RMSE) after each pass on {data}, default flags:")
 w("")
 w("| pass | " + " | ".join(l for _, l in lay) + " | Loom 2x1 / serial |")

@@ -5,8 +5,10 @@
  *     memory-bound (STREAM triad over 3 x 2^24 doubles) and compute-bound
  *     (60 fused polynomial steps per element over 2^20 elements): the
  *     same body under `#pragma omp parallel for schedule(static)` and
- *     under loom_for(LOOM_STATIC); REPS interleaved runs; prints the
- *     median seconds of each and their ratio.
+ *     under loom_for(LOOM_STATIC), under LOOM_FOR (the inlined form, the
+ *     body a static function of this file) and, for the triad,
+ *     loom_for_range; REPS interleaved runs; prints the median seconds
+ *     of each and the median of their per-round ratios to OpenMP.
  *   for_bench mf TRAIN TEST EPOCHS
  *     SGD matrix factorization (rank 20), one data pass per epoch, three
  *     ways from the same initial model: the serial loop, loom_for
@@ -83,6 +85,19 @@ static double run_loom(void (*f)(long, void *), vec *v, long n)
     return loom_wtime() - t;
 }
 
+static double run_inline(void (*f)(long, void *), vec *v, long n)
+{
+    double t = loom_wtime();
+    if (f == triad) {
+        LOOM_FOR(i, 0, n, NULL)
+            triad(i, v);
+    } else {
+        LOOM_FOR(i, 0, n, NULL)
+            poly(i, v);
+    }
+    return loom_wtime() - t;
+}
+
 static double run_range(void (*f)(long, void *), vec *v, long n)
 {
     (void)f;
@@ -95,8 +110,9 @@ static double run_range(void (*f)(long, void *), vec *v, long n)
 static int kernels(int reps)
 {
     struct { const char *name; void (*f)(long, void *); long n; int nc; } k[2] = {
-        {"memory", triad, 1L << 24, 3}, {"compute", poly, 1L << 20, 2}};
-    double (*run[3])(void (*)(long, void *), vec *, long) = {run_omp, run_loom, run_range};
+        {"memory", triad, 1L << 24, 4}, {"compute", poly, 1L << 20, 3}};
+    double (*run[4])(void (*)(long, void *), vec *, long) = {run_omp, run_loom, run_inline,
+                                                             run_range};
     for (int x = 0; x < 2; x++) {
         long n = k[x].n;
         int nc = k[x].nc;
@@ -104,7 +120,7 @@ static int kernels(int reps)
 #pragma omp parallel for schedule(static) /* first touch like the runs */
         for (long i = 0; i < n; i++)
             v.a[i] = 0, v.b[i] = (double)(i % 97), v.c[i] = (double)(i % 89);
-        double t[3][reps], r[3][reps];
+        double t[4][reps], r[4][reps];
         for (int c = 0; c < nc; c++) /* warm up */
             run[c](k[x].f, &v, n);
         for (int i = 0; i < reps; i++) {
@@ -115,10 +131,11 @@ static int kernels(int reps)
             for (int c = 0; c < nc; c++)
                 r[c][i] = t[c][i] / t[0][i];
         }
-        printf("%s threads %d n %ld omp_s %.6f loom_s %.6f ratio %.4f", k[x].name,
-               omp_get_max_threads(), n, median(t[0], reps), median(t[1], reps), median(r[1], reps));
-        if (nc == 3)
-            printf(" range_s %.6f range_ratio %.4f", median(t[2], reps), median(r[2], reps));
+        printf("%s threads %d n %ld omp_s %.6f loom_s %.6f ratio %.4f inline_s %.6f "
+               "inline_ratio %.4f", k[x].name, omp_get_max_threads(), n, median(t[0], reps),
+               median(t[1], reps), median(r[1], reps), median(t[2], reps), median(r[2], reps));
+        if (nc == 4)
+            printf(" range_s %.6f range_ratio %.4f", median(t[3], reps), median(r[3], reps));
         printf("\n");
         free(v.a), free(v.b), free(v.c);
     }

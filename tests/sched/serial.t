@@ -7,9 +7,12 @@
 # test finds and replays.  Half the runs have LOOM_CHECK=serial on, which
 # must pass on every plan the planner makes; a deliberately broken plan,
 # and a deps callback that names the wrong row, must be caught with both
-# iterations and the row named.
+# iterations and the row named.  The same again as loom_for_records (a
+# block body over records the loop lays out in plan order), on 1-3 ranks,
+# with the checker catching broken plans through the block body; and
+# LOOM_FOR, the inlined data-parallel loop, runs every iteration once.
 . "$(dirname "$0")/../lib.sh"
-plan 38
+plan 57
 i=0
 for n in 1 2 3 4; do
     for t in 1 2; do
@@ -21,6 +24,26 @@ for n in 1 2 3 4; do
                 has "$T/o" "ok - the result equals the serial order found"
             ok $? "$m, $n rank(s) x $t thread(s), LOOM_CHECK=$chk"
         done
+    done
+done
+for nt in "1 2" "2 2" "3 1"; do
+    set -- $nt
+    for m in "rotation local deps" "rotation global recon" "groups local recon" "groups global deps"; do
+        [ $1 = 3 ] && case "$m" in groups*) continue;; esac
+        i=$((i + 1))
+        chk=none; [ $((i % 2)) -eq 0 ] && chk=serial
+        LOOM_CHECK=$chk OMP_NUM_THREADS=$2 run_job "$T/o" "$LOOMRUN" -n $1 "$B/tests/bin/for_serial" $m records
+        [ $rc -eq 0 ] && has "$T/o" "ok - every iteration ran exactly once" &&
+            has "$T/o" "ok - the result equals the serial order found"
+        ok $? "records: $m, $1 rank(s) x $2 thread(s), LOOM_CHECK=$chk"
+    done
+done
+for nt in "1 2" "2 1" "3 2"; do
+    set -- $nt
+    for loc in "" local; do
+        OMP_NUM_THREADS=$2 run_job "$T/i" "$LOOMRUN" -n $1 "$B/tests/bin/for_serial" inline $loc
+        [ $rc -eq 0 ] && has "$T/i" "ok - LOOM_FOR ran each of [0-9]+ iterations exactly once"
+        ok $? "LOOM_FOR ${loc:-global}, $1 rank(s) x $2 thread(s)"
     done
 done
 broken() { # NAME RANKS THREADS ARGS... : the checker must stop the job
@@ -36,4 +59,7 @@ broken "a rotation plan broken across ranks" 2 1 rotation local deps break
 broken "a groups plan broken on 2 ranks" 2 2 groups local deps break
 broken "a deps callback naming the wrong row" 1 2 rotation global deps lie
 broken "a wrong row across ranks" 2 1 rotation global deps lie
+broken "a misplaced record in a rotation plan" 1 2 rotation local deps records break
+broken "a record misplaced across ranks" 2 1 rotation local deps records break
+broken "a misplaced record in a groups plan" 1 2 groups global recon records break
 finish

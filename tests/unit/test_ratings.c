@@ -3,7 +3,9 @@
  * ../shared/data is absent), the user-range filter, the separators
  * (blanks, "::", CSV with a header), MatrixMarket files, every kind of
  * malformed line named FILE:LINE, unreadable files, lines longer than the
- * read buffer, and the number scanners against strtof/strtoll. */
+ * read buffer, the number scanners against strtof/strtoll, the parallel
+ * parse of a large file (the same ratings and the same first error as one
+ * thread), and the split of users by rating count. */
 #include "../../kernels/lines.h"
 #include "../../kernels/ratings.h"
 #include "../data.h"
@@ -13,6 +15,8 @@
 #include <loom.h>
 
 #include <errno.h>
+#include <omp.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +316,76 @@ static void test_scanners(void)
     ok(i_same, "loom_scan_i64: limits, signs, overflow, empty");
 }
 
+/* ---- the parallel parse (files of 4 MiB and more) ------------------------ */
+
+/* Loads path with nt threads: rc, and the ratings in *rs. */
+static int load_with(int nt, const char *path, loom_ratings *rs)
+{
+    omp_set_num_threads(nt);
+    int rc = load(path, NULL, rs);
+    omp_set_num_threads(1);
+    return rc;
+}
+
+static void test_parallel(void)
+{
+    char path[] = "/tmp/loom_test_ratings_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        skip(6, "cannot write a temporary file");
+        return;
+    }
+    uint64_t s = 9;
+    for (long k = 0; k < 500000; k++) /* about 7 MB; the last line has no newline */
+        fprintf(f, "%d\t%d\t%d%s", (int)(next(&s) % 5000) + 1, (int)(next(&s) % 900) + 1,
+                (int)(next(&s) % 5) + 1, k + 1 < 500000 ? "\n" : "");
+    fclose(f);
+    loom_ratings a, b;
+    int ra = load_with(1, path, &a), rb = load_with(3, path, &b);
+    ok(!ra && !rb && a.n == 500000 && b.n == a.n && a.nfile == b.nfile && a.sum == b.sum &&
+           a.nusers == b.nusers && a.nitems == b.nitems &&
+           !memcmp(a.v, b.v, (size_t)a.n * sizeof *a.v),
+       "3 threads read a 7 MB file exactly as one does (%lld ratings)", (long long)b.n);
+    loom_user_range r0, r1;
+    loom_ratings_split(&a, a.nusers, 0, 2, &r0);
+    loom_ratings_split(&a, a.nusers, 1, 2, &r1);
+    long n0 = 0;
+    for (long k = 0; k < a.n; k++)
+        n0 += a.v[k].u < r0.hi;
+    ok(r0.lo == 0 && r0.hi == r1.lo && r1.hi == a.nusers && n0 > a.n / 2 - 200 && n0 < a.n / 2 + 200,
+       "the split by rating count gives each of 2 ranks half the ratings (%ld of %lld)", n0,
+       (long long)a.n);
+    loom_ratings_keep(&b, &r1);
+    ok(b.n == a.n - n0 && b.v[0].u >= r1.lo, "keep leaves the other block's %lld ratings",
+       (long long)b.n);
+    loom_ratings_free(&a);
+    loom_ratings_free(&b);
+    /* a bad line in the second half: the same message, line number included */
+    f = fopen(path, "r+");
+    fseek(f, 5000000, SEEK_SET);
+    int c;
+    while ((c = fgetc(f)) != '\n' && c != EOF)
+        ;
+    long at = ftell(f);
+    fseek(f, at, SEEK_SET);
+    fputc('x', f);
+    fclose(f);
+    long line = 1;
+    f = fopen(path, "r");
+    for (long k = 0; k < at; k++)
+        line += fgetc(f) == '\n';
+    fclose(f);
+    char e1[512], want[600];
+    ra = load_with(1, path, &a);
+    snprintf(e1, sizeof e1, "%s", err);
+    rb = load_with(3, path, &b);
+    snprintf(want, sizeof want, "%s:%ld: bad user id 'x", path, line);
+    ok(ra == LOOM_ERR_FORMAT && rb == ra && !strcmp(e1, err) && !strncmp(err, want, strlen(want)),
+       "3 threads name the same bad line as one: %s", err);
+    unlink(path);
+}
+
 int main(void)
 {
     test_movielens();
@@ -319,5 +393,6 @@ int main(void)
     test_malformed();
     test_matrixmarket();
     test_scanners();
+    test_parallel();
     return done_testing();
 }
