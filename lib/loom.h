@@ -314,14 +314,18 @@ typedef struct loom_priority {
     int (*conflict)(long a, long b, void *ctx);          /* may be NULL */
     void (*push)(long j, double *partial, void *ctx);
     double (*pull)(long j, const double *sum, void *ctx);
-    /* may be NULL: called on every rank with the round's candidates, in
+    /* may be NULL: called on every rank with the coordinates already kept
+     * in the window (see pipeline) followed by the round's candidates in
      * draw order, before conflict() is asked about any of them.  Every rank
      * gets the same list, so it may be collective: e.g. one allreduce that
      * computes what conflict() needs over every rank's data (Lasso's
-     * column correlations). */
+     * column correlations).  Not called on one rank with one thread, where
+     * coordinates run one at a time and conflict() is not needed. */
     void (*prepare)(const long *cand, long n, void *ctx);
     int restart;       /* 1: forget the persisted weights first (every coordinate
                           back to 1 + eta), e.g. when the problem changed */
+    int pipeline;      /* rounds in flight at once (default 2): their pushes see
+                          the state before any of their pulls (docs/loop.md) */
 } loom_priority;
 
 typedef struct loom_for_opts {
