@@ -56,7 +56,7 @@ static const char usage_text[] =
     "                    more than the data set: all, exact)\n"
     "  --batch           coordinates updated in parallel per round (default 8)\n"
     "  --candidates      coordinates drawn per round (default 2 * batch)\n"
-    "  --pipeline        rounds in flight at once, sharing one allreduce (default 2;\n"
+    "  --pipeline        rounds in flight at once, sharing one allreduce (default 1;\n"
     "                    their updates see the state before the others' results)\n"
     "  --rounds          rounds per iteration (default features / batch: one pass)\n"
     "  --iters           iterations at most, per lambda (default 100)\n"
@@ -395,7 +395,7 @@ int main(int argc, char **argv)
         else
             printf("%s selection, batch %ld of %ld candidates, rho %g, pipeline %ld, %ld rounds "
                    "per iteration%s\n",
-                   o.select, L, C, o.rho, o.pipeline ? o.pipeline : 2, rounds,
+                   o.select, L, C, o.rho, o.pipeline ? o.pipeline : 1, rounds,
                    o.standardize ? ", standardized" : "");
         fflush(stdout);
     }
@@ -444,7 +444,7 @@ int main(int argc, char **argv)
                             "than 10 times its value %.6g at beta = 0): coordinates updated "
                             "together interfere; lower --rho (now %g), --batch (now %ld) or "
                             "--pipeline (now %ld), or use --serial\n",
-                            iter, obj, 0.5 * f0[2], o.rho, L, o.pipeline ? o.pipeline : 2);
+                            iter, obj, 0.5 * f0[2], o.rho, L, o.pipeline ? o.pipeline : 1);
                 loom_report_close(rep);
                 loom_finalize();
                 return 3;

@@ -324,7 +324,7 @@ typedef struct loom_priority {
     void (*prepare)(const long *cand, long n, void *ctx);
     int restart;       /* 1: forget the persisted weights first (every coordinate
                           back to 1 + eta), e.g. when the problem changed */
-    int pipeline;      /* rounds in flight at once (default 2): their pushes see
+    int pipeline;      /* rounds in flight at once (default 1): their pushes see
                           the state before any of their pulls (docs/loop.md) */
 } loom_priority;
 

@@ -205,7 +205,7 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
     if (L > Lc)
         L = Lc;
     long rounds = p->rounds > 0 ? p->rounds : (n + L - 1) / L;
-    long depth = p->pipeline > 0 ? p->pipeline : 2;
+    long depth = p->pipeline > 0 ? p->pipeline : 1; /* measured: docs/loom-lasso.md */
     if (depth * Lc > n) /* a window draws without replacement */
         depth = n / Lc > 0 ? n / Lc : 1;
     size_t width = (size_t)(p->width > 0 ? p->width : 1);
