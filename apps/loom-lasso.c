@@ -292,6 +292,16 @@ static void standardize(loom_lasso *l, double *mean, double *scale, double *ymea
                    (long long)l->n, (long long)l->p);
 }
 
+/* The intercept in the original units: ȳ − Σ_j (β_j / scale_j) mean_j. */
+static double intercept(const loom_lasso *l, const double *mean, const double *scale,
+                        double ymean)
+{
+    double b0 = ymean;
+    for (int64_t j = 0; j < l->p; j++)
+        b0 -= (scale[j] > 0 ? l->beta[j] / scale[j] : 0) * mean[j];
+    return b0;
+}
+
 /* Writes β in the original units (with --standardize: β_j / scale_j, then
  * the intercept) to path.  Returns 0 or -1 with errno set. */
 static int save_model(const char *path, const loom_lasso *l, const double *mean,
@@ -299,14 +309,12 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
 {
     if (!mean)
         return loom_lasso_save(path, l->beta, l->p);
-    double *b = malloc(((size_t)l->p + 1) * sizeof *b), icpt = ymean;
+    double *b = malloc(((size_t)l->p + 1) * sizeof *b);
     if (!b)
         return -1;
-    for (int64_t j = 0; j < l->p; j++) {
+    for (int64_t j = 0; j < l->p; j++)
         b[j] = scale[j] > 0 ? l->beta[j] / scale[j] : 0;
-        icpt -= b[j] * mean[j];
-    }
-    b[l->p] = icpt;
+    b[l->p] = intercept(l, mean, scale, ymean);
     int rc = loom_lasso_save(path, b, l->p + 1);
     free(b);
     return rc;
@@ -410,6 +418,7 @@ int main(int argc, char **argv)
     }
 
     long nl = o.path ? o.path : 1, iter = 0;
+    int diverged = 0;
     double t0 = loom_wtime(), obj = NAN, gap = NAN;
     uint64_t rng = o.seed;
     for (long k = 0; k < nl; k++) {
@@ -445,11 +454,12 @@ int main(int argc, char **argv)
                             "together interfere; lower --rho (now %g), --batch (now %ld) or "
                             "--pipeline (now %ld), or use --serial\n",
                             iter, obj, 0.5 * f0[2], o.rho, L, o.pipeline ? o.pipeline : 1);
-                loom_report_close(rep);
-                loom_finalize();
-                return 3;
+                diverged = 1;
+                break;
             }
         }
+        if (diverged)
+            break;
         if (loom_rank() == 0) {
             printf("loom-lasso: lambda %.17g: objective %.17g, duality gap %.3g, %lld "
                    "non-zeros, %lld updates%s\n",
@@ -461,20 +471,16 @@ int main(int argc, char **argv)
     if (u.corr && loom_rank() == 0)
         printf("loom-lasso: %lld column correlations computed for the filter, over %lld rows\n",
                (long long)loom_lasso_corr_computed(u.corr), (long long)loom_lasso_corr_rows(u.corr));
-    rc = 0;
-    if (o.standardize && loom_rank() == 0) {
-        double icpt = ymean;
-        for (int64_t j = 0; j < p; j++)
-            icpt -= (scale[j] > 0 ? l.beta[j] / scale[j] : 0) * mean[j];
+    rc = diverged ? 3 : 0;
+    if (!diverged && o.standardize && loom_rank() == 0)
         printf("loom-lasso: intercept %.17g (coefficients in the original units: beta_j / "
-               "scale_j; --model writes them)\n", icpt);
-    }
-    if (o.model && loom_rank() == 0 && save_model(o.model, &l, mean, scale, ymean)) {
+               "scale_j; --model writes them)\n", intercept(&l, mean, scale, ymean));
+    if (!diverged && o.model && loom_rank() == 0 && save_model(o.model, &l, mean, scale, ymean)) {
         fprintf(stderr, "loom-lasso: %s: %s\n", o.model, strerror(errno));
         rc = 1;
     }
     loom_report_close(rep);
-    if (loom_rank() == 0)
+    if (!diverged && loom_rank() == 0)
         printf("final objective=%.17g\n", obj);
     loom_lasso_corr_free(u.corr);
     loom_lasso_free(&l);
