@@ -74,11 +74,11 @@ for layout in "2 1" "1 2"; do
     set -- $layout
     for d in 1 2 3; do
         OMP_NUM_THREADS=$2 run_job "$T/p$d" "$LOOMRUN" -n $1 "$L" $X --lambda-path 1 --lambda-min-ratio 0.05 \
-            --pipeline $d --tol 1e-12 --iters 100000
+            --pipeline $d --tol 1e-10 --iters 100000
         got=$(objective "$T/p$d")
-        within "$got" "$F" 1e-10 || { diag "depth $d on $1 x $2: $got, twin $F"; break; }
+        within "$got" "$F" 2e-10 || { diag "depth $d on $1 x $2: $got, twin $F"; break; }
     done
-    [ $rc -eq 0 ] && [ $d -eq 3 ] && within "$got" "$F" 1e-10
-    ok $? "pipeline depth 1, 2, 3 on $1 rank(s) x $2 thread(s): the serial twin's objective to 1e-10"
+    [ $rc -eq 0 ] && [ $d -eq 3 ] && within "$got" "$F" 2e-10
+    ok $? "pipeline depth 1, 2, 3 on $1 rank(s) x $2 thread(s): the serial twin's objective to 2e-10 (gap 1e-10)"
 done
 finish
