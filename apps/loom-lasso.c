@@ -10,13 +10,13 @@
  *
  *   loom-lasso (--X FILE --y FILE | --libsvm FILE)
  *              (--lambda L | --lambda-path N [--lambda-min-ratio R])
- *              [--select priority|uniform] [--serial cyclic|random]
- *              [--rho R] [--batch L] [--candidates C] [--rounds R]
- *              [--iters N] [--tol T] [--target F] [--eta E] [--seed S]
- *              [--log FILE.csv] [--model FILE]
+ *              [--standardize] [--select priority|uniform]
+ *              [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L] [--candidates C]
+ *              [--pipeline D] [--rounds R] [--iters N] [--tol T] [--target F]
+ *              [--eta E] [--seed S] [--log FILE.csv] [--model FILE]
  *
  * Exit status: 0; 1 for unreadable or malformed data (FILE:LINE named) or
- * a failed write; 2 for bad arguments. */
+ * a failed write; 2 for bad arguments; 3 when the objective diverges. */
 #include "../kernels/lasso.h"
 #include "../kernels/report.h"
 
@@ -32,22 +32,32 @@
 static const char usage_text[] =
     "usage: loom-lasso (--X FILE --y FILE | --libsvm FILE)\n"
     "                  (--lambda L | --lambda-path N [--lambda-min-ratio R])\n"
-    "                  [--select priority|uniform] [--serial cyclic|random]\n"
-    "                  [--rho R] [--batch L] [--candidates C] [--rounds R]\n"
-    "                  [--iters N] [--tol T] [--target F] [--eta E] [--seed S]\n"
-    "                  [--log FILE.csv] [--model FILE]\n"
-    "  minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 by coordinate descent\n"
+    "                  [--standardize] [--select priority|uniform]\n"
+    "                  [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L] [--candidates C]\n"
+    "                  [--pipeline D] [--rounds R] [--iters N] [--tol T] [--target F]\n"
+    "                  [--eta E] [--seed S] [--log FILE.csv] [--model FILE]\n"
+    "  minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 by coordinate descent.\n"
+    "  scikit-learn's Lasso(alpha=A) minimizes 1/(2n) |y - X beta|^2 + A |beta|_1\n"
+    "  over n samples: the same problem with lambda = n * A (alpha = lambda / n);\n"
+    "  its fit_intercept=True on standardized columns is --standardize here.\n"
     "  --X, --y          MatrixMarket X (coordinate or array) and y (n x 1 or vector)\n"
     "  --libsvm          one LIBSVM file instead: 'y index:value ...' per row\n"
     "  --lambda          the penalty; or a path of N values from lambda_max =\n"
     "  --lambda-path N   max|X'y| down to R * lambda_max (R default 0.01), warm starts\n"
+    "  --standardize     centre and scale every column (mean 0, sum of squares n),\n"
+    "                    centre y and fit an intercept; the model is reported in\n"
+    "                    the original units (columns are then stored densely)\n"
     "  --select          priority (draw coordinates by delta^2 + eta, default) or\n"
     "                    uniform (the baseline)\n"
     "  --serial          run the serial twin instead (one rank): cyclic or random order\n"
     "  --rho             two columns correlated above R are not updated together\n"
     "                    (default 0.1; 1 turns the filter off)\n"
+    "  --rho-rows        rows the correlations are estimated on (default 1024;\n"
+    "                    more than the data set: all, exact)\n"
     "  --batch           coordinates updated in parallel per round (default 8)\n"
     "  --candidates      coordinates drawn per round (default 2 * batch)\n"
+    "  --pipeline        rounds in flight at once, sharing one allreduce (default 1;\n"
+    "                    their updates see the state before the others' results)\n"
     "  --rounds          rounds per iteration (default features / batch: one pass)\n"
     "  --iters           iterations at most, per lambda (default 100)\n"
     "  --tol             stop when the duality gap <= T * objective (default 1e-6;\n"
@@ -56,14 +66,17 @@ static const char usage_text[] =
     "  --eta             sampling weight floor (default 1e-6)\n"
     "  --seed            of the schedule's draws (default 1)\n"
     "  --log             CSV: iter,updates,seconds,objective,nnz,lambda,gap\n"
-    "  --model           writes beta (of the last lambda), one value per line\n";
+    "  --model           writes beta (of the last lambda), one value per line; with\n"
+    "                    --standardize in original units, then the intercept\n"
+    "exit status: 0; 1 unreadable data or a failed write; 2 bad arguments;\n"
+    "3 the objective diverged (lower --rho, --batch or --pipeline)\n";
 
 struct opts {
     const char *x, *y, *libsvm, *log, *model, *select, *serial;
     double lambda, min_ratio, rho, tol, target, eta;
-    long path, batch, candidates, rounds, iters;
+    long path, batch, candidates, pipeline, rounds, iters, rho_rows;
     uint64_t seed;
-    int have_lambda, have_target;
+    int have_lambda, have_target, standardize;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -97,7 +110,7 @@ static int parse_long(const char *s, long lo, long *v)
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.select = "priority", .min_ratio = 0.01, .rho = 0.1, .tol = 1e-6,
-                       .eta = 1e-6, .batch = 8, .iters = 100, .seed = 1};
+                       .eta = 1e-6, .batch = 8, .iters = 100, .seed = 1, .rho_rows = 1024};
     for (int a = 1; a < argc; a++) {
         const char *f = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
         long seed = 0;
@@ -105,9 +118,13 @@ static int parse(int argc, char **argv, struct opts *o)
             fputs(usage_text, stdout);
             exit(0);
         }
+        if (!strcmp(f, "--standardize")) {
+            o->standardize = 1;
+            continue;
+        }
         static const char *const known[] = {
             "--X", "--y", "--libsvm", "--lambda", "--lambda-path", "--lambda-min-ratio",
-            "--select", "--serial", "--rho", "--batch", "--candidates", "--rounds", "--iters",
+            "--select", "--serial", "--rho", "--rho-rows", "--batch", "--candidates", "--pipeline", "--rounds", "--iters",
             "--tol", "--target", "--eta", "--seed", "--log", "--model", NULL};
         int k = 0;
         while (known[k] && strcmp(known[k], f))
@@ -158,8 +175,10 @@ static int parse(int argc, char **argv, struct opts *o)
             want = "a number > 0";
         } else {
             long *dst = !strcmp(f, "--lambda-path") ? &o->path
+                        : !strcmp(f, "--rho-rows")   ? &o->rho_rows
                         : !strcmp(f, "--batch")      ? &o->batch
                         : !strcmp(f, "--candidates") ? &o->candidates
+                        : !strcmp(f, "--pipeline")   ? &o->pipeline
                         : !strcmp(f, "--rounds")     ? &o->rounds
                         : !strcmp(f, "--iters")      ? &o->iters
                                                      : &seed;
@@ -212,18 +231,10 @@ static double pull(long j, const double *sum, void *ctx)
     return u->uniform ? 1.0 : d;
 }
 
-static void prepare(const long *cand, long n, void *ctx)
-{
-    int rc = loom_lasso_corr_prepare(((struct run *)ctx)->corr, cand, n);
-    if (rc)
-        loom_abort(1, "loom-lasso: correlations of the candidates: %s", loom_strerror(rc));
-}
-
 static int conflict(long a, long b, void *ctx)
 {
     const struct run *u = ctx;
-    double c = loom_lasso_corr_get(u->corr, a, b);
-    return c < 0 || c > u->rho;
+    return loom_lasso_corr_get(u->corr, a, b) > u->rho;
 }
 
 /* ---- the program ------------------------------------------------------------ */
@@ -254,6 +265,59 @@ static double evaluate(const loom_lasso *l, double lambda, double *xtr, double *
         *gap = loom_lasso_gap(l, s[0], s[1], m, lambda);
     }
     return loom_lasso_objective(l, s[0], lambda);
+}
+
+/* --standardize: column means and spreads over every rank's rows, then
+ * the columns and y standardized in place (lasso.h).  mean and scale get
+ * p values, *ymean the mean of y.  Collective. */
+static void standardize(loom_lasso *l, double *mean, double *scale, double *ymean)
+{
+    size_t p = (size_t)l->p;
+    double *s = malloc((p + 1) * sizeof *s);
+    if (!s)
+        loom_abort(1, "loom-lasso: out of memory");
+    loom_lasso_sums_x_local(l, s);
+    sum_all(s, p + 1);
+    double N = (double)l->ntotal;
+    for (size_t j = 0; j < p; j++)
+        mean[j] = s[j] / N;
+    *ymean = s[p] / N;
+    loom_lasso_spread_local(l, mean, s);
+    sum_all(s, p);
+    for (size_t j = 0; j < p; j++)
+        scale[j] = sqrt(s[j] / N);
+    free(s);
+    if (loom_lasso_standardize(l, mean, scale, *ymean))
+        loom_abort(1, "loom-lasso: out of memory for %lld x %lld standardized values",
+                   (long long)l->n, (long long)l->p);
+}
+
+/* The intercept in the original units: ȳ − Σ_j (β_j / scale_j) mean_j. */
+static double intercept(const loom_lasso *l, const double *mean, const double *scale,
+                        double ymean)
+{
+    double b0 = ymean;
+    for (int64_t j = 0; j < l->p; j++)
+        b0 -= (scale[j] > 0 ? l->beta[j] / scale[j] : 0) * mean[j];
+    return b0;
+}
+
+/* Writes β in the original units (with --standardize: β_j / scale_j, then
+ * the intercept) to path.  Returns 0 or -1 with errno set. */
+static int save_model(const char *path, const loom_lasso *l, const double *mean,
+                      const double *scale, double ymean)
+{
+    if (!mean)
+        return loom_lasso_save(path, l->beta, l->p);
+    double *b = malloc(((size_t)l->p + 1) * sizeof *b);
+    if (!b)
+        return -1;
+    for (int64_t j = 0; j < l->p; j++)
+        b[j] = scale[j] > 0 ? l->beta[j] / scale[j] : 0;
+    b[l->p] = intercept(l, mean, scale, ymean);
+    int rc = loom_lasso_save(path, b, l->p + 1);
+    free(b);
+    return rc;
 }
 
 /* Loads this rank's rows; on failure the lowest failing rank prints its
@@ -293,6 +357,12 @@ int main(int argc, char **argv)
         return 1;
     }
     int64_t p = l.p;
+    double *mean = NULL, *scale = NULL, ymean = 0;
+    if (o.standardize) {
+        if (!(mean = malloc((size_t)p * sizeof *mean)) || !(scale = malloc((size_t)p * sizeof *scale)))
+            loom_abort(1, "loom-lasso: out of memory");
+        standardize(&l, mean, scale, &ymean);
+    }
     /* c_j and Xᵀy over every rank's rows; λ_max = max |Xᵀy|. */
     double *xtr = malloc((size_t)(p + 3) * sizeof *xtr);
     if (!xtr)
@@ -303,17 +373,24 @@ int main(int argc, char **argv)
     double lmax = 0;
     for (int64_t j = 0; j < p; j++)
         lmax = fmax(lmax, fabs(xtr[j]));
-    double nz = (double)l.colptr[p];
+    double nz = (double)l.colptr[p], f0[3];
     sum_all(&nz, 1);
+    loom_lasso_sums_local(&l, f0); /* F(0) = ½‖y‖², the yardstick of divergence */
+    sum_all(f0, 3);
 
     long L = o.batch, C = o.candidates ? o.candidates : 2 * o.batch;
     long rounds = o.rounds ? o.rounds : (long)((p + L - 1) / L);
     struct run u = {.l = &l, .rho = o.rho, .uniform = !strcmp(o.select, "uniform")};
-    if (!o.serial && o.rho < 1 && !(u.corr = loom_lasso_corr_new(&l, (size_t)1 << 16)))
-        loom_abort(1, "loom-lasso: out of memory");
+    /* The filter, unless off, or unused: on one rank with one thread the
+     * schedule runs one coordinate at a time and asks no conflicts. */
+    if (!o.serial && o.rho < 1 && (loom_size() > 1 || omp_get_max_threads() > 1) &&
+        !(u.corr = loom_lasso_corr_new(&l, o.rho_rows, &rc)))
+        loom_abort(1, "loom-lasso: the correlation sample of %ld rows: %s", o.rho_rows,
+                   loom_strerror(rc));
     loom_priority pr = {.rounds = rounds, .candidates = C, .select = L, .eta = o.eta,
-                        .width = 1, .seed = o.seed, .push = push, .pull = pull,
-                        .conflict = u.corr ? conflict : NULL, .prepare = u.corr ? prepare : NULL};
+                        .width = 1, .seed = o.seed, .pipeline = (int)o.pipeline,
+                        .push = push, .pull = pull,
+                        .conflict = u.corr ? conflict : NULL};
     loom_for_opts fo = {.schedule = LOOM_PRIORITY, .priority = &pr};
 
     if (loom_rank() == 0) {
@@ -324,9 +401,10 @@ int main(int argc, char **argv)
         if (o.serial)
             printf("serial twin, %s order\n", o.serial);
         else
-            printf("%s selection, batch %ld of %ld candidates, rho %g, %ld rounds per "
-                   "iteration\n",
-                   o.select, L, C, o.rho, rounds);
+            printf("%s selection, batch %ld of %ld candidates, rho %g, pipeline %ld, %ld rounds "
+                   "per iteration%s\n",
+                   o.select, L, C, o.rho, o.pipeline ? o.pipeline : 1, rounds,
+                   o.standardize ? ", standardized" : "");
         fflush(stdout);
     }
     char err[1024];
@@ -340,6 +418,7 @@ int main(int argc, char **argv)
     }
 
     long nl = o.path ? o.path : 1, iter = 0;
+    int diverged = 0;
     double t0 = loom_wtime(), obj = NAN, gap = NAN;
     uint64_t rng = o.seed;
     for (long k = 0; k < nl; k++) {
@@ -367,9 +446,22 @@ int main(int argc, char **argv)
                                             loom_wtime() - t0, obj,
                                             (double)loom_lasso_nnz(&l), lambda, gap});
             stop = (o.tol > 0 && gap <= o.tol * obj) || (o.have_target && obj <= o.target);
+            if (!isfinite(obj) || obj > 10 * 0.5 * f0[2]) { /* every rank sees the same obj */
+                if (loom_rank() == 0)
+                    fprintf(stderr,
+                            "loom-lasso: the objective diverged at iteration %ld (%.6g, more "
+                            "than 10 times its value %.6g at beta = 0): coordinates updated "
+                            "together interfere; lower --rho (now %g), --batch (now %ld) or "
+                            "--pipeline (now %ld), or use --serial\n",
+                            iter, obj, 0.5 * f0[2], o.rho, L, o.pipeline ? o.pipeline : 1);
+                diverged = 1;
+                break;
+            }
         }
+        if (diverged)
+            break;
         if (loom_rank() == 0) {
-            printf("loom-lasso: lambda %.10g: objective %.12g, duality gap %.3g, %lld "
+            printf("loom-lasso: lambda %.17g: objective %.17g, duality gap %.3g, %lld "
                    "non-zeros, %lld updates%s\n",
                    lambda, obj, gap, (long long)loom_lasso_nnz(&l), (long long)u.updates,
                    stop ? "" : " (stopped at --iters)");
@@ -377,18 +469,24 @@ int main(int argc, char **argv)
         }
     }
     if (u.corr && loom_rank() == 0)
-        printf("loom-lasso: %lld column correlations computed for the filter\n",
-               (long long)loom_lasso_corr_computed(u.corr));
-    rc = 0;
-    if (o.model && loom_rank() == 0 && loom_lasso_save(o.model, l.beta, p)) {
+        printf("loom-lasso: %lld column correlations computed for the filter, over %lld rows\n",
+               (long long)loom_lasso_corr_computed(u.corr), (long long)loom_lasso_corr_rows(u.corr));
+    rc = diverged ? 3 : 0;
+    if (!diverged && o.standardize && loom_rank() == 0)
+        printf("loom-lasso: intercept %.17g (coefficients in the original units: beta_j / "
+               "scale_j; --model writes them)\n", intercept(&l, mean, scale, ymean));
+    if (!diverged && o.model && loom_rank() == 0 && save_model(o.model, &l, mean, scale, ymean)) {
         fprintf(stderr, "loom-lasso: %s: %s\n", o.model, strerror(errno));
         rc = 1;
     }
-    loom_report_final(rep, "objective", obj);
     loom_report_close(rep);
+    if (!diverged && loom_rank() == 0)
+        printf("final objective=%.17g\n", obj);
     loom_lasso_corr_free(u.corr);
     loom_lasso_free(&l);
     free(xtr);
+    free(mean);
+    free(scale);
     loom_finalize();
     return rc;
 }

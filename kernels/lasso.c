@@ -322,6 +322,73 @@ void loom_lasso_xtv_local(const loom_lasso *l, const double *v, double *g)
     }
 }
 
+void loom_lasso_sums_x_local(const loom_lasso *l, double *s)
+{
+    for (int64_t j = 0; j < l->p; j++) {
+        double t = 0;
+        for (int64_t k = l->colptr[j]; k < l->colptr[j + 1]; k++)
+            t += l->val[k];
+        s[j] = t;
+    }
+    double t = 0;
+    for (int64_t i = 0; i < l->n; i++)
+        t += l->y[i];
+    s[l->p] = t;
+}
+
+void loom_lasso_spread_local(const loom_lasso *l, const double *mean, double *s)
+{
+    for (int64_t j = 0; j < l->p; j++) {
+        double t = 0, m = mean[j];
+        for (int64_t k = l->colptr[j]; k < l->colptr[j + 1]; k++)
+            t += (l->val[k] - m) * (l->val[k] - m);
+        s[j] = t + (double)(l->n - (l->colptr[j + 1] - l->colptr[j])) * m * m;
+    }
+}
+
+int loom_lasso_standardize(loom_lasso *l, const double *mean, const double *scale, double ymean)
+{
+    size_t n = (size_t)l->n, all = n * (size_t)l->p;
+    int64_t *colptr = malloc(((size_t)l->p + 1) * sizeof *colptr);
+    int32_t *row = malloc((all ? all : 1) * sizeof *row);
+    double *val = malloc((all ? all : 1) * sizeof *val), *x = malloc((n ? n : 1) * sizeof *x);
+    if (!colptr || !row || !val || !x) {
+        free(colptr);
+        free(row);
+        free(val);
+        free(x);
+        return LOOM_ERR_NOMEM;
+    }
+    for (int64_t j = 0; j < l->p; j++) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = 0;
+        for (int64_t k = l->colptr[j]; k < l->colptr[j + 1]; k++)
+            x[l->row[k]] = l->val[k];
+        double inv = scale[j] > 0 ? 1 / scale[j] : 0;
+        colptr[j] = (int64_t)(n * (size_t)j);
+        for (size_t i = 0; i < n; i++) {
+            row[n * (size_t)j + i] = (int32_t)i;
+            val[n * (size_t)j + i] = (x[i] - mean[j]) * inv;
+        }
+    }
+    colptr[l->p] = (int64_t)all;
+    free(x);
+    free(l->colptr);
+    free(l->row);
+    free(l->val);
+    l->colptr = colptr;
+    l->row = row;
+    l->val = val;
+    for (size_t i = 0; i < n; i++) {
+        l->y[i] -= ymean;
+        l->r[i] = l->y[i];
+    }
+    for (int64_t j = 0; j < l->p; j++)
+        l->beta[j] = 0;
+    loom_lasso_norms_local(l);
+    return LOOM_OK;
+}
+
 void loom_lasso_residual(loom_lasso *l)
 {
     if (l->n)

@@ -92,6 +92,19 @@ void loom_lasso_norms_local(loom_lasso *l);
  * β = 0; v = r gives the gradient used by the duality gap).  OpenMP. */
 void loom_lasso_xtv_local(const loom_lasso *l, const double *v, double *g);
 
+/* Standardizing (loom-lasso --standardize), over this rank's rows; the
+ * caller sums each result over ranks before the next step:
+ *   s[j] = Σ_i x_ij for every j, s[p] = Σ_i y_i       (loom_lasso_sums_x_local)
+ *   s[j] = Σ_i (x_ij − mean[j])² for every j            (loom_lasso_spread_local)
+ * then loom_lasso_standardize replaces column j by (x_j − mean[j]) / scale[j]
+ * (a column with scale 0 by zeros) and y by y − ymean, with β = 0, r = y and
+ * norm2 local again.  Centering fills a sparse column in: every standardized
+ * column is stored densely.  Returns LOOM_OK or LOOM_ERR_NOMEM (then *l is
+ * unchanged). */
+void loom_lasso_sums_x_local(const loom_lasso *l, double *s);
+void loom_lasso_spread_local(const loom_lasso *l, const double *mean, double *s);
+int loom_lasso_standardize(loom_lasso *l, const double *mean, const double *scale, double ymean);
+
 /* r = y − Xβ from scratch over this rank's rows (the incremental residual
  * drifts by rounding over many updates). */
 void loom_lasso_residual(loom_lasso *l);
@@ -120,27 +133,30 @@ double loom_lasso_gap(const loom_lasso *l, double rr, double ry, double xtr_max,
 int loom_lasso_save(const char *path, const double *beta, int64_t p);
 
 /* The correlation filter of seed 002: coordinates j and k conflict when
- * |x_jᵀx_k| / sqrt(c_j c_k) > ρ (for standardized columns, |Pearson
- * correlation| > ρ).  The correlations of a round's candidates are
- * computed over every rank's rows (one allreduce for the pairs not seen
- * before) and cached, so every rank gives the same answer.
- * lasso_corr.c. */
+ * their columns correlate above ρ: |x_jᵀx_k| / (‖x_j‖‖x_k‖) > ρ (for
+ * standardized columns, |Pearson correlation| > ρ).  Estimated, as seed
+ * 000 §5.1 allows, on a sample of rows every rank holds alike (the first
+ * rows of each rank's share); exact when the sample is every row.  Pairs
+ * are computed when first asked for and remembered.  lasso_corr.c. */
 typedef struct loom_lasso_corr loom_lasso_corr;
 
-/* A cache of up to `slots` pair correlations (rounded up to a power of
- * two; cleared when three quarters full).  NULL when out of memory. */
-loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, size_t slots);
+/* Takes the sample: about `rows` rows (0 or more than the data set: all
+ * of them), split evenly over ranks.  Collective when loom_size() > 1 (one
+ * allreduce of rows x p doubles).  NULL with *rc set on failure
+ * (LOOM_ERR_NOMEM or the allreduce's error). */
+loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, int64_t rows, int *rc);
 void loom_lasso_corr_free(loom_lasso_corr *c);
 
-/* Makes the correlation of every pair among cand[0..n) known.  Collective
- * when loom_size() > 1: every rank passes the same list (the priority
- * schedule's prepare hook does).  Returns LOOM_OK or the allreduce's error. */
-int loom_lasso_corr_prepare(loom_lasso_corr *c, const long *cand, long n);
+/* Rows in the sample (rows rounded up to a multiple of the ranks). */
+int64_t loom_lasso_corr_rows(const loom_lasso_corr *c);
 
-/* The cached |correlation| of j and k (j != k), or -1 if not known. */
-double loom_lasso_corr_get(const loom_lasso_corr *c, long j, long k);
+/* The |correlation| of columns j and k (j != k) over the sample: from the
+ * table, or computed and remembered (the table doubles when three
+ * quarters full; if it cannot grow, the answer is 1: "correlated").
+ * The same on every rank.  Not thread-safe. */
+double loom_lasso_corr_get(loom_lasso_corr *c, long j, long k);
 
-/* Pairs computed so far (not served from the cache). */
+/* Pairs computed so far (each pair is computed at most once). */
 int64_t loom_lasso_corr_computed(const loom_lasso_corr *c);
 
 #endif

@@ -296,14 +296,18 @@ int loom_recording(void);
 
 /* STRADS-Dynamic (seed 000 ch. 5): coordinates j in [begin, end).  Each
  * round samples `candidates` coordinates with probability proportional
- * to delta_j^2 + eta, keeps up to `select` of them that pairwise pass
- * conflict() (0 = may run together; prepare(), if set, sees the
- * candidates first), runs push(j) for the kept ones in
- * parallel on every rank and thread (each rank over its own data, writing
- * `width` doubles of partial results), sums the partials over ranks, and
- * calls pull(j, sum) on every rank, which applies the update and returns
- * the new delta_j.  Every rank samples the same coordinates.  Sampling
- * weights persist between calls with the same push function and range. */
+ * to delta_j^2 + eta, keeps up to `select` of them that pass conflict()
+ * (0 = may run together; prepare(), if set, sees the candidates first)
+ * against every coordinate kept in the window (`pipeline` rounds in flight
+ * together), runs push(j) for the window's kept ones in parallel on every
+ * rank and thread (each rank over its own data, writing `width` doubles of
+ * partial results), sums the partials over ranks in one allreduce, and
+ * calls pull(j, sum) on every rank in round order, which applies the
+ * update and returns the new delta_j.  On one rank with one thread the
+ * coordinates run one at a time instead (push then pull, rounds x select
+ * of them), with no conflict() or prepare() calls.  Every rank samples
+ * the same coordinates.  Sampling weights persist between calls with the
+ * same push function and range. */
 typedef struct loom_priority {
     long rounds;       /* rounds per loom_for call (default: (end-begin)/select) */
     long candidates;   /* L': sampled per round (default 2 * select) */
@@ -314,14 +318,18 @@ typedef struct loom_priority {
     int (*conflict)(long a, long b, void *ctx);          /* may be NULL */
     void (*push)(long j, double *partial, void *ctx);
     double (*pull)(long j, const double *sum, void *ctx);
-    /* may be NULL: called on every rank with the round's candidates, in
+    /* may be NULL: called on every rank with the coordinates already kept
+     * in the window (see pipeline) followed by the round's candidates in
      * draw order, before conflict() is asked about any of them.  Every rank
      * gets the same list, so it may be collective: e.g. one allreduce that
      * computes what conflict() needs over every rank's data (Lasso's
-     * column correlations). */
+     * column correlations).  Not called on one rank with one thread, where
+     * coordinates run one at a time and conflict() is not needed. */
     void (*prepare)(const long *cand, long n, void *ctx);
     int restart;       /* 1: forget the persisted weights first (every coordinate
                           back to 1 + eta), e.g. when the problem changed */
+    int pipeline;      /* rounds in flight at once (default 1): their pushes see
+                          the state before any of their pulls (docs/loop.md) */
 } loom_priority;
 
 typedef struct loom_for_opts {

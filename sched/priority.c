@@ -1,17 +1,31 @@
 /* priority.c — the priority schedule of STRADS-Dynamic (seed 000 ch. 5,
- * seed 002 §3).
+ * seed 002 §3), pipelined.
  *
- * Each round: sample L' candidate coordinates without replacement with
- * probability proportional to delta_j^2 + eta (a Fenwick tree of the
- * weights: O(log n) to draw or to change one); keep, in draw order, those
- * that pass the user's dependency test against every one already kept, up
- * to L; push the kept ones in parallel (every rank over its own data);
- * sum the partial results over ranks (allreduce); pull each one on every
- * rank, which applies it and returns the new delta_j.  Every rank draws
- * the same coordinates: the generator and the deltas are the same
- * everywhere, because the allreduce's results are bitwise identical on
- * every rank.  Weights and the generator persist between calls with the
- * same push function and range, unless a call asks to restart them. */
+ * Coordinates are drawn without replacement with probability proportional
+ * to delta_j^2 + eta, from a Fenwick tree of the weights (O(log n) to draw
+ * or to change one).  Two ways to run the draws:
+ *
+ *   serial (one rank, one thread): each drawn coordinate is pushed and
+ *     pulled at once, before the next draw.  Nothing runs concurrently, so
+ *     there is nothing to filter: conflict() and prepare() are not called,
+ *     and the cost per update is one draw plus the user's push and pull.
+ *
+ *   windows (several ranks or threads): `pipeline` rounds are in flight
+ *     at once.  Each round draws L' candidates and keeps, in draw order, up
+ *     to L that pass conflict() against every coordinate already kept in
+ *     the window (so no two conflicting coordinates are ever in flight
+ *     together); then the window's pushes run in one parallel region,
+ *     their partial results are summed over ranks in one allreduce, and
+ *     the pulls run in round order.  The staleness this buys: a push sees
+ *     the state from before every pull of its window (at most pipeline - 1
+ *     earlier rounds, none of them conflicting with it), and the draws of
+ *     a window do not see its own deltas.
+ *
+ * Every rank draws the same coordinates: the generator and the deltas are
+ * the same everywhere, because the allreduce's results are bitwise
+ * identical on every rank.  Weights and the generator persist between
+ * calls with the same push function and range, unless a call asks to
+ * restart them. */
 #include "sched.h"
 
 #include <math.h>
@@ -47,9 +61,35 @@ static void set_weight(struct prio *s, long n, long j, double w)
     tree_add(s, n, j, w - s->w[j]);
     s->w[j] = w;
 }
-/* The coordinate whose cumulative weight interval holds u. */
-static long tree_find(const struct prio *s, long n, double u)
+static double tree_total(const struct prio *s, long n)
 {
+    double t = 0;
+    for (long i = n; i > 0; i -= i & -i)
+        t += s->tree[i];
+    return t;
+}
+/* Every weight to w, the tree rebuilt in O(n). */
+static void reset(struct prio *s, long n, double w)
+{
+    for (long j = 0; j < n; j++)
+        s->w[j] = w;
+    for (long i = 1; i <= n; i++)
+        s->tree[i] = w;
+    for (long i = 1; i <= n; i++) {
+        long up = i + (i & -i);
+        if (up <= n)
+            s->tree[up] += s->tree[i];
+    }
+}
+
+/* A coordinate drawn with probability w_j / total, or -1 when every weight
+ * is 0.  The drawn weight is not changed. */
+static long draw(struct prio *s, long n)
+{
+    double total = tree_total(s, n);
+    if (!(total > 0))
+        return -1;
+    double u = (double)(next64(&s->rng) >> 11) * 0x1.0p-53 * total;
     long pos = 0, step = 1;
     while (step * 2 <= n)
         step *= 2;
@@ -58,14 +98,17 @@ static long tree_find(const struct prio *s, long n, double u)
             pos += step;
             u -= s->tree[pos];
         }
-    return pos < n ? pos : n - 1;
-}
-static double tree_total(const struct prio *s, long n)
-{
-    double t = 0;
-    for (long i = n; i > 0; i -= i & -i)
-        t += s->tree[i];
-    return t;
+    long j = pos < n ? pos : n - 1;
+    if (s->w[j] <= 0) { /* rounding at an edge: take the nearest live one */
+        long k = j;
+        while (k < n && s->w[k] <= 0)
+            k++;
+        if (k == n)
+            for (k = j; k >= 0 && s->w[k] <= 0; k--)
+                ;
+        j = k;
+    }
+    return j;
 }
 
 static struct prio *state_for(long begin, long end, const loom_priority *p, double eta)
@@ -79,10 +122,74 @@ static struct prio *state_for(long begin, long end, const loom_priority *p, doub
         !(s->w = calloc((size_t)n, sizeof *s->w)))
         loom_die(2, "loom_for: out of memory for the priority schedule of %ld coordinates", n);
     *s = (struct prio){p->push, begin, end, s->tree, s->w, p->seed ^ 0x6c6f6f6d, states};
-    for (long j = 0; j < n; j++) /* start uniform: every delta unknown, say 1 */
-        set_weight(s, n, j, 1.0 + eta);
+    reset(s, n, 1.0 + eta); /* start uniform: every delta unknown, say 1 */
     states = s;
     return s;
+}
+
+/* The new weight of a coordinate whose pull returned d. */
+static double weight(double d, double eta)
+{
+    return isfinite(d) ? d * d + eta : eta;
+}
+
+/* One rank, one thread: `updates` draws, each pushed and pulled at once. */
+static void run_serial(struct prio *s, long begin, long n, long updates, double eta, void *ctx,
+                       const loom_priority *p, double *part)
+{
+    size_t width = (size_t)(p->width > 0 ? p->width : 1);
+    for (long t = 0; t < updates; t++) {
+        long j = draw(s, n);
+        if (j < 0)
+            return;
+        memset(part, 0, width * sizeof *part);
+        p->push(begin + j, part, ctx);
+        set_weight(s, n, j, weight(p->pull(begin + j, part, ctx), eta));
+    }
+}
+
+/* Scratch of one window: the candidates of a round, the kept coordinates
+ * of the window in round order, and their partial results. */
+struct window {
+    long *cand, *absolute, *kept;
+    double *saved, *part;
+};
+
+/* Draws and filters one round into w->kept[*nk ..], checking conflicts
+ * against every coordinate already kept in the window.  Drawn weights
+ * stay 0 (out of the draws) until the window ends; w->cand and w->saved
+ * hold the window's *ndrawn draws and their weights, to put back. */
+static void schedule_round(struct prio *s, long begin, long n, long Lc, long L, void *ctx,
+                           const loom_priority *p, struct window *w, long *nk, long *ndrawn)
+{
+    long *cand = w->cand + *ndrawn;
+    double *saved = w->saved + *ndrawn;
+    long nc = 0;
+    for (; nc < Lc; nc++) {
+        long j = draw(s, n);
+        if (j < 0)
+            break;
+        cand[nc] = j;
+        saved[nc] = s->w[j];
+        set_weight(s, n, j, 0);
+    }
+    *ndrawn += nc;
+    if (p->prepare) { /* the window's kept ones first: conflict() asks about them too */
+        long m = 0;
+        for (long k = 0; k < *nk; k++)
+            w->absolute[m++] = begin + w->kept[k];
+        for (long c = 0; c < nc; c++)
+            w->absolute[m++] = begin + cand[c];
+        p->prepare(w->absolute, m, ctx);
+    }
+    long first = *nk, limit = first + L;
+    for (long c = 0; c < nc && *nk < limit; c++) {
+        int ok = 1;
+        for (long k = 0; ok && p->conflict && k < *nk; k++)
+            ok = !p->conflict(begin + cand[c], begin + w->kept[k], ctx);
+        if (ok)
+            w->kept[(*nk)++] = cand[c];
+    }
 }
 
 int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
@@ -98,73 +205,44 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
     if (L > Lc)
         L = Lc;
     long rounds = p->rounds > 0 ? p->rounds : (n + L - 1) / L;
-    int width = p->width > 0 ? p->width : 1;
+    long depth = p->pipeline > 0 ? p->pipeline : 1; /* measured: docs/loom-lasso.md */
+    if (depth * Lc > n) /* a window draws without replacement */
+        depth = n / Lc > 0 ? n / Lc : 1;
+    size_t width = (size_t)(p->width > 0 ? p->width : 1);
     double eta = p->eta > 0 ? p->eta : 1e-6;
     struct prio *s = state_for(begin, end, p, eta);
     if (p->restart)
-        for (long j = 0; j < n; j++)
-            set_weight(s, n, j, 1.0 + eta);
-    long *cand = malloc((size_t)Lc * sizeof *cand), *kept = malloc((size_t)L * sizeof *kept);
-    long *absolute = malloc((size_t)Lc * sizeof *absolute);
-    double *saved = malloc((size_t)Lc * sizeof *saved);
-    double *part = malloc((size_t)L * (size_t)width * sizeof *part);
-    if (!cand || !kept || !absolute || !saved || !part)
+        reset(s, n, 1.0 + eta);
+    size_t drawn = (size_t)(depth * Lc), kept = (size_t)(depth * L);
+    struct window w = {malloc(drawn * sizeof(long)), malloc((drawn + kept) * sizeof(long)),
+                       malloc(kept * sizeof(long)), malloc(drawn * sizeof(double)),
+                       malloc(kept * width * sizeof(double))};
+    if (!w.cand || !w.absolute || !w.kept || !w.saved || !w.part)
         loom_die(2, "loom_for: out of memory for the priority schedule");
-    for (long r = 0; r < rounds; r++) {
-        /* draw L' distinct candidates: a drawn weight is set to 0 until the
-         * round ends */
-        long nc = 0;
-        for (; nc < Lc; nc++) {
-            double total = tree_total(s, n);
-            if (!(total > 0))
-                break;
-            double u = (double)(next64(&s->rng) >> 11) * 0x1.0p-53 * total;
-            long j = tree_find(s, n, u);
-            if (s->w[j] <= 0) { /* rounding at an edge: take the next live one */
-                long k = j;
-                while (k < n && s->w[k] <= 0)
-                    k++;
-                if (k == n)
-                    for (k = j; k >= 0 && s->w[k] <= 0; k--)
-                        ;
-                if (k < 0)
-                    break;
-                j = k;
-            }
-            cand[nc] = j;
-            saved[nc] = s->w[j];
-            set_weight(s, n, j, 0);
-        }
-        if (p->prepare) {
-            for (long c = 0; c < nc; c++)
-                absolute[c] = begin + cand[c];
-            p->prepare(absolute, nc, ctx);
-        }
-        long nk = 0;
-        for (long c = 0; c < nc && nk < L; c++) {
-            int ok = 1;
-            for (long k = 0; ok && p->conflict && k < nk; k++)
-                ok = !p->conflict(begin + cand[c], begin + kept[k], ctx);
-            if (ok)
-                kept[nk++] = cand[c];
-        }
-        for (long c = 0; c < nc; c++) /* the weights come back (kept: updated below) */
-            set_weight(s, n, cand[c], saved[c]);
-        memset(part, 0, (size_t)nk * (size_t)width * sizeof *part);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
-        for (long k = 0; k < nk; k++)
-            p->push(begin + kept[k], part + (size_t)k * (size_t)width, ctx);
-        if (loom_icv.nranks > 1)
-            loom_allreduce(LOOM_IN_PLACE, part, (size_t)nk * (size_t)width, LOOM_DOUBLE, LOOM_SUM);
-        for (long k = 0; k < nk; k++) {
-            double d = p->pull(begin + kept[k], part + (size_t)k * (size_t)width, ctx);
-            set_weight(s, n, kept[k], isfinite(d) ? d * d + eta : eta);
-        }
+    if (loom_icv.nranks == 1 && T == 1) {
+        run_serial(s, begin, n, rounds * L, eta, ctx, p, w.part);
+        rounds = 0;
     }
-    free(cand);
-    free(kept);
-    free(absolute);
-    free(saved);
-    free(part);
+    for (long r = 0; r < rounds; r += depth) {
+        long nk = 0, ndrawn = 0, d = rounds - r < depth ? rounds - r : depth;
+        for (long k = 0; k < d; k++)
+            schedule_round(s, begin, n, Lc, L, ctx, p, &w, &nk, &ndrawn);
+        for (long c = 0; c < ndrawn; c++) /* the weights come back (kept: updated below) */
+            set_weight(s, n, w.cand[c], w.saved[c]);
+        memset(w.part, 0, (size_t)nk * width * sizeof *w.part);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1 && nk > 1)
+        for (long k = 0; k < nk; k++)
+            p->push(begin + w.kept[k], w.part + (size_t)k * width, ctx);
+        if (loom_icv.nranks > 1)
+            loom_allreduce(LOOM_IN_PLACE, w.part, (size_t)nk * width, LOOM_DOUBLE, LOOM_SUM);
+        for (long k = 0; k < nk; k++)
+            set_weight(s, n, w.kept[k],
+                       weight(p->pull(begin + w.kept[k], w.part + (size_t)k * width, ctx), eta));
+    }
+    free(w.cand);
+    free(w.absolute);
+    free(w.kept);
+    free(w.saved);
+    free(w.part);
     return LOOM_OK;
 }

@@ -351,14 +351,6 @@ tests/perf/loop.sh "$BUILD"
 # The apps against their serial twins into docs/bench-apps.md.
 tests/perf/apps.sh "$BUILD"
 
-# Lasso: coordinate updates to the objective, priority against uniform.
-{
-    echo "# Lasso: coordinate updates to the objective"
-    echo
-    echo "Produced by \`make bench\` (tests/perf/lasso.sh): updates loom-lasso needs to bring"
-    echo "the objective within 1e-6 (relative) of the optimum, median and range over"
-    echo "schedule seeds 1-5, one rank, one thread (the counts are deterministic)."
-    echo
-    tests/perf/lasso.sh "$BUILD"
-} >docs/bench-lasso.md
+# Lasso against its serial twin and scikit-learn (tests/perf/lasso.sh).
+tests/perf/lasso.sh "$BUILD" >docs/bench-lasso.md.tmp && mv docs/bench-lasso.md.tmp docs/bench-lasso.md
 echo "run.sh: wrote docs/bench-lasso.md"

@@ -4,8 +4,9 @@
  * reader likewise; loom_scan_f64 against strtod; the column-major build
  * (duplicates summed, MatrixMarket and LIBSVM giving the same matrix);
  * the serial twin converging to a point that satisfies the Lasso
- * optimality conditions with a zero duality gap; the correlation cache;
- * and the planted-problem generator's files. */
+ * optimality conditions with a zero duality gap; the correlation filter
+ * (exact pairs, a table that grows instead of forgetting, the row sample);
+ * standardizing; and the planted-problem generator's files. */
 #include "../../kernels/gen_lasso.h"
 #include "../../kernels/lasso.h"
 #include "../../kernels/libsvm.h"
@@ -258,21 +259,79 @@ static void test_kernel(void)
     int64_t ri[] = {0, 1, 0, 1, 0, 1, 2}, ci[] = {0, 0, 1, 1, 2, 2, 3};
     double v[] = {1, 2, -2, -4, 2, -1, 5}, y[] = {1, 1, 1};
     rc = loom_lasso_build(&l, 3, 3, 4, 7, ri, ci, v, y);
-    loom_lasso_corr *c = loom_lasso_corr_new(&l, 16);
-    long cand[] = {0, 1, 2, 3};
-    rc |= loom_lasso_corr_prepare(c, cand, 4);
-    ok(rc == 0 && fabs(loom_lasso_corr_get(c, 0, 1) - 1) < 1e-6 &&
+    loom_lasso_corr *c = loom_lasso_corr_new(&l, 0, &rc);
+    ok(c && loom_lasso_corr_rows(c) == 3 && fabs(loom_lasso_corr_get(c, 0, 1) - 1) < 1e-6 &&
            fabs(loom_lasso_corr_get(c, 1, 0) - 1) < 1e-6 && loom_lasso_corr_get(c, 0, 2) == 0 &&
-           loom_lasso_corr_get(c, 2, 3) == 0 && loom_lasso_corr_computed(c) == 6,
-       "correlation cache: |corr| 1 for opposite columns, 0 for orthogonal ones; 6 pairs");
-    long again[] = {3, 1, 0};
-    rc = loom_lasso_corr_prepare(c, again, 3);
-    ok(rc == 0 && loom_lasso_corr_computed(c) == 6 && loom_lasso_corr_get(c, 1, 3) == 0,
-       "pairs already known are not computed again");
+           loom_lasso_corr_get(c, 2, 3) == 0 && loom_lasso_corr_computed(c) == 3,
+       "correlations: |corr| 1 for opposite columns, 0 for orthogonal ones; 3 pairs computed");
     loom_lasso_corr_free(c);
-    c = loom_lasso_corr_new(&l, 16);
-    ok(c && loom_lasso_corr_get(c, 0, 1) < 0, "a pair not prepared answers -1");
+    loom_lasso_free(&l);
+}
+
+/* The correlation table grows instead of forgetting (the old one was
+ * cleared when full and recomputed the same pairs over and over); the
+ * sample is exact with every row and is the first rows otherwise. */
+static void test_corr_table(void)
+{
+    loom_lasso l;
+    int n = 40, p = 80, rc = small_problem(&l, n, p, 11);
+    loom_lasso_corr *c = loom_lasso_corr_new(&l, 0, &rc);
+    double worst = 0;
+    for (int round = 0; c && round < 2; round++)
+        for (long j = 0; j < p; j++)
+            for (long k = j + 1; k < p; k++) {
+                double exact = fabs(loom_lasso_cross_local(&l, j, k)) / sqrt(l.norm2[j] * l.norm2[k]);
+                worst = fmax(worst, fabs(loom_lasso_corr_get(c, k, j) - exact));
+            }
+    ok(c && loom_lasso_corr_computed(c) == p * (p - 1) / 2 && worst < 1e-6,
+       "all %d pairs twice through a table of 1024 slots: each computed once (%lld), "
+       "within %.2g of the exact correlation",
+       p * (p - 1) / 2, c ? (long long)loom_lasso_corr_computed(c) : -1LL, worst);
     loom_lasso_corr_free(c);
+    c = loom_lasso_corr_new(&l, 10, &rc);
+    double s = 0, a2 = 0, b2 = 0;
+    for (int i = 0; i < 10; i++) { /* the dense columns 2 and 5 over rows 0..9 */
+        double x = l.val[l.colptr[2] + i], z = l.val[l.colptr[5] + i];
+        s += x * z;
+        a2 += x * x;
+        b2 += z * z;
+    }
+    ok(c && loom_lasso_corr_rows(c) == 10 &&
+           fabs(loom_lasso_corr_get(c, 2, 5) - fabs(s) / sqrt(a2 * b2)) < 1e-6,
+       "a sample of 10 rows: the correlation over the first 10 rows");
+    loom_lasso_corr_free(c);
+    loom_lasso_free(&l);
+}
+
+/* --standardize's kernel: columns of mean 0 and sum of squares n, y of
+ * mean 0, whatever the columns were. */
+static void test_standardize(void)
+{
+    loom_lasso l;
+    int n = 30, p = 6, rc = small_problem(&l, n, p, 5);
+    for (int j = 0; j < p; j++) /* shift and stretch every column differently */
+        for (int64_t k = l.colptr[j]; k < l.colptr[j + 1]; k++)
+            l.val[k] = l.val[k] * (j + 1) * 10 + j * 100;
+    double s[7], mean[6], scale[6];
+    loom_lasso_sums_x_local(&l, s);
+    for (int j = 0; j < p; j++)
+        mean[j] = s[j] / n;
+    double ymean = s[p] / n;
+    loom_lasso_spread_local(&l, mean, s);
+    for (int j = 0; j < p; j++)
+        scale[j] = sqrt(s[j] / n);
+    rc |= loom_lasso_standardize(&l, mean, scale, ymean);
+    double worst = 0, ysum = 0;
+    for (int j = 0; j < p; j++) {
+        double m = 0;
+        for (int64_t k = l.colptr[j]; k < l.colptr[j + 1]; k++)
+            m += l.val[k];
+        worst = fmax(worst, fabs(m / n) + fabs(l.norm2[j] / n - 1));
+    }
+    for (int i = 0; i < n; i++)
+        ysum += l.y[i] + (l.r[i] - l.y[i]); /* r = y */
+    ok(rc == 0 && worst < 1e-12 && fabs(ysum) < 1e-12 && l.colptr[p] == n * p,
+       "standardize: every column mean 0 and sum of squares n (off by %.2g), y centred", worst);
     loom_lasso_free(&l);
 }
 
@@ -330,6 +389,8 @@ int main(void)
     test_libsvm();
     test_scan_f64();
     test_kernel();
+    test_corr_table();
+    test_standardize();
     test_formats_agree();
     return done_testing();
 }
