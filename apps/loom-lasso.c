@@ -1,19 +1,23 @@
 /* loom-lasso.c — Lasso by coordinate descent under the priority schedule
  * (STRADS-Dynamic, seed 000 §5.1.2, seed 002 §3):
  *     min_β ½‖y − Xβ‖² + λ‖β‖₁
- * Each rank holds every P-th row of X and y; a round draws candidate
- * coordinates with probability ∝ δβ_j² + η, drops those correlated above
- * ρ with one already kept, sums x_jᵀr over the ranks' rows (push,
- * allreduce) and applies the soft-threshold update on every rank (pull).
- * --select uniform draws uniformly instead (the baseline); --serial runs
- * the serial twin.  Flags, formats, output: docs/loom-lasso.md.
+ * Each rank holds every P-th row of X and y (--standardize: centred and
+ * scaled first); a round draws candidate coordinates with probability
+ * ∝ δβ_j² + η, drops those correlated above ρ with one already in flight
+ * (estimated on a shared row sample, kernels/lasso_corr.c), sums x_jᵀr
+ * over the ranks' rows (push, allreduce) and applies the soft-threshold
+ * update on every rank (pull); on one rank with one thread each drawn
+ * coordinate is updated at once.  --select uniform draws uniformly
+ * instead (the baseline); --serial runs the serial twin.  Flags, formats,
+ * output: docs/loom-lasso.md.
  *
  *   loom-lasso (--X FILE --y FILE | --libsvm FILE)
  *              (--lambda L | --lambda-path N [--lambda-min-ratio R])
  *              [--standardize] [--select priority|uniform]
- *              [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L] [--candidates C]
- *              [--pipeline D] [--rounds R] [--iters N] [--tol T] [--target F]
- *              [--eta E] [--seed S] [--log FILE.csv] [--model FILE]
+ *              [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L]
+ *              [--candidates C] [--pipeline D] [--rounds R] [--iters N]
+ *              [--tol T] [--target F] [--eta E] [--seed S] [--log FILE.csv]
+ *              [--model FILE]
  *
  * Exit status: 0; 1 for unreadable or malformed data (FILE:LINE named) or
  * a failed write; 2 for bad arguments; 3 when the objective diverges. */
@@ -33,9 +37,10 @@ static const char usage_text[] =
     "usage: loom-lasso (--X FILE --y FILE | --libsvm FILE)\n"
     "                  (--lambda L | --lambda-path N [--lambda-min-ratio R])\n"
     "                  [--standardize] [--select priority|uniform]\n"
-    "                  [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L] [--candidates C]\n"
-    "                  [--pipeline D] [--rounds R] [--iters N] [--tol T] [--target F]\n"
-    "                  [--eta E] [--seed S] [--log FILE.csv] [--model FILE]\n"
+    "                  [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L]\n"
+    "                  [--candidates C] [--pipeline D] [--rounds R] [--iters N]\n"
+    "                  [--tol T] [--target F] [--eta E] [--seed S] [--log FILE.csv]\n"
+    "                  [--model FILE]\n"
     "  minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 by coordinate descent.\n"
     "  scikit-learn's Lasso(alpha=A) minimizes 1/(2n) |y - X beta|^2 + A |beta|_1\n"
     "  over n samples: the same problem with lambda = n * A (alpha = lambda / n);\n"
@@ -124,7 +129,8 @@ static int parse(int argc, char **argv, struct opts *o)
         }
         static const char *const known[] = {
             "--X", "--y", "--libsvm", "--lambda", "--lambda-path", "--lambda-min-ratio",
-            "--select", "--serial", "--rho", "--rho-rows", "--batch", "--candidates", "--pipeline", "--rounds", "--iters",
+            "--select", "--serial", "--rho", "--rho-rows", "--batch", "--candidates",
+            "--pipeline", "--rounds", "--iters",
             "--tol", "--target", "--eta", "--seed", "--log", "--model", NULL};
         int k = 0;
         while (known[k] && strcmp(known[k], f))
@@ -359,7 +365,9 @@ int main(int argc, char **argv)
     int64_t p = l.p;
     double *mean = NULL, *scale = NULL, ymean = 0;
     if (o.standardize) {
-        if (!(mean = malloc((size_t)p * sizeof *mean)) || !(scale = malloc((size_t)p * sizeof *scale)))
+        mean = malloc((size_t)p * sizeof *mean);
+        scale = malloc((size_t)p * sizeof *scale);
+        if (!mean || !scale)
             loom_abort(1, "loom-lasso: out of memory");
         standardize(&l, mean, scale, &ymean);
     }
@@ -470,7 +478,8 @@ int main(int argc, char **argv)
     }
     if (u.corr && loom_rank() == 0)
         printf("loom-lasso: %lld column correlations computed for the filter, over %lld rows\n",
-               (long long)loom_lasso_corr_computed(u.corr), (long long)loom_lasso_corr_rows(u.corr));
+               (long long)loom_lasso_corr_computed(u.corr),
+               (long long)loom_lasso_corr_rows(u.corr));
     rc = diverged ? 3 : 0;
     if (!diverged && o.standardize && loom_rank() == 0)
         printf("loom-lasso: intercept %.17g (coefficients in the original units: beta_j / "

@@ -149,7 +149,8 @@ double loom_lasso_corr_get(loom_lasso_corr *c, long j, long k)
             return 1.0; /* no room to remember it: call them correlated */
         h = find(c, key);
     }
-    const double *a = c->sample + (size_t)j * (size_t)c->m, *b = c->sample + (size_t)k * (size_t)c->m;
+    const double *a = c->sample + (size_t)j * (size_t)c->m;
+    const double *b = c->sample + (size_t)k * (size_t)c->m;
     double s = 0;
     for (int64_t i = 0; i < c->m; i++)
         s += a[i] * b[i];

@@ -322,8 +322,7 @@ typedef struct loom_priority {
      * in the window (see pipeline) followed by the round's candidates in
      * draw order, before conflict() is asked about any of them.  Every rank
      * gets the same list, so it may be collective: e.g. one allreduce that
-     * computes what conflict() needs over every rank's data (Lasso's
-     * column correlations).  Not called on one rank with one thread, where
+     * computes what conflict() needs over every rank's data.  Not called on one rank with one thread, where
      * coordinates run one at a time and conflict() is not needed. */
     void (*prepare)(const long *cand, long n, void *ctx);
     int restart;       /* 1: forget the persisted weights first (every coordinate
