@@ -59,7 +59,9 @@ static const char usage_text[] =
     "                    (default 0.1; 1 turns the filter off)\n"
     "  --rho-rows        rows the correlations are estimated on (default 1024;\n"
     "                    more than the data set: all, exact)\n"
-    "  --batch           coordinates updated in parallel per round (default 8)\n"
+    "  --batch           coordinates updated in parallel per round (default 8; on one\n"
+    "                    rank without --batch: one at a time on one thread, since\n"
+    "                    threads do not pay for updates of a few microseconds)\n"
     "  --candidates      coordinates drawn per round (default 2 * batch)\n"
     "  --pipeline        rounds in flight at once, sharing one allreduce (default 1;\n"
     "                    their updates see the state before the others' results)\n"
@@ -115,7 +117,7 @@ static int parse_long(const char *s, long lo, long *v)
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.select = "priority", .min_ratio = 0.01, .rho = 0.1, .tol = 1e-6,
-                       .eta = 1e-6, .batch = 8, .iters = 100, .seed = 1, .rho_rows = 1024};
+                       .eta = 1e-6, .batch = 0, .iters = 100, .seed = 1, .rho_rows = 1024};
     for (int a = 1; a < argc; a++) {
         const char *f = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
         long seed = 0;
@@ -386,7 +388,9 @@ int main(int argc, char **argv)
     loom_lasso_sums_local(&l, f0); /* F(0) = ½‖y‖², the yardstick of divergence */
     sum_all(f0, 3);
 
-    long L = o.batch, C = o.candidates ? o.candidates : 2 * o.batch;
+    if (!o.batch && loom_size() == 1 && !o.serial) /* measured: docs/loom-lasso.md */
+        omp_set_num_threads(1);
+    long L = o.batch ? o.batch : 8, C = o.candidates ? o.candidates : 2 * L;
     long rounds = o.rounds ? o.rounds : (long)((p + L - 1) / L);
     struct run u = {.l = &l, .rho = o.rho, .uniform = !strcmp(o.select, "uniform")};
     /* The filter, unless off, or unused: on one rank with one thread the
