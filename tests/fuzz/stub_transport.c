@@ -119,6 +119,12 @@ int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rk
     no("loom_tp_mem_map");
 }
 
+int loom_tp_mem_alloc_at(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
+{
+    (void)addr; (void)len; (void)memh; (void)rkey; (void)rkey_len;
+    no("loom_tp_mem_alloc_at");
+}
+
 void loom_tp_mem_unmap(void *memh) { (void)memh; no("loom_tp_mem_unmap"); }
 void loom_tp_rkey_buffer_free(void *rkey_buf) { (void)rkey_buf; no("loom_tp_rkey_buffer_free"); }
 void *loom_tp_rkey_unpack(int peer, const void *buf)
