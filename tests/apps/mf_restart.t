@@ -20,7 +20,6 @@ need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the reposi
 plan 12
 train=$D/u1.base test=$D/u1.test
 export OMP_NUM_THREADS=1 LOOM_CHECKPOINT_EVERY=3
-export LOOM_CHECKPOINT_SYNC=false # fsync stalls this VM; process crashes need no fsync
 mf() { # NAME RANKS [LOOMRUN OPTIONS]: checkpoints in $T/NAME, model $T/NAME.m, log $T/NAME.csv
     name=$1 n=$2; shift 2
     LOOM_CHECKPOINT_DIR=$T/$name run_job "$T/$name.out" "$LOOMRUN" "$@" -n $n "$B/bin/loom-mf" \
