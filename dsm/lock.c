@@ -125,7 +125,7 @@ static int mgr_request(int src, uint64_t id)
     if (!per_rank && !(per_rank = calloc((size_t)loom_icv.nranks, sizeof *per_rank)))
         loom_die(1, "out of memory");
     if (per_rank[src] >= LOCK_MAX_PER_RANK)
-        loom_die(1, "lock: rank %d holds or waits for %d locks managed by rank %d, the "
+        loom_abort(1, "lock: rank %d holds or waits for %d locks managed by rank %d, the "
                  "most one rank may; release locks it no longer needs", src,
                  LOCK_MAX_PER_RANK, loom_icv.rank);
     per_rank[src]++;

@@ -12,6 +12,9 @@
  *     for a rendezvous-protocol message, pulled straight into the buffer;
  *   - else the receive is posted and the AM handler delivers into it.
  * Large messages thus land in the user's buffer with no extra copy.
+ * What one peer may leave unmatched here is bounded (UQ_MAX_MSGS messages,
+ * UQ_MAX_BYTES copied bytes): beyond it the job stops with a message
+ * naming the peer, instead of this rank's memory growing without end.
  *
  * Locking: all UCX calls happen under tp_lock (the worker is created in
  * SERIALIZED mode); handlers run inside ucp_worker_progress, under it, and
@@ -82,6 +85,9 @@ static loom_peer *peers;
 static int npeers;
 static ucp_ep_h *eps;
 static struct unexpected *uq_head, **uq_tail = &uq_head;
+#define UQ_MAX_MSGS ((size_t)1 << 20)
+#define UQ_MAX_BYTES ((size_t)1 << 30)
+static struct { size_t msgs, bytes; } *uq_of; /* per peer: unmatched, copied */
 #define MAX_POSTED 16
 static struct posted posted[MAX_POSTED];
 static int nposted;
@@ -194,9 +200,17 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
         posted[i] = posted[--nposted];
         return UCS_OK;
     }
+    if (uq_of[h.src].msgs >= UQ_MAX_MSGS ||
+        (!rndv && uq_of[h.src].bytes + len > UQ_MAX_BYTES))
+        loom_abort(1, "rank %u has sent %zu messages (%zu MiB) that no receive here "
+                 "has matched, the most one rank may leave waiting: a rank far ahead of this "
+                 "one, or one not running this program", h.src, uq_of[h.src].msgs,
+                 uq_of[h.src].bytes >> 20);
     struct unexpected *u = calloc(1, sizeof *u);
     if (!u)
         loom_die(LOOM_EXIT_PEER, "out of memory queueing a message");
+    uq_of[h.src].msgs++;
+    uq_of[h.src].bytes += rndv ? 0 : len;
     u->src = h.src;
     u->tag = h.tag;
     u->len = len;
@@ -262,7 +276,8 @@ void loom_tp_set_peers(loom_peer *p, int n)
     peers = p;
     npeers = n;
     eps = calloc((size_t)n, sizeof *eps);
-    if (!eps)
+    uq_of = calloc((size_t)n, sizeof *uq_of);
+    if (!eps || !uq_of)
         loom_die(LOOM_EXIT_PEER, "out of memory");
 }
 
@@ -355,6 +370,8 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
             break;
         }
     if (u) {
+        uq_of[u->src].msgs--;
+        uq_of[u->src].bytes -= u->desc ? 0 : u->len;
         if (u->len != len)
             size_mismatch(u->src, u->len, len);
         if (u->desc)
@@ -678,6 +695,8 @@ void loom_tp_close(void)
         free(u);
     }
     uq_tail = &uq_head;
+    free(uq_of);
+    uq_of = NULL;
     ucp_worker_release_address(worker, my_addr);
     ucp_worker_destroy(worker);
     ucp_cleanup(ctx);
