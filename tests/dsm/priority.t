@@ -17,12 +17,17 @@ hi=$(echo "$line" | sed -n 's/.*ratio \([0-9.]*\)\.\.\([0-9.]*\).*/\2/p')
 ok $? "bytes/s at most 10% above LOOM_BANDWIDTH=8 Mbit/s, and spent ($line)"
 for cfg in absolute:fp32:2 relative:fp32:2 absolute:fp16:3; do
     p=${cfg%%:*} rest=${cfg#*:} w=${rest%%:*} n=${rest#*:}
-    LOOM_BANDWIDTH=0.5 LOOM_PRIORITY=$p LOOM_PRIORITY_QUEUE=4 LOOM_WIRE=$w \
+    # 0.125 Mbit/s: the 100 rows take 0.8-1.6 s to trickle out, so the
+    # 20 ms looks see the order even when a loaded machine (ASan, other
+    # jobs) stalls rank 0 for a few hundred ms (at 0.5 Mbit/s one did)
+    LOOM_BANDWIDTH=0.125 LOOM_PRIORITY=$p LOOM_PRIORITY_QUEUE=4 LOOM_WIRE=$w \
         run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/prio_check" order
     [ $rc -eq 0 ] && has "$T/o" "first look with arrivals: rows [0-9]+\.\.99 of 100" &&
         has "$T/o" "[1-9][0-9]* look\(s\) saw some rows but not all" &&
         has "$T/o" "prio_check: ok order P=$n"
-    ok $? "$p priority, $w wire, $n ranks: largest deltas first, all exact after the clock"
+    st=$?
+    [ $st -eq 0 ] || sed 's/^/#   /' "$T/o"
+    ok $st "$p priority, $w wire, $n ranks: largest deltas first, all exact after the clock"
 done
 for path in rows pages; do
     LOOM_COHERENCE=priority LOOM_BANDWIDTH=50 OMP_NUM_THREADS=2 run_job "$T/a" "$LOOMRUN" -n 3 \
