@@ -238,22 +238,23 @@ void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
                 atomic_store(&a->state[r], U_INVALID);
         return;
     }
-    size_t keep = 0, ndrop = 0;
-    size_t *drop = malloc((a->nvalid ? a->nvalid : 1) * sizeof *drop);
-    if (!drop)
-        loom_die(1, "out of memory");
+    /* Partition the list in place: valid[0, keep) stays, valid[keep,
+     * keep + ndrop) is dropped (both behind i, so no slot is overwritten
+     * before it is read); entries already invalid leave it. */
+    size_t keep = 0, ndrop = 0, *v = a->valid;
     for (size_t i = 0; i < a->nvalid; i++) {
-        size_t u = a->valid[i];
+        size_t u = v[i];
         int st = atomic_load(&a->state[u]);
         if (st == U_CLEAN && a->stamp[u] < older_than) {
             atomic_store(&a->state[u], U_INVALID);
-            drop[ndrop++] = u;
-        } else if (st != U_INVALID)
-            a->valid[keep++] = u;
+            v[keep + ndrop++] = u;
+        } else if (st != U_INVALID) {
+            v[keep + ndrop] = v[keep]; /* the first dropped moves to the end */
+            v[keep++] = u;
+        }
     }
     a->nvalid = keep;
-    protect_list(a, drop, ndrop, PROT_NONE);
-    free(drop);
+    protect_list(a, v + keep, ndrop, PROT_NONE);
 }
 
 void loom_rc_acquire(loom_dsm_alloc *a)
