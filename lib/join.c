@@ -6,8 +6,8 @@
  * table of every rank's, which it accepts only if the server signed it
  * with the job key over both nonces: a process squatting on the port
  * without the key, or replaying a recorded exchange, is refused before
- * this rank trusts a single address (jobkey.c has the MACs).  It then keeps the socket as the
- * job's control line: a thread sends a PING every timeout/4 and watches
+ * this rank trusts a single address (jobkey.c has the MACs).  It then
+ * keeps the socket as the job's control line: a thread sends a PING every timeout/4 and watches
  * for the server's.  If the server goes silent or away, the rank exits
  * (no orphans when the launcher or its host dies); if the server sends
  * ABORT, the rank exits at once and quietly, since the launcher prints the

@@ -152,6 +152,16 @@ static void on_exit_status(rank_proc *p, int st)
 
 static void on_rv_event(const loom_rv_event *ev);
 
+/* Hand every event the rendezvous has, given what poll(2) said of its
+ * fds, to on_rv_event. */
+static void rv_drain(const struct pollfd *fds, int n)
+{
+    loom_rv_event ev;
+    for (int k = loom_rv_step(rv, fds, n, &ev); k != LOOM_RV_NONE;
+         k = loom_rv_step(rv, fds, 0, &ev))
+        on_rv_event(&ev);
+}
+
 /* Handle what the rendezvous has for us now, without waiting.  A rank
  * that calls loom_abort sends its ABORT frame before it exits, so the
  * frame is already here when its exit status is: reading it first lets
@@ -168,12 +178,8 @@ static void rv_now(void)
         fds = f, cap = need;
     }
     int n = loom_rv_pollfds(rv, fds);
-    if (poll(fds, (nfds_t)n, 0) <= 0)
-        return;
-    loom_rv_event ev;
-    for (int k = loom_rv_step(rv, fds, n, &ev); k != LOOM_RV_NONE;
-         k = loom_rv_step(rv, fds, 0, &ev))
-        on_rv_event(&ev);
+    if (poll(fds, (nfds_t)n, 0) > 0)
+        rv_drain(fds, n);
 }
 
 static void reap(void)
@@ -336,10 +342,7 @@ static void event_loop(void)
                 loom_out_pump(who[i] % 2 ? &p->err : &p->out, p->rank, J.tag);
             }
         reap();
-        loom_rv_event ev;
-        for (int k = loom_rv_step(rv, fds + rv0, nrv, &ev); k != LOOM_RV_NONE;
-             k = loom_rv_step(rv, fds, 0, &ev))
-            on_rv_event(&ev);
+        rv_drain(fds + rv0, nrv);
         check_losses();
         if (stopping && kill_at >= 0 && loom_wtime() >= kill_at) {
             for (int i = 0; i < J.n; i++)
