@@ -173,14 +173,19 @@ int loom_init(int *argc, char ***argv)
         return rc;
     void *addr;
     size_t addrlen;
+    double t0 = loom_wtime();
     if ((rc = loom_tp_open(&addr, &addrlen)))
         return rc;
+    double t1 = loom_wtime();
     if ((rc = loom_join(addr, addrlen, &peers)))
         return rc;
     loom_tp_set_peers(peers, loom_icv.nranks);
     loom_state = 1;
     if ((rc = loom_dsm_init()))
         return rc;
+    if (loom_icv.stats) /* where start-up went (docs/launcher.md, "Start-up") */
+        loom_log("start-up: UCX %.3f s, rendezvous and the rest %.3f s", t1 - t0,
+                 loom_wtime() - t1);
     loom_restart_init();
     return LOOM_OK;
 }

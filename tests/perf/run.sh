@@ -354,3 +354,6 @@ tests/perf/apps.sh "$BUILD"
 # Lasso against its serial twin and scikit-learn (tests/perf/lasso.sh).
 tests/perf/lasso.sh "$BUILD" >docs/bench-lasso.md.tmp && mv docs/bench-lasso.md.tmp docs/bench-lasso.md
 echo "run.sh: wrote docs/bench-lasso.md"
+
+# Start-up: launch to first output line, quiet and beside a CPU hog.
+tests/perf/startup.sh "$BUILD"
