@@ -357,3 +357,6 @@ echo "run.sh: wrote docs/bench-lasso.md"
 
 # Start-up: launch to first output line, quiet and beside a CPU hog.
 tests/perf/startup.sh "$BUILD"
+
+# The apps on a simulated cluster of shaped links (root only; skips itself otherwise).
+tests/perf/cluster.sh "$BUILD"
