@@ -197,6 +197,9 @@ uint64_t loom_dsm_oldest(const loom_dsm_alloc *a);
 
 /* ---- agent.c ----------------------------------------------------------- */
 /* Keep the background progress agent running while held (counted). */
+/* dmap.c: register the map's message handlers (the first loom_dmap_create). */
+void loom_dmap_init(void);
+
 void loom_agent_hold(void);
 void loom_agent_release(void);
 void loom_agent_fini(void); /* finalize: stop the thread */

@@ -242,6 +242,33 @@ int loom_lock(uint64_t id);
 int loom_unlock(uint64_t id);
 
 
+/* ---- The distributed map (docs/dmap.md) -------------------------------
+ *
+ * uint64 keys to values of a fixed size, for key spaces that are sparse
+ * and unknown in advance.  Keys are sharded by hash over the ranks; the
+ * values are rows of a row allocation made with the caller's options
+ * (coherence policy, merge mode and type, staleness, name), so they are
+ * exactly as fresh as rows of that allocation: with bsp, a value put or
+ * added before the last barrier is seen by every rank after it.
+ * loom_dmap_create is collective (same arguments on every rank, in the
+ * same order; at most 64 maps per program) and makes room for at least
+ * `capacity` keys; a map that overflows stops the job with a message.
+ * get (found = 0 and a zeroed value for a key not in the map), put
+ * (inserts), add (inserts at zero; needs .merge = LOOM_MERGE_ADD and its
+ * .type) and prefetch (one message per owning rank for the keys this rank
+ * has not seen yet, then loom_row_prefetch) are thread-safe.
+ * loom_dmap_shard lists the keys this rank's shard holds (up to max into
+ * keys; returns how many there are), e.g. to save the map: each rank
+ * saves its own shard.  The map checkpoints and restarts with the job. */
+typedef struct loom_dmap loom_dmap;
+loom_dmap *loom_dmap_create(size_t capacity, size_t value_size, const loom_alloc_opts *opts);
+int loom_dmap_free(loom_dmap *m);
+int loom_dmap_get(loom_dmap *m, uint64_t key, void *value, int *found);
+int loom_dmap_put(loom_dmap *m, uint64_t key, const void *value);
+int loom_dmap_add(loom_dmap *m, uint64_t key, const void *delta);
+int loom_dmap_prefetch(loom_dmap *m, const uint64_t *keys, size_t n);
+size_t loom_dmap_shard(loom_dmap *m, uint64_t *keys, size_t max);
+
 /* ---- The parallel loop (docs/loop.md) ---------------------------------
  *
  * loom_for runs body(i, ctx) once for every i in [begin, end), on every
