@@ -203,6 +203,17 @@ int loom_checkpoint(const char *dir);
 /* 1 if this run resumed from a checkpoint (allocations come back with
  * their contents: do not initialize them again), else 0. */
 int loom_restarted(void);
+/* Private state in checkpoints: every checkpoint saves the n bytes at p
+ * in this rank's file under `name` (at most 63 bytes, once per rank), until
+ * loom_checkpoint_forget(p).  For what a program keeps outside Loom
+ * allocations and cannot rebuild from loom_clock_now(): a random
+ * generator, per-rank arrays, where a loop stopped.  On a restart whose
+ * checkpoint holds `name`, its saved contents are copied into p now and
+ * *restored (may be NULL) is set to 1; a saved size other than n stops the
+ * job with one message.  Not collective; p stays the caller's.  Returns
+ * LOOM_OK, LOOM_ERR_ARG (a bad or repeated name) or LOOM_ERR_NOMEM. */
+int loom_checkpoint_keep(const char *name, void *p, size_t n, int *restored);
+void loom_checkpoint_forget(const void *p);
 
 /* The ring policy (docs/dsm.md, "Ring").  An allocation with coherence
  * "ring" is cut into P partitions of whole units (rows or pages); in
