@@ -13,8 +13,8 @@
  *      DIR fsynced — by each host's local rank 0, so that hosts without a
  *      shared file system each get their own pointer; on a shared one they
  *      rename the same contents;
- *   6. checkpoints that neither the new nor the previous one needs are
- *      removed.
+ *   6. checkpoints that neither the new nor the previous one needs (no
+ *      chunk of theirs lies there, on any rank) are removed.
  * Until step 5 LATEST names the previous checkpoint, whose files (and the
  * older ones its chunks lie in) are never touched; after it, the new one
  * is complete on disk.
@@ -272,6 +272,21 @@ static void tracks_end(int ok)
     ntracks = k;
 }
 
+/* The oldest checkpoint whose file this rank's chunks lie in, in the
+ * checkpoint just written or the one before it; at most `cap`. */
+static uint64_t oldest_needed(uint64_t cap)
+{
+    uint64_t m = cap;
+    for (int i = 0; i < ntracks; i++)
+        for (int pass = 0; pass < 2; pass++) {
+            const uint64_t *src = pass ? tracks[i].next_src : tracks[i].src;
+            uint64_t n = pass ? tracks[i].next_nchunks : tracks[i].nchunks;
+            for (uint64_t c = 0; src && c < n; c++)
+                m = src[c] < m ? src[c] : m;
+        }
+    return m;
+}
+
 void loom_ckpt_track_set(uint64_t serial, uint64_t region, uint64_t nchunks, uint64_t *sums,
                          uint64_t *src)
 {
@@ -500,8 +515,8 @@ static int write_info(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n)
     return rc;
 }
 
-/* Remove DIR/ckpt-K for every K < keep: no chunk of the newest two
- * checkpoints lies there.  Errors are ignored (another host may be
+/* Remove DIR/ckpt-K for every K < keep: neither of the newest two
+ * checkpoints needs it.  Errors are ignored (another host may be
  * removing them). */
 static void prune(const char *dir, uint64_t keep)
 {
@@ -599,14 +614,17 @@ int loom_checkpoint(const char *dir)
     }
     loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
     loom_ckpt_last_seq = (uint64_t)seq;
-    tracks_end(!st);
-    if (st)
+    if (st) {
+        tracks_end(0);
         return LOOM_ERR_IO;
-    /* step 6: the previous checkpoint's chunks lie in its chain, at most
-     * LOOM_CHECKPOINT_CHAIN - 1 older checkpoints */
-    uint64_t chain = (uint64_t)loom_icv.checkpoint_chain;
-    if ((loom_icv.local_rank == 0 || P == 1) && (uint64_t)seq > chain)
-        prune(dir, (uint64_t)seq - chain);
+    }
+    /* step 6: keep the previous checkpoint and every file a chunk of it or
+     * of the new one lies in, on any rank */
+    int64_t keep = (int64_t)oldest_needed((uint64_t)seq - 1);
+    loom_allreduce(LOOM_IN_PLACE, &keep, 1, LOOM_INT64, LOOM_MIN);
+    tracks_end(1);
+    if (loom_icv.local_rank == 0 || P == 1)
+        prune(dir, (uint64_t)keep);
     if (loom_icv.stats)
         loom_log("stats checkpoint %s: %llu of %llu data bytes written (%.1f%%), %.3f s",
                  cdir, (unsigned long long)written, (unsigned long long)total,

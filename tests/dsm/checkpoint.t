@@ -42,7 +42,7 @@ LOOM_CHECKPOINT_DIR=$T/c LOOM_CHECKPOINT_EVERY=2 LOOM_STATS=1 \
     [ -f "$T/c/ckpt-000005/rank-0.ckpt" ] && [ -f "$T/c/ckpt-000005/rank-1.ckpt" ] &&
     has "$T/c/ckpt-000005/INFO" "allocation 6 'ringp': 20480 bytes, 5 page units of 4096 B, ring" &&
     less "$(written "$T/c.out" 000005 0)" && less "$(written "$T/c.out" 000005 1)"
-ok $? "checkpointing every 2 clocks leaves the result alone; incremental: ckpt-000005 wrote $(written "$T/c.out" 000005 0) (rank 0)"
+ok $? "checkpointing every 2 clocks leaves the result alone; incremental: ckpt-000005 wrote $(written "$T/c.out" 000005 0 | sed "s/ / of /") bytes (rank 0)"
 
 # LOOM_CHECKPOINT_CHAIN=1: every checkpoint whole, the two newest kept.
 # =2: a chunk is at most one checkpoint old; a kill after clock 9 leaves
