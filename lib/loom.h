@@ -184,8 +184,10 @@ uint64_t loom_clock_now(void);
  *
  * loom_checkpoint writes every live allocation's data (home stores; each
  * rank's own copy of a "local" allocation; each ring owner's partition
- * with the ring's position) and the clock into a new checkpoint under
- * dir (NULL: LOOM_CHECKPOINT_DIR), then makes it the one DIR/LATEST names.
+ * with the ring's position), the ranges given to loom_checkpoint_keep and
+ * the clock into a new checkpoint under dir (NULL: LOOM_CHECKPOINT_DIR),
+ * then makes it the one DIR/LATEST names.  Incremental: a rank writes only
+ * what changed since its last checkpoint (LOOM_CHECKPOINT_CHAIN).
  * Atomic: a crash at any moment leaves the previous checkpoint whole.
  * Collective: every rank calls it, with no other thread of the rank
  * inside an allocation (as for loom_release).  Returns LOOM_OK, or
