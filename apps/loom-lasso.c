@@ -433,15 +433,32 @@ int main(int argc, char **argv)
     int diverged = 0;
     double t0 = loom_wtime(), obj = NAN, gap = NAN;
     uint64_t rng = o.seed;
-    for (long k = 0; k < nl; k++) {
+    /* Restartable (docs/checkpoint.md): a loom_clock per iteration, so
+     * LOOM_CHECKPOINT_EVERY=N checkpoints every N; beta, this rank's
+     * residual and where the path stands are kept in them (the priority
+     * schedule keeps its weights itself), and a restart goes on from there. */
+    struct { int64_t k, it, stop, updates; double obj, gap; } at = {0};
+    int back = 0;
+    if (!o.serial && (loom_checkpoint_keep("loom-lasso beta", l.beta, (size_t)p * 8, &back) ||
+                      loom_checkpoint_keep("loom-lasso residual", l.r, (size_t)l.n * 8, NULL) ||
+                      loom_checkpoint_keep("loom-lasso path", &at, sizeof at, NULL)))
+        loom_abort(1, "loom-lasso: out of memory");
+    iter = (long)loom_clock_now();
+    u.updates = at.updates;
+    obj = back ? at.obj : obj;
+    gap = back ? at.gap : gap;
+    for (long k = at.k; k < nl; k++) {
         double lambda = !o.path     ? o.lambda
                         : nl == 1   ? lmax * o.min_ratio
                                     : lmax * pow(o.min_ratio, (double)k / (double)(nl - 1));
         u.lambda = lambda;
-        pr.restart = 1; /* a new lambda: the old deltas say little */
-        loom_lasso_residual(&l);
-        int stop = 0;
-        for (long it = 0; it < o.iters && !stop; it++) {
+        int resumed = back && k == at.k; /* beta, residual and weights came back */
+        if (!resumed) {
+            pr.restart = 1; /* a new lambda: the old deltas say little */
+            loom_lasso_residual(&l);
+        }
+        int stop = resumed ? (int)at.stop : 0;
+        for (long it = resumed ? at.it : 0; it < o.iters && !stop; it++) {
             loom_report_begin(rep, ++iter, o.serial ? p : rounds * L);
             if (o.serial) {
                 loom_lasso_pass(&l, lambda,
@@ -468,6 +485,10 @@ int main(int argc, char **argv)
                             iter, obj, 0.5 * f0[2], o.rho, L, o.pipeline ? o.pipeline : 1);
                 diverged = 1;
                 break;
+            }
+            if (!o.serial) {
+                at = (__typeof__(at)){k, it + 1, stop, u.updates, obj, gap};
+                loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N iterations */
             }
         }
         if (diverged)

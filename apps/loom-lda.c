@@ -427,7 +427,12 @@ int main(int argc, char **argv)
 
     double seconds = 0, samples = 0, ll = loom_lda_ring_loglik(g);
     double row[8];
-    for (int64_t it = 0; it <= o.iters; it++) {
+    /* Restartable (docs/checkpoint.md): a loom_clock per iteration, so
+     * LOOM_CHECKPOINT_EVERY=N checkpoints every N; the sampler's state is in
+     * them (kernels/lda_ring.c), and a restart goes on after the last one. */
+    int64_t done = o.serial ? 0 : (int64_t)loom_clock_now();
+    samples = (double)train.ntokens * (double)done;
+    for (int64_t it = done ? done + 1 : 0; it <= o.iters; it++) {
         double s_err = 0, dt = 0;
         int64_t n = 0;
         if (it > 0) {
@@ -452,6 +457,8 @@ int main(int argc, char **argv)
         row[c++] = s_err;
         row[c++] = dt > 0 ? (double)n / dt : 0;
         loom_report_row(r, row);
+        if (it > 0 && !o.serial)
+            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N iterations */
     }
 
     /* the model: every rank takes part in gathering the table */

@@ -42,6 +42,7 @@
 #include "dsm.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -305,6 +306,32 @@ void loom_allreduce_ssp_init(void)
     loom_tp_am_register(AM_UPDATE, on_update);
 }
 
+/* Checkpoints (docs/checkpoint.md): what a reduction carries from call to
+ * call once nothing is in flight (loom_checkpoint quiesces first: every
+ * push made and answered) — the running sums, clocks and rounds — is kept
+ * in every checkpoint (loom_checkpoint_keep), and comes back on a restart
+ * when the reduction is made again (same creation order: same id).  The
+ * rest is what a quiesced reduction holds anyway: every credit back,
+ * nothing missed or in flight.  forget: stop keeping it (finalize). */
+static void keep_red(struct red *r, int forget)
+{
+    size_t P = (size_t)loom_icv.nranks, v = (r->count ? r->count : 1) * r->es;
+    struct { const char *what; void *p; size_t n; } k[] = {
+        {"clock", &r->clock, 8}, {"pushes", &r->pushes, 8},
+        {"stable_round", &r->stable_round, 8}, {"srounds", &r->srounds, 8},
+        {"stable_age", (void *)&r->stable_age, 8}, {"stable", r->stable, v},
+        {"local", r->local, v}, {"state", r->state, (shard_len(r, loom_icv.rank) + 1) * r->es},
+        {"round", r->round, P * 8}, {"age", r->age, P * 8}, {"wclock", r->wclock, P * 8}};
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "allreduce_ssp %d %s", r->id, k[i].what);
+        if (forget)
+            loom_checkpoint_forget(k[i].p);
+        else if (loom_checkpoint_keep(name, k[i].p, k[i].n, NULL))
+            loom_die(1, "out of memory");
+    }
+}
+
 /* The reduction for (count, type, op): created at the first call, which
  * every rank makes in the same order, so ids agree. */
 static struct red *get_red(size_t count, loom_type type, loom_op op)
@@ -340,6 +367,7 @@ static struct red *get_red(size_t count, loom_type type, loom_op op)
     r->state = calloc(shard_len(r, loom_icv.rank) + 1, es);
     memset(r->credit, 1, (size_t)P);
     r->credits = P;
+    keep_red(r, 0); /* a restart: the sums, clocks and rounds of the checkpoint */
     /* publish, then take what waited for it (handled outside reds_mu:
      * handling sends) */
     struct parked *mine = NULL;
@@ -446,6 +474,7 @@ void loom_allreduce_ssp_fini(void)
                      "the slack (%.3f s), %llu pushes", r->id, r->count,
                      (unsigned long long)r->clock, (unsigned long long)r->waits,
                      (double)r->wait_ns * 1e-9, (unsigned long long)r->pushes);
+        keep_red(r, 1);
         free(r->missed); free(r->local); free(r->inflight); free(r->stable); free(r->credit);
         free(r->round); free(r->age); free(r->got); free(r->wclock); free(r->state);
         pthread_mutex_destroy(&r->mu);

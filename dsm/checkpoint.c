@@ -13,9 +13,20 @@
  *      DIR fsynced — by each host's local rank 0, so that hosts without a
  *      shared file system each get their own pointer; on a shared one they
  *      rename the same contents;
- *   6. checkpoints older than the previous one are removed.
- * Until step 5 LATEST names the previous checkpoint, whose files are never
- * touched; after it, the new one is complete on disk. */
+ *   6. checkpoints that neither the new nor the previous one needs (no
+ *      chunk of theirs lies there, on any rank) are removed.
+ * Until step 5 LATEST names the previous checkpoint, whose files (and the
+ * older ones its chunks lie in) are never touched; after it, the new one
+ * is complete on disk.
+ *
+ * Incremental: a rank file holds only the chunks (units, or 4 KiB of
+ * rows) whose checksum changed since this rank's last checkpoint, and
+ * names for the others the older checkpoint whose file holds them; every
+ * chunk is written again at least every LOOM_CHECKPOINT_CHAIN checkpoints,
+ * so a checkpoint needs at most that many files per rank, and older ones
+ * can go.  Changes are found by checksum, not by watching writes: home
+ * stores also change by one-sided stores from peers, which no handler
+ * sees, and the checksum is needed anyway. */
 #include "checkpoint.h"
 #include "dsm.h"
 
@@ -187,10 +198,115 @@ static loom_dsm_alloc **live_allocs(int *n)
     return v;
 }
 
-/* What rank `loom_icv.rank` saves of a: the record (without off/sum) and
- * the payload's pieces — ring boundaries (into bounds, P + 1 entries) and
- * the data. */
-static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bounds,
+/* ---- incremental checkpoints ------------------------------------------ */
+
+uint64_t loom_ckpt_chunk_sum(const void *p, size_t n, uint64_t c)
+{
+    return loom_ckpt_sum(p, n, 0x636b7074 ^ c * 0x9e3779b97f4a7c15ULL);
+}
+
+uint64_t loom_ckpt_data_sum(const uint64_t *chunk_sums, uint64_t nchunks)
+{
+    return loom_ckpt_sum(chunk_sums, nchunks * sizeof *chunk_sums, 0x64617461);
+}
+
+/* What this rank's last committed checkpoint holds of one allocation: the
+ * region its record described, each chunk's checksum, and the checkpoint
+ * whose file holds the chunk.  A checkpoint being written puts its own in
+ * next_*; the commit makes them current, a failure drops every track (the
+ * next checkpoint then writes everything). */
+struct track {
+    uint64_t serial, region, nchunks, *sum, *src;
+    uint64_t next_region, next_nchunks, *next_sum, *next_src;
+};
+static struct track *tracks;
+static int ntracks;
+
+static struct track *track_of(uint64_t serial)
+{
+    for (int i = 0; i < ntracks; i++)
+        if (tracks[i].serial == serial)
+            return &tracks[i];
+    struct track *t = realloc(tracks, ((size_t)ntracks + 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    tracks = t;
+    tracks[ntracks] = (struct track){.serial = serial};
+    return &tracks[ntracks++];
+}
+
+static void track_drop(struct track *t, int committed)
+{
+    if (committed) {
+        free(t->sum);
+        free(t->src);
+        t->sum = t->src = NULL;
+        t->nchunks = 0;
+    }
+    free(t->next_sum);
+    free(t->next_src);
+    t->next_sum = t->next_src = NULL;
+}
+
+/* After a checkpoint: its chunks become what the next one compares with
+ * (ok), or every track is forgotten (a checkpoint failed: what its files
+ * hold is not known to be committed).  Tracks of freed allocations go. */
+static void tracks_end(int ok)
+{
+    int k = 0;
+    for (int i = 0; i < ntracks; i++) {
+        struct track *t = &tracks[i];
+        if (ok && t->next_sum) {
+            free(t->sum);
+            free(t->src);
+            t->region = t->next_region;
+            t->nchunks = t->next_nchunks;
+            t->sum = t->next_sum;
+            t->src = t->next_src;
+            t->next_sum = t->next_src = NULL;
+            tracks[k++] = *t;
+        } else {
+            track_drop(t, 1);
+        }
+    }
+    ntracks = k;
+}
+
+/* The oldest checkpoint whose file this rank's chunks lie in, in the
+ * checkpoint just written or the one before it; at most `cap`. */
+static uint64_t oldest_needed(uint64_t cap)
+{
+    uint64_t m = cap;
+    for (int i = 0; i < ntracks; i++)
+        for (int pass = 0; pass < 2; pass++) {
+            const uint64_t *src = pass ? tracks[i].next_src : tracks[i].src;
+            uint64_t n = pass ? tracks[i].next_nchunks : tracks[i].nchunks;
+            for (uint64_t c = 0; src && c < n; c++)
+                m = src[c] < m ? src[c] : m;
+        }
+    return m;
+}
+
+void loom_ckpt_track_set(uint64_t serial, uint64_t region, uint64_t nchunks, uint64_t *sums,
+                         uint64_t *src)
+{
+    struct track *t = track_of(serial);
+    if (!t) {
+        free(sums);
+        free(src);
+        return;
+    }
+    track_drop(t, 1);
+    *t = (struct track){.serial = serial, .region = region, .nchunks = nchunks, .sum = sums,
+                        .src = src};
+}
+
+/* ---- the rank file --------------------------------------------------- */
+
+/* What rank `loom_icv.rank` saves of a: the record (without the places
+ * and checksums), the meta's ring boundaries (into bounds, P + 1 entries,
+ * *nb bytes) and the data. */
+static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bounds, size_t *nb,
                      const void **data, size_t *dlen)
 {
     memset(r, 0, sizeof *r);
@@ -205,17 +321,19 @@ static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bound
     r->nunits = a->nunits;
     r->nhome = a->nhome;
     r->homehash = loom_ckpt_home_hash(a);
+    *nb = 0;
+    int j = 0;
     if (a->policy == &loom_policy_local) {
         r->what = CK_LOCAL;
         *data = a->base;
         *dlen = a->bytes;
     } else if (a->policy == &loom_policy_ring) {
-        int j;
         const size_t *lo = loom_ring_bounds(a, &j);
         r->what = CK_RING;
         r->ring_t = loom_ring_subepoch(a);
         for (int q = 0; q <= loom_icv.nranks; q++)
             bounds[q] = lo[q];
+        *nb = ((size_t)loom_icv.nranks + 1) * sizeof *bounds;
         *data = (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + lo[j] * a->unit;
         *dlen = (lo[j + 1] - lo[j]) * a->unit;
     } else {
@@ -223,17 +341,91 @@ static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bound
         *data = a->store;
         *dlen = a->nhome * a->unit;
     }
+    /* chunks: whole page units, or 4 KiB of rows (file-system blocks) */
+    r->chunk = a->unit % 4096 == 0 ? a->unit : 4096;
+    uint64_t id[4] = {r->what, (uint64_t)j, *dlen, r->chunk};
+    r->region = loom_ckpt_sum(bounds, *nb, loom_ckpt_sum(id, sizeof id, r->homehash));
+}
+
+/* Writes one record's meta (the nb bytes of bounds, then the chunk map)
+ * and data (dlen bytes) from *off on: only the chunks that changed since
+ * the checkpoint t last committed, or that it holds in a file
+ * LOOM_CHECKPOINT_CHAIN checkpoints old (t NULL: all of them).  Fills the
+ * record's places and checksums, t's next_* and *written; -1 with errno
+ * on a failed write. */
+static int write_record(int fd, uint64_t seq, struct loom_ckpt_rec *r, const void *bounds,
+                        size_t nb, const char *data, size_t dlen, struct track *t,
+                        uint64_t *off, uint64_t *written)
+{
+    uint64_t chunk = r->chunk, nc = dlen ? (dlen + chunk - 1) / chunk : 0;
+    uint64_t *sums = malloc((nc + 1) * sizeof *sums);
+    char *meta = malloc(nb + (nc + 1) * sizeof *sums);
+    if (!sums || !meta) {
+        free(sums);
+        free(meta);
+        errno = ENOMEM;
+        return -1;
+    }
+    uint64_t *map = (uint64_t *)(void *)(meta + nb);
+    memcpy(meta, bounds, nb);
+    int old = t && t->sum && t->region == r->region && t->nchunks == nc;
+    uint64_t chain = (uint64_t)loom_icv.checkpoint_chain;
+    for (uint64_t c = 0; c < nc; c++) {
+        uint64_t len = c + 1 < nc ? chunk : dlen - c * chunk;
+        sums[c] = loom_ckpt_chunk_sum(data + c * chunk, len, c);
+        map[c] = old && t->sum[c] == sums[c] && t->src[c] + chain > seq ? t->src[c] : seq;
+    }
+    r->meta_off = *off;
+    r->meta_len = nb + nc * sizeof *map;
+    r->metasum = loom_ckpt_sum(meta, r->meta_len, 0x6d657461);
+    r->off = (r->meta_off + r->meta_len + 4095) & ~(uint64_t)4095; /* page-aligned */
+    r->len = dlen;
+    r->nchunks = nc;
+    r->sum = loom_ckpt_data_sum(sums, nc);
+    int rc = write_at(fd, meta, r->meta_len, r->meta_off);
+    for (uint64_t c = 0, e; !rc && c < nc; c = e) { /* runs of chunks written here */
+        for (e = c + 1; e < nc && (map[e] == seq) == (map[c] == seq); e++)
+            ;
+        if (map[c] != seq)
+            continue;
+        uint64_t len = (e < nc ? e * chunk : dlen) - c * chunk;
+        rc = write_at(fd, data + c * chunk, len, r->off + c * chunk);
+        *written += len;
+    }
+    *off = r->off + dlen;
+    if (rc || !t) {
+        free(sums);
+        free(meta);
+        return rc;
+    }
+    uint64_t *src = malloc((nc + 1) * sizeof *src);
+    if (!src) {
+        free(sums);
+        free(meta);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(src, map, nc * sizeof *src);
+    free(meta);
+    track_drop(t, 0);
+    t->next_region = r->region;
+    t->next_nchunks = nc;
+    t->next_sum = sums;
+    t->next_src = src;
+    return 0;
 }
 
 /* Contract: step 3 for this rank — DIR/ckpt-N/rank-R.ckpt complete and
- * durable, or -1 with why filled.  No locks: the caller made the data
- * still (release, barrier; no thread inside an allocation). */
+ * durable, or -1 with why filled.  *written, *total: data bytes written
+ * and saved.  No locks: the caller made the data still (release, barrier;
+ * no thread inside an allocation). */
 static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n,
-                           char *why, size_t wn)
+                           uint64_t *written, uint64_t *total, char *why, size_t wn)
 {
     size_t P = (size_t)loom_icv.nranks;
-    struct loom_ckpt_rec *rec = calloc((size_t)n + 1, sizeof *rec);
-    uint64_t *bounds = calloc(((size_t)n + 1) * (P + 1), sizeof *bounds);
+    int nkept = loom_ckpt_kept(-1, NULL, NULL, NULL), m = n + nkept;
+    struct loom_ckpt_rec *rec = calloc((size_t)m + 1, sizeof *rec);
+    uint64_t *bounds = calloc(P + 1, sizeof *bounds);
     char path[1300], tmp[1300];
     snprintf(path, sizeof path, "%s/rank-%d.ckpt", cdir, loom_icv.rank);
     snprintf(tmp, sizeof tmp, "%s/rank-%d.tmp", cdir, loom_icv.rank);
@@ -244,39 +436,41 @@ static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, i
     }
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         goto io;
-    uint64_t off = sizeof(struct loom_ckpt_head) + (size_t)n * sizeof *rec;
-    for (int i = 0; i < n; i++) {
+    uint64_t off = sizeof(struct loom_ckpt_head) + (size_t)m * sizeof *rec;
+    for (int i = 0; i < m; i++) {
         const void *data;
-        size_t dlen;
-        uint64_t *b = bounds + (size_t)i * (P + 1);
-        describe(v[i], &rec[i], b, &data, &dlen);
-        off = (off + 4095) & ~(uint64_t)4095; /* payloads page-aligned */
-        rec[i].off = off;
-        rec[i].sum = 0x636b7074;
-        if (rec[i].what == CK_RING) {
-            if (write_at(fd, b, (P + 1) * 8, off))
+        size_t dlen, nb = 0;
+        struct track *t = NULL;
+        if (i < n) {
+            describe(v[i], &rec[i], bounds, &nb, &data, &dlen);
+            if (!(t = track_of(v[i]->serial))) {
+                errno = ENOMEM;
                 goto io;
-            rec[i].sum = loom_ckpt_sum(b, (P + 1) * 8, rec[i].sum);
-            off += (P + 1) * 8;
+            }
+        } else { /* a kept range: small, always whole */
+            const char *name;
+            loom_ckpt_kept(i - n, &name, &data, &dlen);
+            snprintf(rec[i].name, sizeof rec[i].name, "%s", name);
+            rec[i].what = CK_KEPT;
+            rec[i].bytes = dlen;
+            rec[i].chunk = dlen ? dlen : 1;
         }
-        if (write_at(fd, data, dlen, off))
+        if (write_record(fd, seq, &rec[i], bounds, nb, data, dlen, t, &off, written))
             goto io;
-        rec[i].sum = loom_ckpt_sum(data, dlen, rec[i].sum);
-        off += dlen;
-        rec[i].len = off - rec[i].off;
+        *total += dlen;
         if (i == 0)
             test_kill(LOOM_KILL_WRITE); /* a file with one payload and no header */
     }
-    if (n == 0)
+    if (m == 0)
         test_kill(LOOM_KILL_WRITE);
     struct loom_ckpt_head h = {.version = LOOM_CKPT_VERSION, .rank = (uint32_t)loom_icv.rank,
-                               .nranks = (uint32_t)P, .nallocs = (uint32_t)n, .seq = seq,
+                               .nranks = (uint32_t)P, .nallocs = (uint32_t)m, .seq = seq,
                                .clock = loom_dsm_clock(), .calls = loom_clock_now()};
     memcpy(h.magic, LOOM_CKPT_MAGIC, 8);
-    h.tabsum = loom_ckpt_sum(rec, (size_t)n * sizeof *rec, 0);
+    h.tabsum = loom_ckpt_sum(rec, (size_t)m * sizeof *rec, 0);
     h.headsum = loom_ckpt_sum(&h, offsetof(struct loom_ckpt_head, headsum), 0);
-    if (write_at(fd, &h, sizeof h, 0) || write_at(fd, rec, (size_t)n * sizeof *rec, sizeof h) ||
-        sync_fd(fd))
+    if (write_at(fd, &h, sizeof h, 0) || write_at(fd, rec, (size_t)m * sizeof *rec, sizeof h) ||
+        ftruncate(fd, (off_t)off) || sync_fd(fd))
         goto io;
     if (close(fd)) {
         fd = -1;
@@ -321,8 +515,9 @@ static int write_info(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n)
     return rc;
 }
 
-/* Remove DIR/ckpt-K for every K < keep: they are older than the previous
- * checkpoint.  Errors are ignored (another host may be removing them). */
+/* Remove DIR/ckpt-K for every K < keep: neither of the newest two
+ * checkpoints needs it.  Errors are ignored (another host may be
+ * removing them). */
 static void prune(const char *dir, uint64_t keep)
 {
     DIR *d = opendir(dir);
@@ -370,7 +565,9 @@ int loom_checkpoint(const char *dir)
     }
     loom_restart_close();
     int P = loom_icv.nranks;
-    if (P > 1) { /* step 1: the homes hold everything */
+    double t0 = loom_wtime();
+    if (P > 1) { /* step 1: the homes hold everything, no SSP allreduce is in flight */
+        loom_allreduce_ssp_quiesce();
         loom_release();
         loom_coll_barrier();
     }
@@ -381,12 +578,13 @@ int loom_checkpoint(const char *dir)
     char cdir[1100], why[1500] = "";
     snprintf(cdir, sizeof cdir, "%s/ckpt-%06llu", dir, (unsigned long long)seq);
     int n = 0, rc = 0;
+    uint64_t written = 0, total = 0;
     loom_dsm_alloc **v = live_allocs(&n);
     if (!v)
         rc = -1, snprintf(why, sizeof why, "out of memory");
     else if (make_dirs(cdir) || fsync_dir(dir))
         rc = -1, snprintf(why, sizeof why, "cannot create it: %s", strerror(errno));
-    else if (write_rank_file(cdir, (uint64_t)seq, v, n, why, sizeof why))
+    else if (write_rank_file(cdir, (uint64_t)seq, v, n, &written, &total, why, sizeof why))
         rc = -1;
     else if (loom_icv.rank == 0 && write_info(cdir, (uint64_t)seq, v, n))
         rc = -1, snprintf(why, sizeof why, "%s/INFO: %s", cdir, strerror(errno));
@@ -401,6 +599,7 @@ int loom_checkpoint(const char *dir)
         if (loom_icv.rank == 0)
             loom_log("checkpoint %s was not taken; %s/LATEST still names the previous one",
                      cdir, dir);
+        tracks_end(0);
         return LOOM_ERR_IO;
     }
     test_kill(LOOM_KILL_COMMIT);
@@ -415,10 +614,21 @@ int loom_checkpoint(const char *dir)
     }
     loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
     loom_ckpt_last_seq = (uint64_t)seq;
-    if (st)
+    if (st) {
+        tracks_end(0);
         return LOOM_ERR_IO;
-    if (loom_icv.local_rank == 0 || P == 1) /* step 6 */
-        prune(dir, (uint64_t)seq - 1);
+    }
+    /* step 6: keep the previous checkpoint and every file a chunk of it or
+     * of the new one lies in, on any rank */
+    int64_t keep = (int64_t)oldest_needed((uint64_t)seq - 1);
+    loom_allreduce(LOOM_IN_PLACE, &keep, 1, LOOM_INT64, LOOM_MIN);
+    tracks_end(1);
+    if (loom_icv.local_rank == 0 || P == 1)
+        prune(dir, (uint64_t)keep);
+    if (loom_icv.stats)
+        loom_log("stats checkpoint %s: %llu of %llu data bytes written (%.1f%%), %.3f s",
+                 cdir, (unsigned long long)written, (unsigned long long)total,
+                 total ? 100.0 * (double)written / (double)total : 100.0, loom_wtime() - t0);
     return LOOM_OK;
 }
 

@@ -4,15 +4,22 @@
  *   DIR/LATEST                   "ckpt-000007\n": the newest complete checkpoint
  *   DIR/ckpt-000007/rank-R.ckpt  rank R's part:
  *       struct loom_ckpt_head
- *       struct loom_ckpt_rec x nallocs   live allocations, in creation order
- *       payloads, each at its record's offset
+ *       struct loom_ckpt_rec x nallocs   live allocations in creation order,
+ *                                        then the kept private ranges
+ *       per record: its meta (ring boundaries, chunk map) and its data
  *   DIR/ckpt-000007/INFO         a summary for people (rank 0)
  *
- * A payload is a home store (CK_HOME), the rank's own copy of a "local"
- * allocation (CK_LOCAL), or the ring partition the rank owns, after the
- * ring's P + 1 partition boundaries as uint64 (CK_RING).  Integers are in
- * the machine's byte order: a checkpoint is read back on the same kind of
- * machine, which the magic and version check. */
+ * A record's data is a home store (CK_HOME), the rank's own copy of a
+ * "local" allocation (CK_LOCAL), the ring partition the rank owns
+ * (CK_RING; its meta starts with the ring's P + 1 partition boundaries) or
+ * a range given to loom_checkpoint_keep (CK_KEPT).  The data is cut into
+ * chunks (a unit, or 4 KiB of rows); the meta's chunk map names, per
+ * chunk, the checkpoint whose file of this rank holds it: this one, or an
+ * older one when the chunk did not change (an incremental checkpoint, at
+ * most LOOM_CHECKPOINT_CHAIN checkpoints back).  Chunk c lies at
+ * off + c * chunk in the file that holds it; in the others it is a hole.
+ * Integers are in the machine's byte order: a checkpoint is read back on
+ * the same kind of machine, which the magic and version check. */
 #ifndef LOOM_DSM_CHECKPOINT_H
 #define LOOM_DSM_CHECKPOINT_H
 
@@ -20,9 +27,9 @@
 #include <stdint.h>
 
 #define LOOM_CKPT_MAGIC "LOOMCKPT"
-#define LOOM_CKPT_VERSION 1u
+#define LOOM_CKPT_VERSION 2u
 
-enum { CK_HOME = 1, CK_LOCAL = 2, CK_RING = 3 };
+enum { CK_HOME = 1, CK_LOCAL = 2, CK_RING = 3, CK_KEPT = 4 };
 
 struct loom_ckpt_head {
     char magic[8];
@@ -37,13 +44,18 @@ struct loom_ckpt_head {
 struct loom_ckpt_rec {
     char name[64];
     char policy[16];
-    uint64_t serial;    /* creation order: the program's n-th loom_alloc */
+    uint64_t serial;    /* creation order: the program's n-th loom_alloc (0: CK_KEPT) */
     uint32_t kind, merge, type, what; /* loom_unit_kind, loom_merge, loom_type, CK_* */
     uint64_t bytes, unit, nunits, nhome;
     uint64_t homehash;  /* hash of the unit -> home map (0 for local) */
     uint64_t ring_t;    /* CK_RING: the sub-epoch */
-    uint64_t off, len;  /* the payload's place in the file */
-    uint64_t sum;       /* its checksum */
+    uint64_t region;    /* a hash of what the data is (kind, partition, size): an
+                           older record's chunks are used only if it matches */
+    uint64_t meta_off, meta_len; /* [ring boundaries] chunk map (uint64 seq each) */
+    uint64_t metasum;   /* its checksum */
+    uint64_t off, len;  /* the data: len bytes from off, page-aligned */
+    uint64_t chunk, nchunks;
+    uint64_t sum;       /* checksum of the whole data: of its chunks' checksums */
 };
 
 /* A fast 64-bit checksum of n bytes, chained through seed (checksum of
@@ -57,5 +69,16 @@ int loom_ckpt_read_latest(const char *dir, uint64_t *seq);
 
 /* The checkpoint this job last wrote or resumed from (0: none). */
 extern uint64_t loom_ckpt_last_seq;
+
+/* The checksum of chunk c (n bytes at p), and of a record's whole data
+ * from its chunks' checksums. */
+uint64_t loom_ckpt_chunk_sum(const void *p, size_t n, uint64_t c);
+uint64_t loom_ckpt_data_sum(const uint64_t *chunk_sums, uint64_t nchunks);
+
+/* restart.c -> checkpoint.c: after restoring the allocation of `serial`
+ * from a chain, what its chunks hold (sums) and where they live (src), so
+ * the next checkpoint writes only what changes.  Takes both arrays. */
+void loom_ckpt_track_set(uint64_t serial, uint64_t region, uint64_t nchunks, uint64_t *sums,
+                         uint64_t *src);
 
 #endif

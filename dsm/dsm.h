@@ -235,6 +235,11 @@ void loom_restart_fill(loom_dsm_alloc *a);
 /* The program clocked or checkpointed: stop restoring; name (rank 0)
  * checkpointed allocations this run did not make again. */
 void loom_restart_close(void);
+/* ckpt_keep.c: the i-th kept range (returns how many there are; fills
+ * the outputs when i is one of them), and, on restart, the saved contents
+ * of `name` (data malloc'd, taken over; -1 if out of memory). */
+int loom_ckpt_kept(int i, const char **name, const void **p, size_t *n);
+int loom_ckpt_pending(const char *name, void *data, size_t n);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);

@@ -21,15 +21,24 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One rank file of a checkpoint: its header and table, checked. */
+struct file {
+    uint64_t seq;
+    int fd;
+    char path[1300];
+    struct loom_ckpt_head head;
+    struct loom_ckpt_rec *rec;
+};
+
 static struct {
     int on;                     /* this run resumed from a checkpoint */
     int open;                   /* loom_alloc still restores */
-    int fd;                     /* this rank's file */
-    char cdir[1100], path[1300];
-    struct loom_ckpt_head head;
-    struct loom_ckpt_rec *rec;
+    char cdir[1100];
+    struct file f;              /* this rank's file of the checkpoint resumed */
+    struct file *older;         /* files of older checkpoints its chunks lie in */
+    int nolder;
     uint8_t *claimed;
-} S = {.fd = -1};
+} S = {.f.fd = -1};
 
 int loom_restarted(void) { return S.on; }
 int loom_restart_open(void) { return S.open; }
@@ -64,47 +73,92 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
     return 0;
 }
 
-/* Open and check this rank's file of checkpoint seq; 0, or -1 with why. */
-static int open_rank_file(uint64_t seq, char *why, size_t wn)
+/* Open and check this rank's file of checkpoint seq into *f; 0, or -1
+ * with why. */
+static int open_rank_file(uint64_t seq, struct file *f, char *why, size_t wn)
 {
-    struct loom_ckpt_head *h = &S.head;
-    snprintf(S.cdir, sizeof S.cdir, "%s/ckpt-%06llu", loom_icv.checkpoint_dir,
+    struct loom_ckpt_head *h = &f->head;
+    char cdir[1100];
+    snprintf(cdir, sizeof cdir, "%s/ckpt-%06llu", loom_icv.checkpoint_dir,
              (unsigned long long)seq);
-    snprintf(S.path, sizeof S.path, "%s/rank-%d.ckpt", S.cdir, loom_icv.rank);
-    if ((S.fd = open(S.path, O_RDONLY | O_CLOEXEC)) < 0) {
-        snprintf(why, wn, "restart: %s: %s%s", S.path, strerror(errno),
-                 errno == ENOENT ? " (does this job have more ranks than the checkpoint's?)" : "");
+    snprintf(f->path, sizeof f->path, "%s/rank-%d.ckpt", cdir, loom_icv.rank);
+    f->seq = seq;
+    if ((f->fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0) {
+        snprintf(why, wn, "restart: %s: %s%s", f->path, strerror(errno),
+                 errno == ENOENT && f == &S.f ? " (does this job have more ranks than the "
+                                                "checkpoint's?)" : "");
         return -1;
     }
-    if (read_at(S.fd, h, sizeof *h, 0) || memcmp(h->magic, LOOM_CKPT_MAGIC, 8) ||
+    if (read_at(f->fd, h, sizeof *h, 0) || memcmp(h->magic, LOOM_CKPT_MAGIC, 8) ||
         h->version != LOOM_CKPT_VERSION) {
-        snprintf(why, wn, "restart: %s is not a checkpoint file of this Loom version", S.path);
+        snprintf(why, wn, "restart: %s is not a checkpoint file of this Loom version", f->path);
         return -1;
     }
     if (h->headsum != loom_ckpt_sum(h, offsetof(struct loom_ckpt_head, headsum), 0) ||
-        h->seq != seq || h->rank != (uint32_t)loom_icv.rank || h->nallocs > LOOM_MAX_ALLOCS) {
-        snprintf(why, wn, "restart: %s is damaged (its header does not check out)", S.path);
+        h->seq != seq || h->rank != (uint32_t)loom_icv.rank || h->nallocs > 1u << 20) {
+        snprintf(why, wn, "restart: %s is damaged (its header does not check out)", f->path);
         return -1;
     }
     if (h->nranks != (uint32_t)loom_icv.nranks) {
         snprintf(why, wn, "restart: checkpoint %s was written by %u rank%s, but this job has "
-                 "%d: restart it with -n %u", S.cdir, h->nranks, h->nranks == 1 ? "" : "s",
+                 "%d: restart it with -n %u", cdir, h->nranks, h->nranks == 1 ? "" : "s",
                  loom_icv.nranks, h->nranks);
         return -1;
     }
-    S.rec = calloc((size_t)h->nallocs + 1, sizeof *S.rec);
-    S.claimed = calloc((size_t)h->nallocs + 1, 1);
-    if (!S.rec || !S.claimed) {
+    if (!(f->rec = calloc((size_t)h->nallocs + 1, sizeof *f->rec))) {
         snprintf(why, wn, "restart: out of memory");
         return -1;
     }
-    size_t tab = (size_t)h->nallocs * sizeof *S.rec;
-    if (read_at(S.fd, S.rec, tab, sizeof *h) || loom_ckpt_sum(S.rec, tab, 0) != h->tabsum) {
+    size_t tab = (size_t)h->nallocs * sizeof *f->rec;
+    if (read_at(f->fd, f->rec, tab, sizeof *h) || loom_ckpt_sum(f->rec, tab, 0) != h->tabsum) {
         snprintf(why, wn, "restart: %s is damaged (its table of allocations does not check out)",
-                 S.path);
+                 f->path);
         return -1;
     }
     return 0;
+}
+
+static void close_file(struct file *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+    free(f->rec);
+    f->rec = NULL;
+}
+
+/* Reads record c's meta (of c->meta_len bytes, malloc'd) from f and checks
+ * it; aborts the job on a damaged file. */
+static uint64_t *read_meta(const struct file *f, const struct loom_ckpt_rec *c)
+{
+    uint64_t *m = malloc(c->meta_len + 8);
+    if (!m)
+        loom_abort(1, "restart: out of memory");
+    if (read_at(f->fd, m, c->meta_len, c->meta_off) ||
+        loom_ckpt_sum(m, c->meta_len, 0x6d657461) != c->metasum)
+        loom_abort(1, "restart: %s: the layout of '%s' is damaged", f->path, c->name);
+    return m;
+}
+
+/* The kept private ranges (CK_KEPT): read, checked, and handed to
+ * ckpt_keep.c until the program keeps them again.  Aborts when damaged. */
+static void read_kept(void)
+{
+    for (uint32_t i = 0; i < S.f.head.nallocs; i++) {
+        const struct loom_ckpt_rec *c = &S.f.rec[i];
+        if (c->what != CK_KEPT)
+            continue;
+        char *d = malloc(c->len + 1);
+        uint64_t *m = read_meta(&S.f, c);
+        if (!d || c->nchunks > 1 || (c->nchunks && m[0] != S.f.seq) ||
+            (c->len && read_at(S.f.fd, d, c->len, c->off)) ||
+            loom_ckpt_data_sum((uint64_t[]){loom_ckpt_chunk_sum(d, c->len, 0)}, c->nchunks) !=
+                c->sum)
+            loom_abort(1, "restart: %s: the kept state '%s' is damaged", S.f.path, c->name);
+        free(m);
+        if (loom_ckpt_pending(c->name, d, c->len))
+            loom_abort(1, "restart: out of memory");
+    }
 }
 
 void loom_restart_init(void)
@@ -135,23 +189,29 @@ void loom_restart_init(void)
                           "resume checkpoint %lld: every host needs the same directory (or a "
                           "copy of it)", dir, (long long)hi);
     agree(bad, why);
-    bad = open_rank_file((uint64_t)lo, why, sizeof why) != 0;
+    snprintf(S.cdir, sizeof S.cdir, "%s/ckpt-%06llu", dir, (unsigned long long)lo);
+    bad = open_rank_file((uint64_t)lo, &S.f, why, sizeof why) != 0;
+    if (!bad && !(S.claimed = calloc((size_t)S.f.head.nallocs + 1, 1)))
+        bad = 1, snprintf(why, sizeof why, "restart: out of memory");
     agree(bad, why);
-    loom_clock_restore(S.head.clock, S.head.calls);
+    read_kept();
+    loom_clock_restore(S.f.head.clock, S.f.head.calls);
     loom_ckpt_last_seq = (uint64_t)lo;
     S.on = S.open = 1;
+    uint32_t na = 0;
+    for (uint32_t i = 0; i < S.f.head.nallocs; i++)
+        na += S.f.rec[i].what != CK_KEPT;
     if (loom_icv.rank == 0)
         loom_log("restart: resuming from %s (loom_clock %llu, %u allocation%s)", S.cdir,
-                 (unsigned long long)S.head.calls, S.head.nallocs,
-                 S.head.nallocs == 1 ? "" : "s");
+                 (unsigned long long)S.f.head.calls, na, na == 1 ? "" : "s");
 }
 
 static struct loom_ckpt_rec *find(const loom_dsm_alloc *a, size_t *idx)
 {
-    for (size_t i = 0; S.open && i < S.head.nallocs; i++)
-        if (S.rec[i].serial == a->serial) {
+    for (size_t i = 0; S.open && i < S.f.head.nallocs; i++)
+        if (S.f.rec[i].serial == a->serial && S.f.rec[i].what != CK_KEPT) {
             *idx = i;
-            return &S.rec[i];
+            return &S.f.rec[i];
         }
     return NULL;
 }
@@ -191,45 +251,98 @@ void loom_restart_check(loom_dsm_alloc *a)
     agree(diff != NULL, why);
 }
 
+/* The file of this rank in checkpoint seq, opened once (the newest's, or
+ * an older one of its chain); aborts the job if it is missing or bad. */
+static struct file *file_of(uint64_t seq)
+{
+    if (seq == S.f.seq)
+        return &S.f;
+    for (int i = 0; i < S.nolder; i++)
+        if (S.older[i].seq == seq)
+            return &S.older[i];
+    struct file *o = realloc(S.older, ((size_t)S.nolder + 1) * sizeof *o);
+    char why[1600];
+    if (!o)
+        loom_abort(1, "restart: out of memory");
+    S.older = o;
+    struct file *f = &S.older[S.nolder++];
+    *f = (struct file){.fd = -1};
+    if (seq > S.f.seq || open_rank_file(seq, f, why, sizeof why))
+        loom_abort(1, "%s (checkpoint %s needs it: its unchanged data lies there)",
+                   seq > S.f.seq ? "restart: a chunk map names a newer checkpoint" : why,
+                   S.cdir);
+    return f;
+}
+
+/* Record `serial` of f, whose data must be the region c describes. */
+static const struct loom_ckpt_rec *older_rec(const struct file *f,
+                                             const struct loom_ckpt_rec *c)
+{
+    for (uint32_t i = 0; i < f->head.nallocs; i++) {
+        const struct loom_ckpt_rec *o = &f->rec[i];
+        if (o->serial == c->serial && o->what == c->what && o->region == c->region &&
+            o->chunk == c->chunk && o->len == c->len)
+            return o;
+    }
+    loom_abort(1, "restart: %s does not hold the data of '%s' that %s names there", f->path,
+               c->name, S.cdir);
+}
+
 void loom_restart_fill(loom_dsm_alloc *a)
 {
     size_t i;
     const struct loom_ckpt_rec *c = find(a, &i);
     if (!c)
         return;
-    size_t P = (size_t)loom_icv.nranks;
-    uint64_t off = c->off, len = c->len, sum = 0x636b7074;
-    char *dst;
-    if (c->what == CK_RING && a->policy == &loom_policy_ring) {
-        uint64_t *lo = calloc(P + 1, sizeof *lo);
-        if (!lo || len < (P + 1) * 8 || read_at(S.fd, lo, (P + 1) * 8, off) ||
-            loom_ring_restore(a, c->ring_t, lo))
-            loom_abort(1, "restart: %s: the ring state of '%s' is damaged", S.path, a->name);
-        sum = loom_ckpt_sum(lo, (P + 1) * 8, sum);
-        off += (P + 1) * 8;
-        len -= (P + 1) * 8;
+    size_t P = (size_t)loom_icv.nranks, nb = c->what == CK_RING ? (P + 1) * 8 : 0;
+    uint64_t *meta = c->meta_len == nb + c->nchunks * 8 && c->chunk &&
+                     c->nchunks == (c->len + c->chunk - 1) / c->chunk
+                         ? read_meta(&S.f, c) : NULL;
+    uint64_t *map = meta ? meta + nb / 8 : NULL;
+    char *dst = NULL;
+    if (!meta) {
+        loom_abort(1, "restart: %s: the layout of '%s' is damaged", S.f.path, a->name);
+    } else if (c->what == CK_RING && a->policy == &loom_policy_ring) {
+        if (loom_ring_restore(a, c->ring_t, meta))
+            loom_abort(1, "restart: %s: the ring state of '%s' is damaged", S.f.path, a->name);
         int j;
         const size_t *b = loom_ring_bounds(a, &j);
         dst = (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + b[j] * a->unit;
-        if (len != (b[j + 1] - b[j]) * a->unit)
-            loom_abort(1, "restart: %s: the partition of '%s' has the wrong size", S.path,
+        if (c->len != (b[j + 1] - b[j]) * a->unit)
+            loom_abort(1, "restart: %s: the partition of '%s' has the wrong size", S.f.path,
                        a->name);
-        free(lo);
-    } else if (c->what == CK_LOCAL && a->policy == &loom_policy_local && len == a->bytes) {
+    } else if (c->what == CK_LOCAL && a->policy == &loom_policy_local && c->len == a->bytes) {
         dst = a->base;
-    } else if (c->what == CK_HOME && a->store && len == a->nhome * a->unit) {
+    } else if (c->what == CK_HOME && a->store && c->len == a->nhome * a->unit) {
         dst = a->store;
     } else {
-        loom_abort(1, "restart: %s: '%s' was saved in another form (internal error)", S.path,
+        loom_abort(1, "restart: %s: '%s' was saved in another form (internal error)", S.f.path,
                    a->name);
     }
-    errno = 0;
-    if (read_at(S.fd, dst, len, off))
-        loom_abort(1, "restart: %s: cannot read '%s': %s", S.path, a->name,
-                   errno ? strerror(errno) : "the file is too short");
-    if (loom_ckpt_sum(dst, len, sum) != c->sum)
-        loom_abort(1, "restart: %s: the data of '%s' is damaged (checksum mismatch)", S.path,
+    /* runs of chunks that lie in the same file */
+    uint64_t nc = c->nchunks, ch = c->chunk;
+    for (uint64_t k = 0, e; k < nc; k = e) {
+        for (e = k + 1; e < nc && map[e] == map[k]; e++)
+            ;
+        struct file *f = file_of(map[k]);
+        const struct loom_ckpt_rec *o = f == &S.f ? c : older_rec(f, c);
+        uint64_t len = (e < nc ? e * ch : c->len) - k * ch;
+        errno = 0;
+        if (read_at(f->fd, dst + k * ch, len, o->off + k * ch))
+            loom_abort(1, "restart: %s: cannot read '%s': %s", f->path, a->name,
+                       errno ? strerror(errno) : "the file is too short");
+    }
+    uint64_t *sums = malloc((nc + 1) * sizeof *sums), *src = malloc((nc + 1) * sizeof *src);
+    if (!sums || !src)
+        loom_abort(1, "restart: out of memory");
+    for (uint64_t k = 0; k < nc; k++)
+        sums[k] = loom_ckpt_chunk_sum(dst + k * ch, k + 1 < nc ? ch : c->len - k * ch, k);
+    if (loom_ckpt_data_sum(sums, nc) != c->sum)
+        loom_abort(1, "restart: %s: the data of '%s' is damaged (checksum mismatch)", S.f.path,
                    a->name);
+    memcpy(src, map, nc * sizeof *src);
+    loom_ckpt_track_set(c->serial, c->region, nc, sums, src); /* the next one is incremental */
+    free(meta);
     S.claimed[i] = 1;
 }
 
@@ -238,15 +351,17 @@ void loom_restart_close(void)
     if (!S.open)
         return;
     S.open = 0;
-    for (size_t i = 0; loom_icv.rank == 0 && i < S.head.nallocs; i++)
-        if (!S.claimed[i])
+    for (size_t i = 0; loom_icv.rank == 0 && i < S.f.head.nallocs; i++)
+        if (!S.claimed[i] && S.f.rec[i].what != CK_KEPT)
             loom_log("restart: warning: allocation #%llu '%s' of %s was not allocated again "
                      "before the first loom_clock; its contents are dropped",
-                     (unsigned long long)S.rec[i].serial, S.rec[i].name, S.cdir);
-    close(S.fd);
-    S.fd = -1;
-    free(S.rec);
+                     (unsigned long long)S.f.rec[i].serial, S.f.rec[i].name, S.cdir);
+    close_file(&S.f);
+    for (int i = 0; i < S.nolder; i++)
+        close_file(&S.older[i]);
+    free(S.older);
     free(S.claimed);
-    S.rec = NULL;
+    S.older = NULL;
+    S.nolder = 0;
     S.claimed = NULL;
 }

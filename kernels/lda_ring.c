@@ -229,6 +229,44 @@ static int64_t merge(loom_lda_ring *g, double *s_error)
     return n;
 }
 
+/* Checkpoints (docs/checkpoint.md): the word-topic table is a Loom
+ * allocation, saved as such; what lives in plain memory is kept in every
+ * checkpoint with loom_checkpoint_keep — each worker's topic assignments,
+ * doc-topic counts and random stream, the synced topic sums and the
+ * rotation's sub-epoch (the rest is rebuilt, or zero between rounds).
+ * Returns 1 when a restart brought them back (the table then too). */
+static int keep(loom_lda_ring *g)
+{
+    if (g->serial)
+        return 0;
+    int got = 0, all = 1, rc = 0;
+    char name[64];
+    for (int i = 0; i < g->T; i++) {
+        loom_lda_shard *s = &g->sh[i];
+        struct { const char *what; void *p; size_t n; } k[] = {
+            {"z", s->tok_z, sizeof *s->tok_z * (size_t)s->n_tokens},
+            {"dt_len", s->dt_len, sizeof *s->dt_len * (size_t)s->n_docs},
+            {"dt", s->dt, sizeof *s->dt * (size_t)s->n_tokens},
+            {"rng", &s->rng, sizeof s->rng}};
+        for (size_t j = 0; j < sizeof k / sizeof *k; j++) {
+            snprintf(name, sizeof name, "loom-lda worker %d %s", i, k[j].what);
+            rc |= loom_checkpoint_keep(name, k[j].p, k[j].n, &got);
+            all &= got;
+        }
+    }
+    rc |= loom_checkpoint_keep("loom-lda topic sums", g->nk, sizeof *g->nk * (size_t)g->p.K,
+                               &got);
+    all &= got;
+    rc |= loom_checkpoint_keep("loom-lda sub-epoch", &g->t, sizeof g->t, &got);
+    all &= got;
+    if (rc)
+        loom_abort(1, "lda: out of memory");
+    if (loom_restarted() && !all)
+        loom_abort(1, "lda: restart: the checkpoint does not hold this rank's topic "
+                   "assignments: restart the same program with the same input and options");
+    return loom_restarted();
+}
+
 /* ---- the API ---- */
 
 static int fail(char *err, size_t errlen, const char *msg)
@@ -299,7 +337,8 @@ int loom_lda_ring_init(loom_lda_ring **out, const loom_lda_params *p, const loom
             return fail(err, errlen, "the word-topic table is not a ring allocation (internal "
                                      "error)");
         }
-        memset(start, 0, bytes);
+        if (!loom_restarted()) /* a restart brought the table back */
+            memset(start, 0, bytes);
     }
 
     /* the shards: worker (rank, i) holds document range rank * T + i */
@@ -331,6 +370,12 @@ int loom_lda_ring_init(loom_lda_ring **out, const loom_lda_params *p, const loom
     for (int i = 0; i < g->T; i++)
         g->rank_tokens += g->sh[i].n_tokens;
 
+    if (keep(g)) { /* a restart: the assignments, counts and streams came back */
+        for (int i = 0; i < g->T; i++)
+            memcpy(local_of(g, i), g->nk, sizeof *g->nk * (size_t)K);
+        *out = g;
+        return LOOM_OK;
+    }
     /* the initial tables: one rotation that counts instead of sampling */
     rotate_all(g, COUNT);
     merge(g, NULL);
@@ -455,7 +500,14 @@ void loom_lda_ring_free(loom_lda_ring *g)
     if (!g)
         return;
     for (int i = 0; i < g->T; i++) {
-        loom_lda_shard_free(&g->sh[i]);
+        loom_lda_shard *s = &g->sh[i];
+        if (!g->serial) { /* kept in checkpoints until now */
+            loom_checkpoint_forget(s->tok_z);
+            loom_checkpoint_forget(s->dt_len);
+            loom_checkpoint_forget(s->dt);
+            loom_checkpoint_forget(&s->rng);
+        }
+        loom_lda_shard_free(s);
         if (g->test_n) {
             free(g->test_off[i]);
             free(g->test_words[i]);
@@ -465,6 +517,8 @@ void loom_lda_ring_free(loom_lda_ring *g)
         free(g->wt);
     else
         loom_free(g->wt);
+    loom_checkpoint_forget(g->nk);
+    loom_checkpoint_forget(&g->t);
     free(g->test_n);
     free(g->test_first);
     free(g->test_off);

@@ -19,7 +19,7 @@
     .rank = 0, .nranks = 1, .local_rank = 0,  \
     .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh", \
     .dsm_arena = (size_t)1 << 40, .bandwidth_mbit = 100, .priority_queue = 64, \
-    .test_kill = {.rank = -1}, .checkpoint_sync = 1
+    .test_kill = {.rank = -1}, .checkpoint_sync = 1, .checkpoint_chain = 8
 
 struct loom_icv loom_icv = {ICV_DEFAULTS};
 
@@ -235,6 +235,10 @@ static int set_ckpt_every(const char *v)
     return loom_parse_int(v, 0, 1L << 40, &loom_icv.checkpoint_every);
 }
 static int set_ckpt_sync(const char *v) { return loom_parse_bool(v, &loom_icv.checkpoint_sync); }
+static int set_ckpt_chain(const char *v)
+{
+    return loom_parse_int(v, 1, 1000000, &loom_icv.checkpoint_chain);
+}
 static const char *const restart_names[] = {"false", "true", "auto"};
 static int set_restart(const char *v)
 {
@@ -304,6 +308,7 @@ static void show_check(char *b, size_t n)
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.checkpoint_dir); }
 static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_every); }
+static void show_ckpt_chain(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_chain); }
 static void show_ckpt_sync(char *b, size_t n)
 {
     snprintf(b, n, "%s", loom_icv.checkpoint_sync ? "true" : "false");
@@ -348,6 +353,7 @@ static const struct var {
     {"LOOM_CHECKPOINT_DIR", set_ckpt_dir, show_ckpt_dir, "a directory path (where checkpoints are written and read)", 0},
     {"LOOM_CHECKPOINT_EVERY", set_ckpt_every, show_ckpt_every, "an integer >= 0 (checkpoint at every N-th loom_clock; 0 = never)", 0},
     {"LOOM_CHECKPOINT_SYNC", set_ckpt_sync, show_ckpt_sync, "true or false (also 1/0, yes/no, on/off): fsync checkpoint files and directories", 0},
+    {"LOOM_CHECKPOINT_CHAIN", set_ckpt_chain, show_ckpt_chain, "an integer >= 1 (incremental checkpoints: a unit is written again at least every N checkpoints; 1 = every checkpoint whole)", 0},
     {"LOOM_RESTART", set_restart, show_restart, "true, false or auto (also 1/0, yes/no, on/off): resume from LOOM_CHECKPOINT_DIR", 0},
     {"LOOM_TEST_KILL", set_test_kill, show_test_kill, "RANK:CLOCK[:clock|stop|write|commit] (a testing aid: docs/checkpoint.md)", 0},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},

@@ -60,6 +60,7 @@ struct loom_icv {
     char checkpoint_dir[1024];/* LOOM_CHECKPOINT_DIR: where checkpoints go, "" = none */
     long checkpoint_every;    /* LOOM_CHECKPOINT_EVERY: every N-th loom_clock, 0 = never */
     int checkpoint_sync;      /* LOOM_CHECKPOINT_SYNC: fsync files and directories */
+    long checkpoint_chain;    /* LOOM_CHECKPOINT_CHAIN: longest chain of incremental checkpoints */
     int restart;              /* LOOM_RESTART: LOOM_RESTART_NO, _YES or _AUTO */
     struct { int rank, point; long clock; } test_kill; /* LOOM_TEST_KILL; rank -1 = off */
     char rsh[256];            /* LOOM_RSH (launcher) */

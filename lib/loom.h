@@ -184,8 +184,10 @@ uint64_t loom_clock_now(void);
  *
  * loom_checkpoint writes every live allocation's data (home stores; each
  * rank's own copy of a "local" allocation; each ring owner's partition
- * with the ring's position) and the clock into a new checkpoint under
- * dir (NULL: LOOM_CHECKPOINT_DIR), then makes it the one DIR/LATEST names.
+ * with the ring's position), the ranges given to loom_checkpoint_keep and
+ * the clock into a new checkpoint under dir (NULL: LOOM_CHECKPOINT_DIR),
+ * then makes it the one DIR/LATEST names.  Incremental: a rank writes only
+ * what changed since its last checkpoint (LOOM_CHECKPOINT_CHAIN).
  * Atomic: a crash at any moment leaves the previous checkpoint whole.
  * Collective: every rank calls it, with no other thread of the rank
  * inside an allocation (as for loom_release).  Returns LOOM_OK, or
@@ -203,6 +205,17 @@ int loom_checkpoint(const char *dir);
 /* 1 if this run resumed from a checkpoint (allocations come back with
  * their contents: do not initialize them again), else 0. */
 int loom_restarted(void);
+/* Private state in checkpoints: every checkpoint saves the n bytes at p
+ * in this rank's file under `name` (at most 63 bytes, once per rank), until
+ * loom_checkpoint_forget(p).  For what a program keeps outside Loom
+ * allocations and cannot rebuild from loom_clock_now(): a random
+ * generator, per-rank arrays, where a loop stopped.  On a restart whose
+ * checkpoint holds `name`, its saved contents are copied into p now and
+ * *restored (may be NULL) is set to 1; a saved size other than n stops the
+ * job with one message.  Not collective; p stays the caller's.  Returns
+ * LOOM_OK, LOOM_ERR_ARG (a bad or repeated name) or LOOM_ERR_NOMEM. */
+int loom_checkpoint_keep(const char *name, void *p, size_t n, int *restored);
+void loom_checkpoint_forget(const void *p);
 
 /* The ring policy (docs/dsm.md, "Ring").  An allocation with coherence
  * "ring" is cut into P partitions of whole units (rows or pages); in

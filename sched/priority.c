@@ -30,6 +30,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,26 @@ static long draw(struct prio *s, long n)
     return j;
 }
 
+/* Checkpoints (docs/checkpoint.md): the weights, their tree and the
+ * generator are kept in every checkpoint, and a restarted run's n-th
+ * state gets the checkpointed n-th state's (loops run in the same order,
+ * so the same range), to draw what the uninterrupted run draws. */
+static void keep(struct prio *s, long n)
+{
+    static int made;
+    char name[64];
+    int rc = 0;
+    made++;
+    snprintf(name, sizeof name, "priority %d weights", made);
+    rc |= loom_checkpoint_keep(name, s->w, (size_t)n * sizeof *s->w, NULL);
+    snprintf(name, sizeof name, "priority %d tree", made);
+    rc |= loom_checkpoint_keep(name, s->tree, ((size_t)n + 1) * sizeof *s->tree, NULL);
+    snprintf(name, sizeof name, "priority %d generator", made);
+    rc |= loom_checkpoint_keep(name, &s->rng, sizeof s->rng, NULL);
+    if (rc)
+        loom_die(2, "loom_for: out of memory for the priority schedule");
+}
+
 static struct prio *state_for(long begin, long end, const loom_priority *p, double eta)
 {
     for (struct prio *s = states; s; s = s->next)
@@ -124,6 +145,7 @@ static struct prio *state_for(long begin, long end, const loom_priority *p, doub
     *s = (struct prio){p->push, begin, end, s->tree, s->w, p->seed ^ 0x6c6f6f6d, states};
     reset(s, n, 1.0 + eta); /* start uniform: every delta unknown, say 1 */
     states = s;
+    keep(s, n);
     return s;
 }
 

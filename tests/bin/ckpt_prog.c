@@ -1,6 +1,6 @@
 /* ckpt_prog.c — a restartable program over every kind of allocation, for
  * tests/dsm/checkpoint.t.
- * Usage: ckpt_prog CLOCKS [--bigger] [--explicit K]
+ * Usage: ckpt_prog CLOCKS [--bigger] [--explicit K] [--allreduce]
  * Allocations, in this order:
  *   pages  bsp, 8 page units of 4 KiB (9 with --bigger), overwrite: each
  *          rank updates its block of int64 as x = 3x + c + 1
@@ -14,6 +14,13 @@
  *          clock ends mid-rotation; the owner sets y = 31y + (rank+1)(t+1)
  *          and forwards every other unit early (loom_ring_done)
  *   local  local, 1000 int64 per rank: z = 5z + rank + c
+ *   sparse bsp, 16 page units of 4 KiB: clock c changes only unit c % 16
+ *          (rank c % P writes it), so incremental checkpoints skip the rest
+ * and, outside allocations: a per-rank generator state kept with
+ * loom_checkpoint_keep (stepped every clock), and with --allreduce
+ * loom_allreduce_ssp (slack 1) of a vector every clock, flushed with slack
+ * 0 at the end (its running sums must survive a restart; an option, since
+ * its progress agent spins: slow for 3 ranks on 2 cores).
  * Clock c (from loom_clock_now(): a restarted run resumes) does those
  * updates, then loom_barrier and loom_clock; after clock K, --explicit
  * calls loom_checkpoint(NULL).  At the end rank 0 prints the clock and a
@@ -41,16 +48,20 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 #define NRING 37
 #define NRINGP 5
 #define NLOCAL 1000
+#define NSPARSE 16
+#define NRED 10
 
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
         return 2;
     long clocks = argc > 1 ? atol(argv[1]) : 10, explicit_at = -1;
-    int bigger = 0;
+    int bigger = 0, allreduce = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--bigger"))
             bigger = 1;
+        else if (!strcmp(argv[i], "--allreduce"))
+            allreduce = 1;
         else if (!strcmp(argv[i], "--explicit") && i + 1 < argc)
             explicit_at = atol(argv[++i]);
     }
@@ -73,8 +84,17 @@ int main(int argc, char **argv)
         .page_unit = 4096, .coherence = "ring"});
     int64_t *z = loom_alloc(NLOCAL * 8, &(loom_alloc_opts){.name = "local",
         .coherence = "local"});
-    if (!x || !rows || !ssp || !prio || !ring || !ringp || !z)
+    int64_t *sp = loom_alloc(NSPARSE * 4096, &(loom_alloc_opts){.name = "sparse",
+        .page_unit = 4096, .coherence = "bsp"});
+    if (!x || !rows || !ssp || !prio || !ring || !ringp || !z || !sp)
         loom_abort(1, "ckpt_prog: an allocation failed");
+    uint64_t gen = 0x1234 + (uint64_t)r; /* private state, in every checkpoint */
+    int kept = 0;
+    if (loom_checkpoint_keep("ckpt_prog generator", &gen, sizeof gen, &kept))
+        loom_abort(1, "ckpt_prog: loom_checkpoint_keep failed");
+    if (kept != loom_restarted())
+        loom_abort(1, "ckpt_prog: the generator was%s restored", kept ? "" : " not");
+    int64_t red[NRED], contrib[NRED];
     size_t xlo = nx * (size_t)r / (size_t)P, xhi = nx * (size_t)(r + 1) / (size_t)P;
     if (loom_restarted() && r == 0)
         printf("ckpt_prog: resumed at clock %llu\n", (unsigned long long)loom_clock_now());
@@ -133,6 +153,14 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < NLOCAL; i++)
             z[i] = 5 * z[i] + r + (int64_t)c;
+        if ((int)(c % (uint64_t)P) == r)
+            for (int e = 0; e < 512; e++)
+                sp[(c % NSPARSE) * 512 + e] += (int64_t)(c + 1) * (e + 1);
+        gen = gen * 6364136223846793005ULL + 1442695040888963407ULL;
+        for (int i = 0; i < NRED; i++)
+            contrib[i] = (int64_t)(gen >> 40) + i;
+        if (allreduce)
+            loom_allreduce_ssp(red, contrib, NRED, LOOM_INT64, LOOM_SUM, 1);
         loom_barrier();
         loom_clock();
         if ((long)loom_clock_now() == explicit_at) {
@@ -142,6 +170,10 @@ int main(int argc, char **argv)
                        loom_strerror(rc));
         }
     }
+    for (int i = 0; i < NRED; i++)
+        contrib[i] = red[i] = 0;
+    if (allreduce) /* every clock's sums */
+        loom_allreduce_ssp(red, contrib, NRED, LOOM_INT64, LOOM_SUM, 0);
     loom_barrier();
     loom_ring_collect(ring);
     loom_ring_collect(ringp);
@@ -156,6 +188,9 @@ int main(int argc, char **argv)
     h = fnv(h, ring, NRING * 24);
     h = fnv(h, ringp, NRINGP * 4096);
     h = fnv(h, z, NLOCAL * 8);
+    h = fnv(h, sp, NSPARSE * 4096);
+    h = fnv(h, &gen, sizeof gen);
+    h = fnv(h, red, sizeof red);
     uint64_t *all = calloc((size_t)P, sizeof *all);
     for (int q = 0; q < P; q++) /* every rank's view, in rank order */
         all[q] = q == r ? h : 0;

@@ -10,7 +10,7 @@
 # damaged file or no checkpoint is refused with one message; the explicit
 # loom_checkpoint call; LOOM_RESTART=auto.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 20
 P=$B/tests/bin/ckpt_prog
 export OMP_NUM_THREADS=1
 # Every run syncs (the default): a stall of the whole machine in fsync is
@@ -27,13 +27,48 @@ done
 [ -n "$ref1" ] && [ -n "$ref2" ] && [ -n "$ref3" ]
 ok $? "uninterrupted runs on 1, 2, 3 ranks: $ref1 $ref2 $ref3"
 
-# Checkpoints every 2 clocks (fsync on): same result, the two newest kept.
-LOOM_CHECKPOINT_DIR=$T/c LOOM_CHECKPOINT_EVERY=2 run_job "$T/c.out" "$LOOMRUN" -n 2 "$P" 10
+# Checkpoints every 2 clocks (fsync on): same result.  Incremental: the
+# 'sparse' allocation changes one unit per clock, so checkpoints after the
+# first write less than all of the data; with the default chain (8) no
+# checkpoint is old enough to prune.
+written() { # FILE CKPT RANK: "W T" data bytes written and saved
+    sed -n "s/.*rank $3: stats checkpoint .*ckpt-$2: \([0-9]*\) of \([0-9]*\) data bytes.*/\1 \2/p" "$1"
+}
+less() { set -- $1; [ -n "$1" ] && [ "$1" -lt "$2" ]; }
+LOOM_CHECKPOINT_DIR=$T/c LOOM_CHECKPOINT_EVERY=2 LOOM_STATS=1 \
+    run_job "$T/c.out" "$LOOMRUN" -n 2 "$P" 10
 [ $rc -eq 0 ] && [ "$(sum "$T/c.out")" = "$ref2" ] && [ "$(cat "$T/c/LATEST")" = ckpt-000005 ] &&
-    [ "$(ls "$T/c" | tr '\n' ' ')" = "LATEST ckpt-000004 ckpt-000005 " ] &&
+    [ "$(ls "$T/c" | tr '\n' ' ')" = "LATEST ckpt-000001 ckpt-000002 ckpt-000003 ckpt-000004 ckpt-000005 " ] &&
     [ -f "$T/c/ckpt-000005/rank-0.ckpt" ] && [ -f "$T/c/ckpt-000005/rank-1.ckpt" ] &&
-    has "$T/c/ckpt-000005/INFO" "allocation 6 'ringp': 20480 bytes, 5 page units of 4096 B, ring"
-ok $? "checkpointing every 2 clocks leaves the result alone; LATEST names ckpt-000005, older ones pruned"
+    has "$T/c/ckpt-000005/INFO" "allocation 6 'ringp': 20480 bytes, 5 page units of 4096 B, ring" &&
+    less "$(written "$T/c.out" 000005 0)" && less "$(written "$T/c.out" 000005 1)"
+ok $? "checkpointing every 2 clocks leaves the result alone; incremental: ckpt-000005 wrote $(written "$T/c.out" 000005 0 | sed "s/ / of /") bytes (rank 0)"
+
+# LOOM_CHECKPOINT_CHAIN=1: every checkpoint whole, the two newest kept.
+# =2: a chunk is at most one checkpoint old; a kill after clock 9 leaves
+# ckpt-000002..4; the restart from 4 reads chunks of 3 and ends equal.
+LOOM_CHECKPOINT_DIR=$T/c1 LOOM_CHECKPOINT_EVERY=2 LOOM_CHECKPOINT_CHAIN=1 LOOM_STATS=1 \
+    run_job "$T/c1.out" "$LOOMRUN" -n 2 "$P" 10
+w=$(written "$T/c1.out" 000005 0)
+[ $rc -eq 0 ] && [ "$(sum "$T/c1.out")" = "$ref2" ] && [ "${w% *}" = "${w#* }" ] &&
+    [ "$(ls "$T/c1" | tr '\n' ' ')" = "LATEST ckpt-000004 ckpt-000005 " ]
+ok $? "LOOM_CHECKPOINT_CHAIN=1: whole checkpoints ($w), older than the previous pruned"
+LOOM_CHECKPOINT_DIR=$T/c2 LOOM_CHECKPOINT_EVERY=2 LOOM_CHECKPOINT_CHAIN=2 LOOM_STATS=1 \
+    LOOM_TEST_KILL=1:9 run_job "$T/c2.1" "$LOOMRUN" -n 2 "$P" 10
+rc1=$rc
+ls1=$(ls "$T/c2" | tr '\n' ' ')
+cp -r "$T/c2" "$T/c2x"
+LOOM_CHECKPOINT_DIR=$T/c2 LOOM_CHECKPOINT_EVERY=2 LOOM_CHECKPOINT_CHAIN=2 \
+    run_job "$T/c2.2" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc1 -ne 0 ] && [ "$ls1" = "LATEST ckpt-000002 ckpt-000003 ckpt-000004 " ] &&
+    less "$(written "$T/c2.1" 000004 0)" && [ $rc -eq 0 ] && [ "$(resumed "$T/c2.2")" = 8 ] &&
+    [ "$(sum "$T/c2.2")" = "$ref2" ]
+ok $? "LOOM_CHECKPOINT_CHAIN=2: killed after clock 9, restarted from the incremental ckpt-000004: equal"
+rm "$T/c2x/ckpt-000003/rank-1.ckpt"
+LOOM_CHECKPOINT_DIR=$T/c2x run_job "$T/c2x.out" "$LOOMRUN" --restart -n 2 "$P" 10
+[ $rc -ne 0 ] && [ "$(aborts "$T/c2x.out")" -eq 1 ] &&
+    has "$T/c2x.out" "ckpt-000003/rank-1.ckpt: No such file .*ckpt-000004 needs it"
+ok $? "a chain file missing: the restart is refused with one message naming it"
 
 # Killed after clock 5 (checkpoint 2 holds clock 4); restarted.
 for n in 1 2 3; do
@@ -47,6 +82,17 @@ for n in 1 2 3; do
         [ "$(resumed "$T/k$n.2")" = 4 ] && [ "$(sum "$T/k$n.2")" = "$want" ]
     ok $? "$n rank(s): rank $k killed after clock 5, restarted from clock 4: checksum $(sum "$T/k$n.2") = $want"
 done
+# The SSP allreduce's running sums: a restart must bring them back.
+run_job "$T/ar" "$LOOMRUN" -n 2 "$P" 6 --allreduce
+ar=$(sum "$T/ar")
+LOOM_CHECKPOINT_DIR=$T/ak LOOM_CHECKPOINT_EVERY=2 LOOM_TEST_KILL=0:3 \
+    run_job "$T/ak.1" "$LOOMRUN" -n 2 "$P" 6 --allreduce
+rc1=$rc
+LOOM_CHECKPOINT_DIR=$T/ak run_job "$T/ak.2" "$LOOMRUN" --restart -n 2 "$P" 6 --allreduce
+[ -n "$ar" ] && [ "$ar" != "$ref2" ] && [ $rc1 -ne 0 ] && [ $rc -eq 0 ] &&
+    [ "$(resumed "$T/ak.2")" = 2 ] && [ "$(sum "$T/ak.2")" = "$ar" ]
+ok $? "loom_allreduce_ssp's running sums survive a kill and restart (checksum $(sum "$T/ak.2") = $ar)"
+
 cmp "$T/c/ckpt-000005/rank-0.ckpt" "$T/k2/ckpt-000005/rank-0.ckpt" &&
     cmp "$T/c/ckpt-000005/rank-1.ckpt" "$T/k2/ckpt-000005/rank-1.ckpt"
 ok $? "the restarted job's last checkpoint is byte-identical to the uninterrupted job's"

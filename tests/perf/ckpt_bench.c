@@ -4,13 +4,16 @@
  *
  *   LOOM_CHECKPOINT_DIR=/tmp/ck build/tests/perf/ckpt_bench [GIB] [--cold]
  *   LOOM_CHECKPOINT_DIR=/tmp/ck build/bin/loomrun --restart -n 1 build/tests/perf/ckpt_bench [GIB]
+ *   LOOM_CHECKPOINT_DIR=/tmp/ck build/tests/perf/ckpt_bench [GIB] --touch F
  *
  * A fresh run fills GIB GiB (default 1) of page units (1 MiB each; bsp on
  * several ranks, each rank writing the block it homes) and times
  * loom_checkpoint; --cold then drops the checkpoint's files from the page
  * cache (posix_fadvise), so that the restore reads the disk.  A restarted
  * run times the loom_alloc that restores the data and checks every word
- * it homes. */
+ * it homes.  --touch F then changes a fraction F of every rank's units
+ * and times a second checkpoint: incremental, it writes only those
+ * (LOOM_CHECKPOINT_CHAIN=1: all of them again). */
 #include <loom.h>
 
 #include <dirent.h>
@@ -65,6 +68,7 @@ int main(int argc, char **argv)
         return 2;
     double gib = argc > 1 && argv[1][0] != '-' ? atof(argv[1]) : 1.0;
     int cold = argc > 1 && !strcmp(argv[argc - 1], "--cold");
+    double touch = argc > 2 && !strcmp(argv[argc - 2], "--touch") ? atof(argv[argc - 1]) : -1;
     const char *dir = getenv("LOOM_CHECKPOINT_DIR");
     if (!dir || gib <= 0)
         loom_abort(2, "usage: LOOM_CHECKPOINT_DIR=DIR ckpt_bench [GIB] [--cold]");
@@ -110,6 +114,19 @@ int main(int argc, char **argv)
     }
     if (cold && r != 0)
         ckpt_bytes(dir, 1);
+    if (touch >= 0) {
+        size_t step = (size_t)1 << 17, mine = (hi - lo) / step, k = (size_t)(touch * (double)mine);
+        for (size_t u = 0; u < k; u++) /* one word of each touched unit */
+            x[lo + u * step] ^= 1;
+        loom_barrier();
+        t0 = loom_wtime();
+        rc = loom_checkpoint(NULL);
+        double t2 = loom_wtime() - t0;
+        if (r == 0)
+            printf("ckpt_bench: second checkpoint, %.3f of the units changed, chain %s: %.3f s "
+                   "(%.2fx the first): %s\n", touch, getenv("LOOM_CHECKPOINT_CHAIN")
+                   ? getenv("LOOM_CHECKPOINT_CHAIN") : "8", t2, t2 / t_ck, loom_strerror(rc));
+    }
     loom_free(x);
     return loom_finalize();
 }

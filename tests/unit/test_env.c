@@ -325,6 +325,9 @@ static void test_env_load(void)
     ok(load_good("LOOM_CHECKPOINT_SYNC", "off") && loom_icv.checkpoint_sync == 0,
        "LOOM_CHECKPOINT_SYNC=off turns fsync off");
     load_bad("LOOM_CHECKPOINT_SYNC", "lazy", "true or false");
+    ok(load_good("LOOM_CHECKPOINT_CHAIN", "1") && loom_icv.checkpoint_chain == 1,
+       "LOOM_CHECKPOINT_CHAIN=1: every checkpoint whole");
+    load_bad("LOOM_CHECKPOINT_CHAIN", "0", "integer >= 1");
     ok(load_good("LOOM_TEST_KILL", "1:8") && loom_icv.test_kill.rank == 1 &&
            loom_icv.test_kill.clock == 8 && loom_icv.test_kill.point == LOOM_KILL_CLOCK,
        "LOOM_TEST_KILL=1:8 -> rank 1, clock 8, after the clock");

@@ -1,0 +1,113 @@
+/* ckpt_keep.c — a rank's private state kept in its checkpoints
+ * (loom_checkpoint_keep; docs/checkpoint.md, "Private state").
+ *
+ * State that lives outside Loom allocations — a random generator, the
+ * priority schedule's sampling weights, the SSP allreduce's running sums,
+ * loom-lda's topic assignments — is registered here as named byte ranges.
+ * checkpoint.c writes every registered range into the rank's file after
+ * the allocations (CK_KEPT records); restart.c reads them all back in
+ * loom_init and hands them here as pending contents, which the next
+ * loom_checkpoint_keep of the same name copies in.  A name's contents wait
+ * until it is registered again (the priority schedule makes its state at
+ * its first loop, long after the restore window of the allocations
+ * closed). */
+#include "checkpoint.h"
+#include "dsm.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kept {
+    char name[64];
+    void *p;
+    size_t n;
+};
+
+static struct kept *reg, *pend; /* registered ranges; restored contents (p malloc'd) */
+static int nreg, npend, capreg, cappend;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int grow(struct kept **v, int *cap, int n)
+{
+    if (n < *cap)
+        return 0;
+    int c = *cap ? 2 * *cap : 16;
+    struct kept *w = realloc(*v, (size_t)c * sizeof *w);
+    if (!w)
+        return -1;
+    *v = w;
+    *cap = c;
+    return 0;
+}
+
+int loom_checkpoint_keep(const char *name, void *p, size_t n, int *restored)
+{
+    if (restored)
+        *restored = 0;
+    if (!name || !*name || strlen(name) >= sizeof reg->name || (!p && n))
+        return LOOM_ERR_ARG;
+    pthread_mutex_lock(&mu);
+    int rc = LOOM_OK;
+    for (int i = 0; i < nreg; i++)
+        if (!strcmp(reg[i].name, name))
+            rc = LOOM_ERR_ARG; /* a name is kept once */
+    if (!rc && grow(&reg, &capreg, nreg))
+        rc = LOOM_ERR_NOMEM;
+    if (!rc) {
+        reg[nreg] = (struct kept){.p = p, .n = n};
+        strcpy(reg[nreg++].name, name);
+        for (int i = 0; i < npend; i++)
+            if (!strcmp(pend[i].name, name)) {
+                if (pend[i].n != n)
+                    loom_abort(1, "restart: the checkpoint keeps %zu bytes of '%s', this run "
+                               "%zu: restart the same program with the same input and options",
+                               pend[i].n, name, n);
+                memcpy(p, pend[i].p, n);
+                free(pend[i].p);
+                pend[i] = pend[--npend];
+                if (restored)
+                    *restored = 1;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+void loom_checkpoint_forget(const void *p)
+{
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < nreg;)
+        if (reg[i].p == p)
+            memmove(&reg[i], &reg[i + 1], (size_t)(--nreg - i) * sizeof *reg);
+        else
+            i++;
+    pthread_mutex_unlock(&mu);
+}
+
+int loom_ckpt_kept(int i, const char **name, const void **p, size_t *n)
+{
+    pthread_mutex_lock(&mu);
+    int k = nreg;
+    if (i >= 0 && i < nreg) {
+        *name = reg[i].name;
+        *p = reg[i].p;
+        *n = reg[i].n;
+    }
+    pthread_mutex_unlock(&mu);
+    return k;
+}
+
+int loom_ckpt_pending(const char *name, void *data, size_t n)
+{
+    pthread_mutex_lock(&mu);
+    int rc = grow(&pend, &cappend, npend);
+    if (!rc) {
+        pend[npend] = (struct kept){.p = data, .n = n};
+        snprintf(pend[npend++].name, sizeof pend->name, "%s", name);
+    }
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
