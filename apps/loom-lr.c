@@ -77,29 +77,8 @@ static void sgd(long i, void *ctx)
     loom_report_tick(1);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: loom-lr [--fashion-mnist DIR | --train-images F --train-labels F\n"
-            "                --test-images F --test-labels F | --train F.svm --test F.svm]\n"
-            "               [--epochs N] [--step G]\n"
-            "               [--decay D] [--lambda L] [--sync hybrid|bsp|ssp] [--staleness S]\n"
-            "               [--sync-every M] [--log FILE.csv] [--model FILE] [--serial]\n"
-            "  --fashion-mnist DIR  the four IDX files of DIR (default " FMNIST ")\n"
-            "  --train/--test F     LIBSVM files: the sparse binary model (label > 0: class 1)\n"
-            "  --epochs N      passes over the training samples (default 7)\n"
-            "  --step G        SGD step size (default 0.02); epoch e uses G * D^(e-1)\n"
-            "  --decay D       step decay per epoch, 0 < D <= 1 (default 0.5)\n"
-            "  --lambda L      L2 regularization (default 1e-5)\n"
-            "  --sync MODE     hybrid (default), bsp or ssp: how workers' updates meet\n"
-            "  --staleness S   clocks a read may lag (ssp model; default 0 = bsp model)\n"
-            "  --sync-every M  samples of each rank between sync points (default\n"
-            "                  20 / (ranks - 1), rounded up: ~20 unseen samples of others)\n"
-            "  --log FILE      CSV: iter,samples,seconds,train_logloss,test_accuracy\n"
-            "  --model FILE    save W (one line per class, bias last)\n"
-            "  --serial        the serial twin (one rank): the plain loop, in file order\n");
-}
-
+/* Fills o from argv; returns 0, 1 after --help/--version, -1 after saying
+ * what is wrong (rank 0). */
 static int parse(int argc, char **argv, struct opts *o)
 {
     static char paths[4][4096];
@@ -107,17 +86,48 @@ static int parse(int argc, char **argv, struct opts *o)
                        .sync = "hybrid", .sync_every = -1};
     const char *dir = NULL;
     const loom_flag flags[] = {
-        {"--fashion-mnist", LOOM_FLAG_STR, &dir},  {"--train", LOOM_FLAG_STR, &o->svm[0]},
-        {"--test", LOOM_FLAG_STR, &o->svm[1]},     {"--train-images", LOOM_FLAG_STR, &o->img[0]},
-        {"--train-labels", LOOM_FLAG_STR, &o->lab[0]},
-        {"--test-images", LOOM_FLAG_STR, &o->img[1]},
-        {"--test-labels", LOOM_FLAG_STR, &o->lab[1]}, {"--log", LOOM_FLAG_STR, &o->log},
-        {"--model", LOOM_FLAG_STR, &o->model},     {"--sync", LOOM_FLAG_STR, &o->sync},
-        {"--epochs", LOOM_FLAG_INT, &o->epochs},   {"--staleness", LOOM_FLAG_INT, &o->staleness},
-        {"--sync-every", LOOM_FLAG_LONG, &o->sync_every},
-        {"--step", LOOM_FLAG_NUM, &o->step},       {"--decay", LOOM_FLAG_NUM, &o->decay},
-        {"--lambda", LOOM_FLAG_NUM, &o->lambda},   {"--serial", LOOM_FLAG_SET, &o->serial}, {0}};
-    int rc = loom_flags_parse("loom-lr", argc, argv, 1, flags, usage);
+        {"fashion-mnist", LOOM_FLAG_STR, &dir, "DIR", 0, 0,
+         "the four IDX files of DIR (default\n" FMNIST ")"},
+        {"train-images", LOOM_FLAG_STR, &o->img[0], "FILE", 0, 0, "IDX training images (bytes)"},
+        {"train-labels", LOOM_FLAG_STR, &o->lab[0], "FILE", 0, 0, "IDX training labels"},
+        {"test-images", LOOM_FLAG_STR, &o->img[1], "FILE", 0, 0, "IDX test images"},
+        {"test-labels", LOOM_FLAG_STR, &o->lab[1], "FILE", 0, 0, "IDX test labels"},
+        {"train", LOOM_FLAG_STR, &o->svm[0], "FILE", 0, 0,
+         "LIBSVM training file: the sparse binary model\n(label > 0: class 1)"},
+        {"test", LOOM_FLAG_STR, &o->svm[1], "FILE", 0, 0, "LIBSVM test file"},
+        {"epochs", LOOM_FLAG_INT, &o->epochs, "N", 1, HUGE_VAL,
+         "passes over the training samples (default 7)"},
+        {"step", LOOM_FLAG_NUM, &o->step, "G", 0, 0,
+         "SGD step size (default 0.02); epoch e uses\nG * D^(e-1)"},
+        {"decay", LOOM_FLAG_NUM, &o->decay, "D", 0, 0,
+         "step decay per epoch, 0 < D <= 1 (default 0.5)"},
+        {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL,
+         "L2 regularization (default 1e-5)"},
+        {"sync", LOOM_FLAG_STR, &o->sync, "MODE", 0, 0,
+         "hybrid (default), bsp or ssp: how workers'\nupdates meet"},
+        {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
+         "clocks a read may lag (ssp model; default 0 =\nbsp)"},
+        {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
+         "samples of each rank between sync points\n(default 20 / (ranks - 1), rounded up:\n"
+         "~20 unseen samples of others)"},
+        {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
+         "CSV: iter,samples,seconds,train_logloss,\ntest_accuracy"},
+        {"model", LOOM_FLAG_STR, &o->model, "FILE", 0, 0,
+         "save the model (format in docs/loom-lr.md)"},
+        {"serial", LOOM_FLAG_SET, &o->serial, NULL, 0, 0,
+         "the serial twin (one rank): the plain loop, in\nfile order"},
+        {0}};
+    const loom_cli cli = {
+        .app = "loom-lr",
+        .usage = "loom-lr [--fashion-mnist DIR] [OPTION]...\n"
+                 "loom-lr --train-images F --train-labels F --test-images F --test-labels F\n"
+                 "        [OPTION]...\n"
+                 "loom-lr --train F.svm --test F.svm [OPTION]...",
+        .about = "Logistic regression by data-parallel SGD: multinomial on IDX images,\n"
+                 "binary on LIBSVM files.  Runs on the ranks loomrun starts.",
+        .flags = flags,
+        .more = "Threads: OMP_NUM_THREADS.  See docs/loom-lr.md."};
+    int rc = loom_flags_parse(&cli, argc, argv, 1);
     if (rc)
         return rc;
     if (!o->img[0] && !o->lab[0] && !o->img[1] && !o->lab[1] && !o->svm[0] && !o->svm[1]) {
@@ -133,12 +143,8 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !o->svm[0] && (!o->img[0] || !o->lab[0] || !o->img[1] || !o->lab[1])
                           ? "give all four of --train-images, --train-labels, --test-images, "
                             "--test-labels (or --fashion-mnist DIR)"
-                      : o->epochs < 1 ? "--epochs must be >= 1"
                       : !(o->step > 0) ? "--step must be > 0"
                       : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
-                      : !(o->lambda >= 0) ? "--lambda must be >= 0"
-                      : o->staleness < 0 || o->staleness > 1000 ? "--staleness must be in 0..1000"
-                      : o->sync_every < 1 && o->sync_every != -1 ? "--sync-every must be >= 1"
                       : strcmp(o->sync, "hybrid") && strcmp(o->sync, "bsp") && strcmp(o->sync, "ssp")
                           ? "--sync must be hybrid, bsp or ssp"
                           : NULL;
