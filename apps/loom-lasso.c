@@ -111,10 +111,10 @@ static int parse(int argc, char **argv, struct opts *o)
         {0}};
     const loom_cli cli = {
         .app = "loom-lasso",
-        .usage = "loom-lasso (--X FILE --y FILE | --libsvm FILE)\n"
-                 "           (--lambda L | --lambda-path N [--lambda-min-ratio R]) [OPTION]...",
-        .about = "Minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 by coordinate descent\n"
-                 "under the priority schedule, on the ranks loomrun starts.\n"
+        .usage = "loom-lasso --X FILE --y FILE (--lambda L | --lambda-path N) [OPTION]...\n"
+                 "loom-lasso --libsvm FILE (--lambda L | --lambda-path N) [OPTION]...",
+        .about = "Lasso by coordinate descent under the priority schedule.\n"
+                 "Minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 on the ranks loomrun starts.\n"
                  "scikit-learn's Lasso(alpha=A) minimizes 1/(2n) |y - X beta|^2 + A |beta|_1\n"
                  "over n samples: the same problem with lambda = n * A (alpha = lambda / n);\n"
                  "its fit_intercept=True on standardized columns is --standardize here.",

@@ -107,8 +107,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         .app = "loom-lda",
         .usage = "loom-lda --train DOCWORD [--vocab VOCAB] --topics K [OPTION]...\n"
                  "loom-lda --text FILE [--min-count N] --topics K [OPTION]...",
-        .about = "Topic models (LDA) by collapsed Gibbs sampling, on the ranks loomrun\n"
-                 "starts.",
+        .about = "Topic models (LDA) by collapsed Gibbs sampling.\n"
+                 "Runs on the ranks loomrun starts.",
         .flags = flags,
         .more = "Threads: OMP_NUM_THREADS.  Ranks: loomrun -n N loom-lda ...\n"
                 "Exit status: 0; 1 for unreadable or malformed input; 2 for bad arguments.\n"

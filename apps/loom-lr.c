@@ -120,8 +120,7 @@ static int parse(int argc, char **argv, struct opts *o)
     const loom_cli cli = {
         .app = "loom-lr",
         .usage = "loom-lr [--fashion-mnist DIR] [OPTION]...\n"
-                 "loom-lr --train-images F --train-labels F --test-images F --test-labels F\n"
-                 "        [OPTION]...\n"
+                 "loom-lr --train-images F --train-labels F --test-images F --test-labels F ...\n"
                  "loom-lr --train F.svm --test F.svm [OPTION]...",
         .about = "Logistic regression by data-parallel SGD: multinomial on IDX images,\n"
                  "binary on LIBSVM files.  Runs on the ranks loomrun starts.",

@@ -141,8 +141,8 @@ static int parse(int argc, char **argv, struct opts *o)
     const loom_cli cli = {
         .app = "loom-w2v",
         .usage = W2V_USAGE,
-        .about = "Word vectors by skip-gram with negative sampling (word2vec), trained\n"
-                 "on the ranks loomrun starts; `nearest` queries the saved vectors.",
+        .about = "Word vectors by skip-gram with negative sampling (word2vec).\n"
+                 "Trains on the ranks loomrun starts; `nearest` queries the saved vectors.",
         .flags = flags,
         .more = "loom-w2v nearest --help lists the query's flags.  See docs/loom-w2v.md."};
     int first = argc > 1 && !strcmp(argv[1], "train") ? 2 : 1;

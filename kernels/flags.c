@@ -15,8 +15,14 @@
 
 void loom_flags_complain(const char *app, const char *why)
 {
-    if (loom_rank() == 0)
+    if (!loom_initialized() || loom_size() == 1) {
         fprintf(stderr, "%s: %s; try --help\n", app, why);
+        return;
+    }
+    if (loom_rank() == 0) /* loomrun shows this and no other message */
+        loom_abort(2, "%s: %s; try --help", app, why);
+    loom_barrier(); /* ended by rank 0's abort */
+    exit(2);
 }
 
 void loom_flags_version(const char *app)
@@ -59,10 +65,15 @@ void loom_flags_table(FILE *f, const loom_flag *flags)
     }
 }
 
+/* The GNU form help2man reads: "Usage: A" then "  or:  B" per line. */
 void loom_flags_help(FILE *f, const loom_cli *cli)
 {
-    fputs("usage: ", f);
-    indented(f, cli->usage, 7);
+    const char *p = cli->usage;
+    for (int first = 1; *p; first = 0) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "%s%.*s\n", first ? "Usage: " : "  or:  ", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
     if (cli->about) {
         fputc('\n', f);
         indented(f, cli->about, 0);

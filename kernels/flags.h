@@ -51,7 +51,8 @@ typedef struct loom_cli {
  * or --version (printed to stdout by rank 0); -1 for an unknown or
  * ambiguous flag, a missing value, a value that is not a number or out of
  * its range, or a positional argument the app does not take (one line
- * "APP: why; try --help" on stderr, rank 0).  Not thread-safe (getopt). */
+ * "APP: why; try --help" through loom_flags_complain: in a job of several
+ * ranks it does not return).  Not thread-safe (getopt). */
 int loom_flags_parse(const loom_cli *cli, int argc, char **argv, int first);
 
 /* Writes the --help text: usage, about, the options table, more. */
@@ -63,7 +64,9 @@ void loom_flags_table(FILE *f, const loom_flag *flags);
 /* Prints "APP (Loom) VERSION", as loomrun --version does. */
 void loom_flags_version(const char *app);
 
-/* Prints "APP: WHY; try --help" on stderr (rank 0 only). */
+/* Prints "APP: WHY; try --help" on stderr.  In a job of several ranks
+ * (every rank calls it: they parse the same argv) it does not return: rank
+ * 0 ends the job with that one message and exit status 2 (loom_abort). */
 void loom_flags_complain(const char *app, const char *why);
 
 #endif
