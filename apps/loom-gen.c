@@ -153,6 +153,11 @@ static int gen_ratings(int argc, char **argv)
                        : !out ? "--out" : NULL;
     if (miss)
         return missing(app, miss);
+    if (gr.test_fraction >= 1) {
+        loom_flags_complain(app, "--test-fraction must be below 1 (at 1 no rating is left "
+                            "to train on)");
+        return 2;
+    }
     gr.users = (int32_t)users;
     gr.items = (int32_t)items;
     gr.rank = (int32_t)rank;
@@ -163,6 +168,10 @@ static int gen_ratings(int argc, char **argv)
     double t0 = now();
     if ((rc = loom_gen_ratings(&gr, out, &st, err, sizeof err)))
         return failed(app, rc, err);
+    if (!st.train || (!st.test && gr.test_fraction > 0))
+        return failed(app, LOOM_ERR_FORMAT, !st.train ? "no rating fell in the training set: raise --samples"
+                                        : "no rating fell in the test set: raise --samples or "
+                                          "--test-fraction");
     printf("loom-gen ratings: %s.train %lld ratings, %s.test %lld ratings; %d users "
            "(%d rated, at most %d ratings each), %d items, rank %d; planted-model test "
            "RMSE %.4f; %.2f s\n",
@@ -191,6 +200,8 @@ static int gen_lda(int argc, char **argv)
     double t0 = now();
     if ((rc = loom_gen_lda(&gl, out, &st, err, sizeof err)))
         return failed(app, rc, err);
+    if (!st.tokens)
+        return failed(app, LOOM_ERR_FORMAT, "every document came out empty: raise --doc-length or --docs");
     printf("loom-gen lda: %s.docword.txt %d documents (%d empty), %lld tokens, %lld entries; "
            "%s.vocab.txt %d words; %s.topics.txt %d topics; %.2f s\n",
            out, (int)gl.docs, (int)st.empty, (long long)st.tokens, (long long)st.nnz, out,
@@ -210,6 +221,10 @@ static int gen_lasso(int argc, char **argv)
                        : !out ? "--out" : NULL;
     if (miss)
         return missing(app, miss);
+    if (!nonzeros && !(gs.noise > 0)) {
+        loom_flags_complain(app, "--nonzeros 0 with --noise 0 makes y all zero: nothing to fit");
+        return 2;
+    }
     gs.samples = samples;
     gs.features = features;
     gs.nonzeros = nonzeros;

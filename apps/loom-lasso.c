@@ -266,18 +266,17 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
 
 /* Loads this rank's rows; on failure the lowest failing rank prints its
  * message and every rank returns the error. */
-static int load(const struct opts *o, loom_lasso *l)
+static void load(const struct opts *o, loom_lasso *l)
 {
-    char err[1024];
+    char err[1024] = "", msg[1200];
     loom_lasso_files f = {o->x, o->y, o->libsvm};
     loom_rows share = {loom_rank(), loom_size()};
     int rc = loom_lasso_load(&f, &share, l, err, sizeof err);
-    int32_t first = rc ? loom_rank() : loom_size();
-    if (loom_size() > 1 && loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN))
-        return LOOM_ERR_NET;
-    if (first == loom_rank())
-        fprintf(stderr, "loom-lasso: %s\n", err);
-    return first < loom_size() ? (rc ? rc : LOOM_ERR_FORMAT) : LOOM_OK;
+    snprintf(msg, sizeof msg, "loom-lasso: %s", err);
+    loom_report_agree(rc != LOOM_OK, msg);
+    snprintf(msg, sizeof msg, "loom-lasso: %s has %s", o->libsvm ? o->libsvm : o->x,
+             !l->ntotal ? "no samples" : "no features (no column holds a value)");
+    loom_report_agree(!l->ntotal || !l->p, msg);
 }
 
 int main(int argc, char **argv)
@@ -298,10 +297,7 @@ int main(int argc, char **argv)
         return 2;
     }
     loom_lasso l;
-    if (load(&o, &l)) {
-        loom_finalize();
-        return 1;
-    }
+    load(&o, &l); /* collective: bad or empty data ends the job with one message */
     int64_t p = l.p;
     double *mean = NULL, *scale = NULL, ymean = 0;
     if (o.standardize) {
@@ -321,6 +317,8 @@ int main(int argc, char **argv)
     double lmax = 0;
     for (int64_t j = 0; j < p; j++)
         lmax = fmax(lmax, fabs(xtr[j]));
+    loom_report_agree(!(lmax > 0), "loom-lasso: X'y is 0 (y is all zero, or constant with "
+                      "--standardize): beta = 0 for every lambda, nothing to fit");
     double nz = (double)l.colptr[p], f0[3];
     sum_all(&nz, 1);
     loom_lasso_sums_local(&l, f0); /* F(0) = ½‖y‖², the yardstick of divergence */

@@ -187,8 +187,9 @@ int main(int argc, char **argv)
     int32_t nu = tr.nusers > te.nusers ? tr.nusers : te.nusers;
     int32_t ni = tr.nitems > te.nitems ? tr.nitems : te.nitems;
     int64_t ntrain = tr.nfile, ntest = te.nfile;
-    if (ntrain == 0 || ntest == 0)
-        loom_abort(1, "loom-mf: %s has no ratings", ntrain ? o.test : o.train);
+    char none[600];
+    snprintf(none, sizeof none, "loom-mf: %s has no ratings", ntrain ? o.test : o.train);
+    loom_report_agree(ntrain == 0 || ntest == 0, none); /* one message, not one per rank */
     float mu = (float)(tr.sum / (double)tr.n);
     loom_ratings_split(&tr, nu, me, R, &mine);
     loom_ratings_keep(&tr, &mine);
