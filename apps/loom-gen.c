@@ -92,7 +92,8 @@ static const loom_flag lasso_flags[] = {
     {"noise", LOOM_FLAG_NUM, &gs.noise, "S", 0, 0, "noise deviation (default 0.5)"},
     {"correlation", LOOM_FLAG_NUM, &gs.correlation, "C", 0, 0,
      "correlation of neighbouring columns (default 0)"},
-    {"density", LOOM_FLAG_NUM, &gs.density, "D", 0, 0, "fraction of X that is non-zero (default 1)"},
+    {"density", LOOM_FLAG_NUM, &gs.density, "D", 0, 0,
+     "fraction of X that is non-zero (default 1)"},
     OUT_FLAG, SEED_FLAG, {0}};
 
 static void help(void)
@@ -147,7 +148,8 @@ static int gen_ratings(int argc, char **argv)
     rank = gr.rank;
     int rc;
     const char *app = "loom-gen ratings";
-    if (parse(app, "loom-gen ratings --users U --items I --rank K --samples N --out PREFIX ...", ratings_flags, argc, argv, &rc))
+    if (parse(app, "loom-gen ratings --users U --items I --rank K --samples N --out PREFIX ...", ratings_flags, argc,
+              argv, &rc))
         return rc;
     const char *miss = !users ? "--users" : !items ? "--items" : !samples ? "--samples"
                        : !out ? "--out" : NULL;
@@ -169,9 +171,10 @@ static int gen_ratings(int argc, char **argv)
     if ((rc = loom_gen_ratings(&gr, out, &st, err, sizeof err)))
         return failed(app, rc, err);
     if (!st.train || (!st.test && gr.test_fraction > 0))
-        return failed(app, LOOM_ERR_FORMAT, !st.train ? "no rating fell in the training set: raise --samples"
-                                        : "no rating fell in the test set: raise --samples or "
-                                          "--test-fraction");
+        return failed(app, LOOM_ERR_FORMAT,
+                      !st.train ? "no rating fell in the training set: raise --samples"
+                                : "no rating fell in the test set: raise --samples or "
+                                  "--test-fraction");
     printf("loom-gen ratings: %s.train %lld ratings, %s.test %lld ratings; %d users "
            "(%d rated, at most %d ratings each), %d items, rank %d; planted-model test "
            "RMSE %.4f; %.2f s\n",
@@ -185,7 +188,8 @@ static int gen_lda(int argc, char **argv)
     loom_gen_lda_defaults(&gl);
     int rc;
     const char *app = "loom-gen lda";
-    if (parse(app, "loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX ...", lda_flags, argc, argv, &rc))
+    if (parse(app, "loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX ...", lda_flags, argc,
+              argv, &rc))
         return rc;
     const char *miss = !docs ? "--docs" : !vocab ? "--vocab" : !topics ? "--topics"
                        : !gl.doc_length ? "--doc-length" : !out ? "--out" : NULL;
@@ -201,7 +205,8 @@ static int gen_lda(int argc, char **argv)
     if ((rc = loom_gen_lda(&gl, out, &st, err, sizeof err)))
         return failed(app, rc, err);
     if (!st.tokens)
-        return failed(app, LOOM_ERR_FORMAT, "every document came out empty: raise --doc-length or --docs");
+        return failed(app, LOOM_ERR_FORMAT,
+                      "every document came out empty: raise --doc-length or --docs");
     printf("loom-gen lda: %s.docword.txt %d documents (%d empty), %lld tokens, %lld entries; "
            "%s.vocab.txt %d words; %s.topics.txt %d topics; %.2f s\n",
            out, (int)gl.docs, (int)st.empty, (long long)st.tokens, (long long)st.nnz, out,
@@ -214,7 +219,8 @@ static int gen_lasso(int argc, char **argv)
     loom_gen_lasso_defaults(&gs);
     int rc;
     const char *app = "loom-gen lasso";
-    if (parse(app, "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX ...", lasso_flags, argc, argv, &rc))
+    if (parse(app, "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX ...", lasso_flags, argc,
+              argv, &rc))
         return rc;
     const char *miss = !samples ? "--samples" : !features ? "--features"
                        : nonzeros < 0 ? "--nonzeros"

@@ -39,7 +39,7 @@ struct opts {
     double lambda, min_ratio, rho, tol, target, eta;
     long path, batch, candidates, pipeline, rounds, iters, rho_rows;
     uint64_t seed;
-    int have_lambda, have_target, standardize;
+    int have_lambda, have_target, standardize, zero_based;
 };
 
 /* Says what is wrong with the flags (rank 0); returns -1. */
@@ -65,6 +65,8 @@ static int parse(int argc, char **argv, struct opts *o)
         {"y", LOOM_FLAG_STR, &o->y, "FILE", 0, 0, "MatrixMarket y (n x 1 or a vector)"},
         {"libsvm", LOOM_FLAG_STR, &o->libsvm, "FILE", 0, 0,
          "one LIBSVM file instead: 'y index:value ...' per row"},
+        {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
+         "the LIBSVM file's indices start at 0 (as\nscikit-learn's dump_svmlight_file writes)"},
         {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL, "the penalty"},
         {"lambda-path", LOOM_FLAG_LONG, &n[0], "N", 1, HUGE_VAL,
          "or a path of N values from lambda_max =\nmax|X'y| down to R * lambda_max, warm starts"},
@@ -143,6 +145,8 @@ static int parse(int argc, char **argv, struct opts *o)
                                      : "missing the data: --X FILE --y FILE, or --libsvm FILE");
     if (o->libsvm && (o->x || o->y))
         return complain("--libsvm replaces --X and --y");
+    if (o->zero_based && !o->libsvm)
+        return complain("--zero-based goes with --libsvm (MatrixMarket is 1-based)");
     if (o->have_lambda == !!o->path)
         return complain(o->path ? "--lambda and --lambda-path exclude each other"
                                 : "missing --lambda L or --lambda-path N");
@@ -269,7 +273,7 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
 static void load(const struct opts *o, loom_lasso *l)
 {
     char err[1024] = "", msg[1200];
-    loom_lasso_files f = {o->x, o->y, o->libsvm};
+    loom_lasso_files f = {o->x, o->y, o->libsvm, o->zero_based};
     loom_rows share = {loom_rank(), loom_size()};
     int rc = loom_lasso_load(&f, &share, l, err, sizeof err);
     snprintf(msg, sizeof msg, "loom-lasso: %s", err);

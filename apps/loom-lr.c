@@ -43,7 +43,7 @@
 
 struct opts {
     const char *img[2], *lab[2], *svm[2], *log, *model, *sync;
-    int epochs, staleness, serial;
+    int epochs, staleness, serial, zero_based;
     long long sync_every;
     double step, decay, lambda;
 };
@@ -95,6 +95,8 @@ static int parse(int argc, char **argv, struct opts *o)
         {"train", LOOM_FLAG_STR, &o->svm[0], "FILE", 0, 0,
          "LIBSVM training file: the sparse binary model\n(label > 0: class 1)"},
         {"test", LOOM_FLAG_STR, &o->svm[1], "FILE", 0, 0, "LIBSVM test file"},
+        {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
+         "the LIBSVM files' indices start at 0 (as\nscikit-learn's dump_svmlight_file writes)"},
         {"epochs", LOOM_FLAG_INT, &o->epochs, "N", 1, HUGE_VAL,
          "passes over the training samples (default 7)"},
         {"step", LOOM_FLAG_NUM, &o->step, "G", 0, 0,
@@ -139,6 +141,7 @@ static int parse(int argc, char **argv, struct opts *o)
     const char *bad = (o->svm[0] || o->svm[1]) && (!o->svm[0] || !o->svm[1] || o->img[0] ||
                                                    o->lab[0] || o->img[1] || o->lab[1])
                           ? "the sparse binary model takes --train and --test (LIBSVM) only"
+                      : o->zero_based && !o->svm[0] ? "--zero-based goes with --train and --test"
                       : !o->svm[0] && (!o->img[0] || !o->lab[0] || !o->img[1] || !o->lab[1])
                           ? "give all four of --train-images, --train-labels, --test-images, "
                             "--test-labels (or --fashion-mnist DIR)"
@@ -269,10 +272,10 @@ static void evaluate_sparse(const loom_libsvm *d, const float *w, int64_t bias, 
     *loss = l, *right = r;
 }
 
-static void load_svm(const char *path, int me, int R, loom_libsvm *d)
+static void load_svm(const char *path, int zero_based, int me, int R, loom_libsvm *d)
 {
     char err[600] = "", msg[700];
-    int rc = loom_libsvm_load(path, &(loom_rows){me, R}, d, err, sizeof err);
+    int rc = loom_libsvm_read(path, &(loom_rows){me, R}, !zero_based, d, err, sizeof err);
     snprintf(msg, sizeof msg, "loom-lr: %s", err);
     loom_report_agree(rc != LOOM_OK, msg);
 }
@@ -313,8 +316,8 @@ static int binary(const struct opts *o)
     int R = loom_size(), me = loom_rank();
     char err_empty[1100];
     loom_libsvm tr, te;
-    load_svm(o->svm[0], me, R, &tr);
-    load_svm(o->svm[1], me, R, &te);
+    load_svm(o->svm[0], o->zero_based, me, R, &tr);
+    load_svm(o->svm[1], o->zero_based, me, R, &te);
     check_svm(o->svm[0], &tr, me);
     snprintf(err_empty, sizeof err_empty, "loom-lr: %s has no samples", o->svm[1]);
     loom_report_agree(!te.nfile, err_empty);

@@ -40,7 +40,7 @@
 
 struct opts {
     const char *train, *test, *log, *model;
-    int K, epochs, serial;
+    int K, epochs, serial, zero_based;
     double step, decay, lambda;
     unsigned long long seed;
 };
@@ -80,6 +80,8 @@ static int parse(int argc, char **argv, struct opts *o)
         {"train", LOOM_FLAG_STR, &o->train, "FILE", 0, 0,
          "training ratings: MovieLens triples or\nMatrixMarket coordinate (docs/data.md)"},
         {"test", LOOM_FLAG_STR, &o->test, "FILE", 0, 0, "test ratings, the same formats"},
+        {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
+         "the triples' ids start at 0 (LIBMF's files);\nMatrixMarket is 1-based regardless"},
         {"rank", LOOM_FLAG_INT, &o->K, "K", 1, 4096, "factors per row (default 20)"},
         {"epochs", LOOM_FLAG_INT, &o->epochs, "N", 1, HUGE_VAL,
          "passes over the training ratings (default 30)"},
@@ -119,12 +121,13 @@ static int parse(int argc, char **argv, struct opts *o)
     return 0;
 }
 
-/* Loads path keeping users in keep (NULL: all).  Collective: if any rank
- * fails, the job ends with its "FILE:LINE: ..." message. */
-static void load(const char *path, const loom_user_range *keep, loom_ratings *out)
+/* Loads all of path (triples with ids from first_id, or MatrixMarket).
+ * Collective: if any rank fails, the job ends with its "FILE:LINE: ..."
+ * message. */
+static void load(const char *path, int first_id, loom_ratings *out)
 {
     char err[512], msg[600];
-    int rc = loom_ratings_load(path, keep, out, err, sizeof err);
+    int rc = loom_ratings_read(path, NULL, first_id, out, err, sizeof err);
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(rc != LOOM_OK, msg);
 }
@@ -182,8 +185,8 @@ int main(int argc, char **argv)
      * split by rating count. */
     loom_ratings tr, te;
     loom_user_range mine;
-    load(o.train, NULL, &tr);
-    load(o.test, NULL, &te);
+    load(o.train, !o.zero_based, &tr);
+    load(o.test, !o.zero_based, &te);
     int32_t nu = tr.nusers > te.nusers ? tr.nusers : te.nusers;
     int32_t ni = tr.nitems > te.nitems ? tr.nitems : te.nitems;
     int64_t ntrain = tr.nfile, ntest = te.nfile;

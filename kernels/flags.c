@@ -121,8 +121,8 @@ static int store(const loom_flag *k, const char *v, char *why, size_t n)
     case LOOM_FLAG_INT:
     case LOOM_FLAG_LONG:
     case LOOM_FLAG_ULONG:
-        if (integer(v, &i) || (k->kind == LOOM_FLAG_INT && (i < -2147483647LL || i > 2147483647LL)) ||
-            (k->kind == LOOM_FLAG_ULONG && i < 0)) {
+        if (integer(v, &i) || (k->kind == LOOM_FLAG_ULONG && i < 0) ||
+            (k->kind == LOOM_FLAG_INT && (i < -2147483647LL || i > 2147483647LL))) {
             snprintf(why, n, "--%s: '%s' is not %s", k->name, v,
                      k->kind == LOOM_FLAG_ULONG ? "an integer >= 0" : "an integer");
             return -1;
