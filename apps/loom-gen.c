@@ -148,8 +148,8 @@ static int gen_ratings(int argc, char **argv)
     rank = gr.rank;
     int rc;
     const char *app = "loom-gen ratings";
-    if (parse(app, "loom-gen ratings --users U --items I --rank K --samples N --out PREFIX ...", ratings_flags, argc,
-              argv, &rc))
+    if (parse(app, "loom-gen ratings --users U --items I --rank K --samples N --out PREFIX ...",
+              ratings_flags, argc, argv, &rc))
         return rc;
     const char *miss = !users ? "--users" : !items ? "--items" : !samples ? "--samples"
                        : !out ? "--out" : NULL;
@@ -188,8 +188,8 @@ static int gen_lda(int argc, char **argv)
     loom_gen_lda_defaults(&gl);
     int rc;
     const char *app = "loom-gen lda";
-    if (parse(app, "loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX ...", lda_flags, argc,
-              argv, &rc))
+    if (parse(app, "loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX ...",
+              lda_flags, argc, argv, &rc))
         return rc;
     const char *miss = !docs ? "--docs" : !vocab ? "--vocab" : !topics ? "--topics"
                        : !gl.doc_length ? "--doc-length" : !out ? "--out" : NULL;
@@ -219,8 +219,8 @@ static int gen_lasso(int argc, char **argv)
     loom_gen_lasso_defaults(&gs);
     int rc;
     const char *app = "loom-gen lasso";
-    if (parse(app, "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX ...", lasso_flags, argc,
-              argv, &rc))
+    if (parse(app, "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX ...",
+              lasso_flags, argc, argv, &rc))
         return rc;
     const char *miss = !samples ? "--samples" : !features ? "--features"
                        : nonzeros < 0 ? "--nonzeros"
