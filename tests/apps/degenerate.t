@@ -6,7 +6,7 @@
 # message once per rank or followed by loomrun's generic one.  loom-gen
 # refuses to write such data sets.
 . "$(dirname "$0")/../lib.sh"
-plan 24
+plan 26
 refused() { # OUT PATTERN: failed, the pattern exactly once, no second message
     [ $rc -ne 0 ] && has "$1" "$2" && [ "$(grep -cE -- "$2" "$1")" -eq 1 ] &&
         ! grep -q "exited with status" "$1" && ! grep -qi "nan" "$1"
@@ -40,8 +40,15 @@ app lr5 loom-lr --train-images "$T/i.img" --train-labels "$T/one.lab" \
 refused "$T/lr5" "one.lab holds one class only"
 ok $? "loom-lr: one class (IDX) is refused"
 app lr6 loom-lr --train "$T/three.svm" --test "$T/three.svm" --epochs 1
-[ $rc -eq 0 ] && [ "$(grep -c 'has more than two labels' "$T/lr6")" -eq 1 ]
-ok $? "loom-lr: more than two labels in the sparse binary model: one warning, not silence"
+[ $rc -eq 0 ] && has "$T/lr6" "4 classes, labels 0 1 2 5" && has "$T/lr6" "3 features, 4 classes"
+ok $? "loom-lr: more than two labels in a LIBSVM file: the multinomial model, never label > 0"
+printf '0.5 1:1\n1 2:1\n' >"$T/real.svm"
+app lr7 loom-lr --train "$T/real.svm" --test "$T/ok.svm"
+refused "$T/lr7" "real.svm has labels that are not integers"
+ok $? "loom-lr: labels that are not class ids are refused once"
+app lr8 loom-lr --train "$T/ok.svm" --test "$T/three.svm"
+refused "$T/lr8" "three.svm has label [25], which is not a class of the training data"
+ok $? "loom-lr: a test label unseen in training is refused once"
 
 printf 'a a a a a a a\n' >"$T/oneword.txt"
 app w1 loom-w2v --train "$T/empty" --output "$T/x.vec"
