@@ -443,7 +443,15 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: w came back */
     int last = done, stop = 0;
-    double prev = INFINITY;
+    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
+    for (int64_t r = 0; done && r < rows; r++)
+        memcpy(plain + r * WROW, loom_row_get(w, (size_t)r), WROW * sizeof(float));
+    if (done) {
+        double unused;
+        evaluate_sparse(&tr, plain, F, &prev, &unused);
+        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
+        prev /= (double)tr.nfile;
+    }
     for (int e = done + 1; e <= o->epochs && !stop; e++) {
         j.step = (float)(o->step * pow(o->decay, e - 1));
         loom_report_begin(rep, e, tr.n);
@@ -527,7 +535,16 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
     int last = done, stop = 0;
-    double prev = INFINITY;
+    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
+    if (done) {
+        float *rows[LOOM_LR_MAXC];
+        double unused;
+        for (int c = 0; c < C; c++)
+            rows[c] = (float *)loom_row_get(W, (size_t)c);
+        evaluate(tr, rows, &prev, &unused);
+        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
+        prev /= (double)tr->total;
+    }
     for (int e = done + 1; e <= o->epochs && !stop; e++) {
         j.step = (float)(o->step * pow(o->decay, e - 1));
         loom_report_begin(rep, e, tr->n);
