@@ -33,6 +33,7 @@
 #include "../kernels/lda.h"
 #include "../kernels/lda_ring.h"
 #include "../kernels/report.h"
+#include "../kernels/stopwords.h"
 
 #include <loom.h>
 
@@ -45,7 +46,7 @@
 #include <sys/stat.h>
 
 struct opts {
-    const char *train, *vocab, *text, *test, *log, *model, *planted;
+    const char *train, *vocab, *text, *test, *log, *model, *planted, *stopwords;
     double test_frac, alpha, beta;
     long long topics, iters, min_count, top, eval_every, test_iters;
     unsigned long long seed;
@@ -74,6 +75,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
          "plain text instead: one document per line"},
         {"min-count", LOOM_FLAG_LONG, &o->min_count, "N", 1, HUGE_VAL,
          "text: drop words seen fewer than N times\n(default 1)"},
+        {"stopwords", LOOM_FLAG_STR, &o->stopwords, "FILE", 0, 0,
+         "text: drop the words of FILE (one per line)\ninstead of the built-in English list; "
+         "'none'\nkeeps every word"},
         {"test", LOOM_FLAG_STR, &o->test, "FILE", 0, 0,
          "held-out documents (same format and\nvocabulary): perplexity"},
         {"test-frac", LOOM_FLAG_NUM, &o->test_frac, "F", 0, 1,
@@ -88,7 +92,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
          "initial topics and random streams (default 1)"},
         {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0, "per-iteration log"},
         {"model", LOOM_FLAG_STR, &o->model, "DIR", 0, 0,
-         "save DIR/topics.txt (top words) and\nDIR/word_topic.txt (counts)"},
+         "save DIR/topics.txt (top words),\nDIR/word_topic.txt (counts) and DIR/vocab.txt\n"
+         "(the words of its ids, when known)"},
         {"top", LOOM_FLAG_LONG, &o->top, "N", 1, 100000,
          "top words per topic in topics.txt (default 10)"},
         {"planted", LOOM_FLAG_STR, &o->planted, "TOPICS", 0, 0,
@@ -121,6 +126,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
                                  : "missing --train or --text");
     if (o->vocab && !o->train)
         return complain("--vocab goes with --train");
+    if (o->stopwords && !o->text)
+        return complain("--stopwords goes with --text");
     if (!o->topics)
         return complain("missing --topics");
     if (!(o->alpha > 0) || !(o->beta > 0))
@@ -178,6 +185,27 @@ static void map_text_vocab(const loom_corpus *train, loom_corpus *test)
     free(map);
 }
 
+/* Removes the stop words (--stopwords FILE, else the built-in English
+ * list; "none": none) from a text corpus.  Returns LOOM_OK or an error
+ * with its message in err. */
+static int drop_stopwords(const struct opts *o, loom_corpus *c, char *err, size_t errlen)
+{
+    if (o->stopwords && !strcmp(o->stopwords, "none"))
+        return LOOM_OK;
+    char **mine = NULL;
+    int rc = o->stopwords ? loom_stopwords_load(o->stopwords, &mine, err, errlen) : LOOM_OK;
+    if (rc)
+        return rc;
+    int64_t n = loom_corpus_drop_words(c, mine ? (const char *const *)mine
+                                               : loom_stopwords_english);
+    loom_stopwords_free(mine);
+    if (n < 0) {
+        snprintf(err, errlen, "out of memory dropping stop words");
+        return LOOM_ERR_NOMEM;
+    }
+    return LOOM_OK;
+}
+
 /* Loads the training corpus and the held-out documents (test->ndocs = 0
  * without any), stopping the job with FILE:LINE on malformed input. */
 static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
@@ -187,6 +215,8 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
     memset(test, 0, sizeof *test);
     int rc = o->text ? loom_corpus_load_text(o->text, o->min_count, &all, err, sizeof err)
                      : loom_corpus_load_uci(o->train, o->vocab, &all, err, sizeof err);
+    if (!rc && o->text)
+        rc = drop_stopwords(o, &all, err, sizeof err);
     if (!rc && (all.ntokens == 0 || all.nwords < 2)) {
         snprintf(err, sizeof err, all.ntokens ? "%s: one distinct word: topics need at least 2"
                                               : "%s: no tokens to train on",
@@ -221,9 +251,11 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
 
 /* DIR/topics.txt: line k = "k<TAB>w1 w2 ..." (the top words of topic k,
  * most frequent first; word strings when the vocabulary is known, else
- * 1-based word ids); DIR/word_topic.txt: the counts in the UCI layout —
- * lines V, K, NNZ, then "wordID topicID count" (both 1-based) for every
- * nonzero count.  Rank 0 only.  Returns 0 or -1 with a message. */
+ * 1-based word ids); DIR/vocab.txt when the vocabulary is known (--text,
+ * or --train with --vocab): word k on line k, the ids of word_topic.txt;
+ * DIR/word_topic.txt: the counts in the UCI layout — lines V, K, NNZ,
+ * then "wordID topicID count" (both 1-based) for every nonzero count.
+ * Rank 0 only.  Returns 0 or -1 with a message. */
 static int save_model(const char *dir, const loom_lda_params *p, const int32_t *wt,
                       char **vocab, int32_t top)
 {
@@ -255,6 +287,16 @@ static int save_model(const char *dir, const loom_lda_params *p, const int32_t *
         rc = fclose(f);
     }
     if (!f || rc) {
+        fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
+        free(path);
+        free(tw);
+        return -1;
+    }
+    snprintf(path, len, "%s/vocab.txt", dir); /* word k of word_topic.txt on line k */
+    f = vocab ? fopen(path, "w") : NULL;
+    for (int32_t w = 0; f && w < p->V; w++)
+        fprintf(f, "%s\n", vocab[w]);
+    if (vocab && (!f || fclose(f))) {
         fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
         free(path);
         free(tw);
