@@ -42,12 +42,7 @@ struct opts {
     int have_lambda, have_target, standardize, zero_based;
 };
 
-/* Says what is wrong with the flags (rank 0); returns -1. */
-static int complain(const char *why)
-{
-    loom_flags_complain("loom-lasso", why);
-    return -1;
-}
+static const char APP[] = "loom-lasso";
 
 /* Fills *o from argv; returns 0, 1 after --help or --version, -1 after
  * saying what is wrong (rank 0). */
@@ -133,25 +128,27 @@ static int parse(int argc, char **argv, struct opts *o)
     o->have_lambda = !isnan(o->lambda);
     o->have_target = !isnan(o->target);
     if (strcmp(o->select, "priority") && strcmp(o->select, "uniform"))
-        return complain("--select must be priority or uniform");
+        return loom_flags_complain(APP, "--select must be priority or uniform");
     if (o->serial && strcmp(o->serial, "cyclic") && strcmp(o->serial, "random"))
-        return complain("--serial must be cyclic or random");
+        return loom_flags_complain(APP, "--serial must be cyclic or random");
     if (!(o->min_ratio > 0))
-        return complain("--lambda-min-ratio must be > 0");
+        return loom_flags_complain(APP, "--lambda-min-ratio must be > 0");
     if (!(o->eta > 0))
-        return complain("--eta must be > 0");
+        return loom_flags_complain(APP, "--eta must be > 0");
     if (!o->libsvm && !(o->x && o->y))
-        return complain(o->x || o->y ? "--X and --y go together"
-                                     : "missing the data: --X FILE --y FILE, or --libsvm FILE");
+        return loom_flags_complain(APP, o->x || o->y ? "--X and --y go together"
+                                                     : "missing the data: --X FILE --y FILE, "
+                                                       "or --libsvm FILE");
     if (o->libsvm && (o->x || o->y))
-        return complain("--libsvm replaces --X and --y");
+        return loom_flags_complain(APP, "--libsvm replaces --X and --y");
     if (o->zero_based && !o->libsvm)
-        return complain("--zero-based goes with --libsvm (MatrixMarket is 1-based)");
+        return loom_flags_complain(APP, "--zero-based goes with --libsvm (MatrixMarket is "
+                                        "1-based)");
     if (o->have_lambda == !!o->path)
-        return complain(o->path ? "--lambda and --lambda-path exclude each other"
-                                : "missing --lambda L or --lambda-path N");
+        return loom_flags_complain(APP, o->path ? "--lambda and --lambda-path exclude each other"
+                                                : "missing --lambda L or --lambda-path N");
     if (o->candidates && o->candidates < o->batch)
-        return complain("--candidates must be at least --batch");
+        return loom_flags_complain(APP, "--candidates must be at least --batch");
     return 0;
 }
 

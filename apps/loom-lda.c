@@ -53,12 +53,7 @@ struct opts {
     int serial, forward;
 };
 
-/* Says what is wrong with the flags (rank 0); returns -1. */
-static int complain(const char *why)
-{
-    loom_flags_complain("loom-lda", why);
-    return -1;
-}
+static const char APP[] = "loom-lda";
 
 /* Fills o from argv; returns 0, 1 after --help or --version, -1 after
  * saying what is wrong (rank 0). */
@@ -122,18 +117,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
     if (rc)
         return rc;
     if (!o->train == !o->text)
-        return complain(o->train ? "--train and --text exclude each other"
-                                 : "missing --train or --text");
+        return loom_flags_complain(APP, o->train ? "--train and --text exclude each other"
+                                                 : "missing --train or --text");
     if (o->vocab && !o->train)
-        return complain("--vocab goes with --train");
+        return loom_flags_complain(APP, "--vocab goes with --train");
     if (o->stopwords && !o->text)
-        return complain("--stopwords goes with --text");
+        return loom_flags_complain(APP, "--stopwords goes with --text");
     if (!o->topics)
-        return complain("missing --topics");
+        return loom_flags_complain(APP, "missing --topics");
     if (!(o->alpha > 0) || !(o->beta > 0))
-        return complain(o->alpha > 0 ? "--beta must be > 0" : "--alpha must be > 0");
+        return loom_flags_complain(APP, o->alpha > 0 ? "--beta must be > 0"
+                                                     : "--alpha must be > 0");
     if (o->test && o->test_frac >= 0)
-        return complain("--test and --test-frac exclude each other");
+        return loom_flags_complain(APP, "--test and --test-frac exclude each other");
     return 0;
 }
 

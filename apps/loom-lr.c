@@ -160,11 +160,7 @@ static int parse(int argc, char **argv, struct opts *o)
                       : strcmp(o->sync, "hybrid") && strcmp(o->sync, "bsp") && strcmp(o->sync, "ssp")
                           ? "--sync must be hybrid, bsp or ssp"
                           : NULL;
-    if (bad) {
-        loom_flags_complain("loom-lr", bad);
-        return -1;
-    }
-    return 0;
+    return bad ? loom_flags_complain("loom-lr", bad) : 0;
 }
 
 /* Loads one images/labels pair and keeps this rank's block (rank `me` of

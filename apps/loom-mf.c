@@ -114,11 +114,7 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !(o->step > 0) ? "--step must be > 0"
                       : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
                       : NULL;
-    if (bad) {
-        loom_flags_complain("loom-mf", bad);
-        return -1;
-    }
-    return 0;
+    return bad ? loom_flags_complain("loom-mf", bad) : 0;
 }
 
 /* Loads all of path (triples with ids from first_id, or MatrixMarket).

@@ -153,11 +153,7 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !o->output ? "--output is required"
                       : !(o->alpha > 0) ? "--alpha must be > 0"
                       : NULL;
-    if (bad) {
-        loom_flags_complain("loom-w2v", bad);
-        return -1;
-    }
-    return 0;
+    return bad ? loom_flags_complain("loom-w2v", bad) : 0;
 }
 
 static int train(int argc, char **argv)

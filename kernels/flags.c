@@ -13,11 +13,11 @@
 #define MAXFLAGS 64
 #define HELP_COL 24 /* where descriptions start in --help */
 
-void loom_flags_complain(const char *app, const char *why)
+int loom_flags_complain(const char *app, const char *why)
 {
     if (!loom_initialized() || loom_size() == 1) {
         fprintf(stderr, "%s: %s; try --help\n", app, why);
-        return;
+        return -1;
     }
     if (loom_rank() == 0) /* loomrun shows this and no other message */
         loom_abort(2, "%s: %s; try --help", app, why);

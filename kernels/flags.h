@@ -64,9 +64,10 @@ void loom_flags_table(FILE *f, const loom_flag *flags);
 /* Prints "APP (Loom) VERSION", as loomrun --version does. */
 void loom_flags_version(const char *app);
 
-/* Prints "APP: WHY; try --help" on stderr.  In a job of several ranks
- * (every rank calls it: they parse the same argv) it does not return: rank
- * 0 ends the job with that one message and exit status 2 (loom_abort). */
-void loom_flags_complain(const char *app, const char *why);
+/* Prints "APP: WHY; try --help" on stderr and returns -1.  In a job of
+ * several ranks (every rank calls it: they parse the same argv) it does
+ * not return: rank 0 ends the job with that one message and exit status 2
+ * (loom_abort). */
+int loom_flags_complain(const char *app, const char *why);
 
 #endif
