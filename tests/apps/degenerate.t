@@ -50,7 +50,7 @@ app lr8 loom-lr --train "$T/ok.svm" --test "$T/three.svm"
 refused "$T/lr8" "three.svm has label [25], which is not a class of the training data"
 ok $? "loom-lr: a test label unseen in training is refused once"
 
-printf 'a a a a a a a\n' >"$T/oneword.txt"
+printf 'ox ox ox ox ox ox ox\n' >"$T/oneword.txt"
 app w1 loom-w2v --train "$T/empty" --output "$T/x.vec"
 refused "$T/w1" "has 0 distinct words"
 ok $? "loom-w2v: an empty corpus is refused once (not once per rank)"
