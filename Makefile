@@ -7,7 +7,7 @@
 #   make demo            the main job: the demo on 2 local ranks
 #   make bench           benchmarks under tests/perf, tables into docs/
 #   make plots           convergence plots (gnuplot) into docs/plots/
-#   make install PREFIX=/opt/loom
+#   make install PREFIX=/opt/loom   (with the apps and their man pages)
 #   make deps            install the Debian packages Loom needs
 #   make fuzz            every libFuzzer harness for FUZZ_SECONDS (60) each (clang)
 #   make check-tsan      the threaded tests in a ThreadSanitizer build (build-tsan/)
@@ -86,7 +86,7 @@ TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/dsm/*.t tests/sched/*.t tests
                           tests/apps/*.t tests/fuzz/*.t tests/sanitize/*.t))
 check:
 	@tools/deps.sh
-	@tools/deps.sh --optional fuzz valgrind
+	@tools/deps.sh --optional fuzz valgrind install
 	@$(MAKE) --no-print-directory all
 	LOOMTEST_BUILD=$(abspath $(BUILD)) LOOMTEST_SANITIZE=$(SANITIZE) prove --exec '' $(UNITS) $(TESTS_SH)
 
@@ -177,13 +177,25 @@ plots:
 deps:
 	@tools/deps.sh
 
+# Man pages: help2man over each program's --help and --version; the NAME
+# line is the first line of the paragraph after the usage, up to its ':'
+# or '.'.  help2man is needed by `make install` only (tools/deps.sh install).
+MANS := $(BUILD)/man/loomrun.1 $(APPS:$(BUILD)/bin/%=$(BUILD)/man/%.1)
+$(BUILD)/man/%.1: $(BUILD)/bin/%
+	@mkdir -p $(dir $@)
+	help2man -N -n "$$($< --help | sed -n '/^$$/{n;s/ *([^)]*)//;s/[.:].*//;p;q}')" -o $@ $<
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	@tools/deps.sh install
+	@$(MAKE) --no-print-directory $(MANS)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 lib/loom.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libloom.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
 	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
-	install -m 755 $(BUILD)/bin/loomrun $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/bin/loomrun $(APPS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*LOOM_VERSION_STRING "\(.*\)"/\1/p' lib/loom.h)|' \
 	    lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
 

@@ -12,265 +12,250 @@
  *   loom-gen lasso --samples N --features P --nonzeros K --out PREFIX
  *                  [--noise S] [--correlation C] [--density D] [--seed S]
  *
- * Counts may be written 10000000 or 1e7.  Exit status: 0, 1 when writing
- * failed, 2 for bad arguments (with the usage on stderr). */
+ * Counts may be written 10000000 or 1e7.  Flags go through kernels/flags.c
+ * (--flag=value or --flag value; `loom-gen --help` lists every command's).
+ * Exit status: 0, 1 when writing failed, 2 for bad arguments. */
+#include "../kernels/flags.h"
 #include "../kernels/gen.h"
 #include "../kernels/gen_lasso.h"
 
 #include <loom.h>
 
-#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-static const char usage_text[] =
-    "usage: loom-gen ratings --users U --items I --rank K --samples N --out PREFIX\n"
-    "                        [--test-fraction F] [--noise S] [--zipf-users A]\n"
-    "                        [--zipf-items A] [--real] [--seed S]\n"
-    "         writes PREFIX.train and PREFIX.test: 'user<TAB>item<TAB>rating' lines\n"
-    "         (defaults: rank 10, test fraction 0.1, noise 0.5, zipf-users 0.4,\n"
-    "         zipf-items 0.6, integer ratings 1..5, seed 1)\n"
-    "       loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX\n"
-    "                    [--alpha A] [--beta B] [--zipf A] [--seed S]\n"
-    "         writes PREFIX.docword.txt, PREFIX.vocab.txt (UCI bag-of-words) and\n"
-    "         PREFIX.topics.txt (the planted topics, K lines of V probabilities)\n"
-    "         (defaults: alpha 0.1, beta 0.01, zipf 1.0, seed 1)\n"
-    "       loom-gen lasso --samples N --features P --nonzeros K --out PREFIX\n"
-    "                      [--noise S] [--correlation C] [--density D] [--seed S]\n"
-    "         writes PREFIX.X.mtx, PREFIX.y.mtx (MatrixMarket), PREFIX.svm (LIBSVM)\n"
-    "         and PREFIX.beta.txt (the planted coefficients), y = X beta + noise\n"
-    "         (defaults: noise 0.5, correlation 0, density 1, seed 1)\n"
-    "Counts may be written as 1e7.  See docs/data.md.\n";
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "loom-gen: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage_text);
-    return 2;
-}
-
-/* A count: an integer in [lo, hi], plain or as 1e7. */
-static int parse_count(const char *s, int64_t lo, int64_t hi, int64_t *v)
-{
-    char *end;
-    if (!*s || strpbrk(s, "xXpPnN") || *s == ' ')
-        return -1;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || *end || x != floor(x) || x < (double)lo || x > (double)hi)
-        return -1;
-    *v = (int64_t)x;
-    return 0;
-}
-
-static int parse_real(const char *s, double *v)
-{
-    char *end;
-    if (!*s || strpbrk(s, "xXpPnNiI") || *s == ' ')
-        return -1;
-    errno = 0;
-    *v = strtod(s, &end);
-    return errno || *end ? -1 : 0;
-}
 
 static double now(void)
 {
     return loom_wtime();
 }
 
-/* Option table for one subcommand: name, kind (c = count into i64, r =
- * real into dbl, s = string, f = flag), and where it goes. */
-struct opt {
-    const char *name;
-    char kind;
-    int64_t lo, hi;
-    int64_t *i64;
-    double *dbl;
-    const char **str;
-    int *flag;
-    int seen;
-};
+static const char USAGE[] =
+    "loom-gen ratings --users U --items I --rank K --samples N --out PREFIX [OPTION]...\n"
+    "loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX [OPTION]...\n"
+    "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX [OPTION]...";
 
-static int parse(int argc, char **argv, struct opt *opts)
+static const char ABOUT[] =
+    "Writes synthetic data sets from planted models (docs/data.md):\n"
+    "  ratings  PREFIX.train and PREFIX.test: 'user<TAB>item<TAB>rating' lines\n"
+    "           from a planted low-rank model\n"
+    "  lda      PREFIX.docword.txt, PREFIX.vocab.txt (UCI bag-of-words) and\n"
+    "           PREFIX.topics.txt (the planted topics, K lines of V probabilities)\n"
+    "  lasso    PREFIX.X.mtx, PREFIX.y.mtx (MatrixMarket), PREFIX.svm (LIBSVM) and\n"
+    "           PREFIX.beta.txt (the planted coefficients), y = X beta + noise\n"
+    "Counts may be written as 1e7.";
+
+static const char MORE[] =
+    "Exit status: 0; 1 when writing failed; 2 for bad arguments.\n"
+    "loom-gen COMMAND --help lists one command's options.";
+
+/* The flags of the three commands, filled by each command's table. */
+static long long users, items, rank, samples, docs, vocab, topics, features, nonzeros = -1;
+static unsigned long long seed = 1;
+static const char *out;
+static loom_gen_ratings_opts gr;
+static loom_gen_lda_opts gl;
+static loom_gen_lasso_opts gs;
+
+#define OUT_FLAG {"out", LOOM_FLAG_STR, &out, "PREFIX", 0, 0, "where the files go (required)"}
+#define SEED_FLAG {"seed", LOOM_FLAG_ULONG, &seed, "S", 0, 0, "random seed (default 1)"}
+static const loom_flag ratings_flags[] = {
+    {"users", LOOM_FLAG_LONG, &users, "U", 1, INT32_MAX, "users (required)"},
+    {"items", LOOM_FLAG_LONG, &items, "I", 1, INT32_MAX, "items (required)"},
+    {"rank", LOOM_FLAG_LONG, &rank, "K", 1, 10000, "rank of the planted model (default 10)"},
+    {"samples", LOOM_FLAG_LONG, &samples, "N", 1, INT64_MAX / 2, "ratings (required)"},
+    {"test-fraction", LOOM_FLAG_NUM, &gr.test_fraction, "F", 0, 0,
+     "fraction of ratings held out (default 0.1)"},
+    {"noise", LOOM_FLAG_NUM, &gr.noise, "S", 0, 0, "rating noise deviation (default 0.5)"},
+    {"zipf-users", LOOM_FLAG_NUM, &gr.zipf_users, "A", 0, 0,
+     "Zipf exponent of user activity (default 0.4)"},
+    {"zipf-items", LOOM_FLAG_NUM, &gr.zipf_items, "A", 0, 0,
+     "Zipf exponent of item popularity (default 0.6)"},
+    {"real", LOOM_FLAG_SET, &gr.real, NULL, 0, 0,
+     "real-valued ratings (default: integers 1..5)"},
+    OUT_FLAG, SEED_FLAG, {0}};
+static const loom_flag lda_flags[] = {
+    {"docs", LOOM_FLAG_LONG, &docs, "D", 1, INT32_MAX - 1, "documents (required)"},
+    {"vocab", LOOM_FLAG_LONG, &vocab, "V", 1, INT32_MAX, "vocabulary size (required)"},
+    {"topics", LOOM_FLAG_LONG, &topics, "K", 1, 100000, "planted topics (required)"},
+    {"doc-length", LOOM_FLAG_NUM, &gl.doc_length, "L", 0, 0, "mean document length (required)"},
+    {"alpha", LOOM_FLAG_NUM, &gl.alpha, "A", 0, 0, "document-topic prior (default 0.1)"},
+    {"beta", LOOM_FLAG_NUM, &gl.beta, "B", 0, 0, "topic-word prior (default 0.01)"},
+    {"zipf", LOOM_FLAG_NUM, &gl.zipf, "A", 0, 0, "Zipf exponent of word frequency (default 1)"},
+    OUT_FLAG, SEED_FLAG, {0}};
+static const loom_flag lasso_flags[] = {
+    {"samples", LOOM_FLAG_LONG, &samples, "N", 1, INT32_MAX, "rows (required)"},
+    {"features", LOOM_FLAG_LONG, &features, "P", 1, INT32_MAX, "columns (required)"},
+    {"nonzeros", LOOM_FLAG_LONG, &nonzeros, "K", 0, INT32_MAX,
+     "planted non-zero coefficients (required)"},
+    {"noise", LOOM_FLAG_NUM, &gs.noise, "S", 0, 0, "noise deviation (default 0.5)"},
+    {"correlation", LOOM_FLAG_NUM, &gs.correlation, "C", 0, 0,
+     "correlation of neighbouring columns (default 0)"},
+    {"density", LOOM_FLAG_NUM, &gs.density, "D", 0, 0,
+     "fraction of X that is non-zero (default 1)"},
+    OUT_FLAG, SEED_FLAG, {0}};
+
+static void help(void)
 {
-    for (int a = 2; a < argc; a++) {
-        struct opt *o = opts;
-        while (o->name && strcmp(o->name, argv[a]))
-            o++;
-        if (!o->name)
-            return usage_error("unknown option '%s'", argv[a]);
-        o->seen = 1;
-        if (o->kind == 'f') {
-            *o->flag = 1;
-            continue;
-        }
-        if (a + 1 >= argc)
-            return usage_error("%s needs a value", argv[a]);
-        const char *v = argv[++a];
-        if (o->kind == 's')
-            *o->str = v;
-        else if (o->kind == 'c' && parse_count(v, o->lo, o->hi, o->i64)) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%s wants an integer from %lld to %lld, not '%%s'", o->name,
-                     (long long)o->lo, (long long)o->hi);
-            return usage_error(msg, v);
-        } else if (o->kind == 'r' && parse_real(v, o->dbl)) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "%s wants a number, not '%%s'", o->name);
-            return usage_error(msg, v);
-        }
-    }
-    return 0;
+    const loom_cli cli = {.usage = USAGE, .about = ABOUT, .flags = (loom_flag[]){{0}},
+                          .more = MORE};
+    loom_flags_help(stdout, &cli);
+    printf("\nOptions of loom-gen ratings:\n");
+    loom_flags_table(stdout, ratings_flags);
+    printf("\nOptions of loom-gen lda:\n");
+    loom_flags_table(stdout, lda_flags);
+    printf("\nOptions of loom-gen lasso:\n");
+    loom_flags_table(stdout, lasso_flags);
 }
 
-static int require(const struct opt *opts, const char *const *names)
+/* Parses one command's flags; returns 1 with the exit status in *rc (0
+ * after --help, 2 after saying what is wrong), else 0. */
+static int parse(const char *app, const char *usage, const loom_flag *flags, int argc,
+                 char **argv, int *rc)
 {
-    for (; *names; names++)
-        for (const struct opt *o = opts; o->name; o++)
-            if (!strcmp(o->name, *names) && !o->seen)
-                return usage_error("missing %s", *names);
-    return 0;
+    const loom_cli cli = {.app = app, .usage = usage, .about = ABOUT, .flags = flags,
+                          .more = MORE};
+    int r = loom_flags_parse(&cli, argc, argv, 2);
+    *rc = r < 0 ? 2 : 0;
+    return r != 0;
+}
+
+/* Says which required flag is missing; returns the exit status 2. */
+static int missing(const char *app, const char *flag)
+{
+    char why[80];
+    snprintf(why, sizeof why, "missing %s", flag);
+    loom_flags_complain(app, why);
+    return 2;
+}
+
+/* The generator's own complaint about the values (LOOM_ERR_ARG) or about
+ * writing: exit status 2 or 1. */
+static int failed(const char *app, int rc, const char *err)
+{
+    if (rc == LOOM_ERR_ARG) {
+        loom_flags_complain(app, err);
+        return 2;
+    }
+    fprintf(stderr, "%s: %s\n", app, err);
+    return 1;
 }
 
 static int gen_ratings(int argc, char **argv)
 {
-    loom_gen_ratings_opts g;
-    loom_gen_ratings_defaults(&g);
-    int64_t users = 0, items = 0, rank = g.rank, samples = 0, seed = (int64_t)g.seed;
-    const char *out = NULL;
-    struct opt opts[] = {
-        {.name = "--users", .kind = 'c', .lo = 1, .hi = INT32_MAX, .i64 = &users},
-        {.name = "--items", .kind = 'c', .lo = 1, .hi = INT32_MAX, .i64 = &items},
-        {.name = "--rank", .kind = 'c', .lo = 1, .hi = 10000, .i64 = &rank},
-        {.name = "--samples", .kind = 'c', .lo = 1, .hi = INT64_MAX / 2, .i64 = &samples},
-        {.name = "--seed", .kind = 'c', .lo = 0, .hi = INT64_MAX / 2, .i64 = &seed},
-        {.name = "--test-fraction", .kind = 'r', .dbl = &g.test_fraction},
-        {.name = "--noise", .kind = 'r', .dbl = &g.noise},
-        {.name = "--zipf-users", .kind = 'r', .dbl = &g.zipf_users},
-        {.name = "--zipf-items", .kind = 'r', .dbl = &g.zipf_items},
-        {.name = "--real", .kind = 'f', .flag = &g.real},
-        {.name = "--out", .kind = 's', .str = &out},
-        {.name = NULL},
-    };
-    static const char *const needed[] = {"--users", "--items", "--rank", "--samples", "--out",
-                                         NULL};
-    int rc = parse(argc, argv, opts);
-    if (rc || (rc = require(opts, needed)))
+    loom_gen_ratings_defaults(&gr);
+    rank = gr.rank;
+    int rc;
+    const char *app = "loom-gen ratings";
+    if (parse(app, "loom-gen ratings --users U --items I --rank K --samples N --out PREFIX ...",
+              ratings_flags, argc, argv, &rc))
         return rc;
-    g.users = (int32_t)users;
-    g.items = (int32_t)items;
-    g.rank = (int32_t)rank;
-    g.samples = samples;
-    g.seed = (uint64_t)seed;
+    const char *miss = !users ? "--users" : !items ? "--items" : !samples ? "--samples"
+                       : !out ? "--out" : NULL;
+    if (miss)
+        return missing(app, miss);
+    if (gr.test_fraction >= 1) {
+        loom_flags_complain(app, "--test-fraction must be below 1 (at 1 no rating is left "
+                            "to train on)");
+        return 2;
+    }
+    gr.users = (int32_t)users;
+    gr.items = (int32_t)items;
+    gr.rank = (int32_t)rank;
+    gr.samples = samples;
+    gr.seed = seed;
     char err[512];
     loom_gen_ratings_stats st;
     double t0 = now();
-    rc = loom_gen_ratings(&g, out, &st, err, sizeof err);
-    if (rc == LOOM_ERR_ARG)
-        return usage_error("%s", err);
-    if (rc) {
-        fprintf(stderr, "loom-gen: %s\n", err);
-        return 1;
-    }
+    if ((rc = loom_gen_ratings(&gr, out, &st, err, sizeof err)))
+        return failed(app, rc, err);
+    if (!st.train || (!st.test && gr.test_fraction > 0))
+        return failed(app, LOOM_ERR_FORMAT,
+                      !st.train ? "no rating fell in the training set: raise --samples"
+                                : "no rating fell in the test set: raise --samples or "
+                                  "--test-fraction");
     printf("loom-gen ratings: %s.train %lld ratings, %s.test %lld ratings; %d users "
            "(%d rated, at most %d ratings each), %d items, rank %d; planted-model test "
            "RMSE %.4f; %.2f s\n",
-           out, (long long)st.train, out, (long long)st.test, (int)g.users, (int)st.users_rated,
-           (int)st.max_degree, (int)g.items, (int)g.rank, st.planted_rmse, now() - t0);
+           out, (long long)st.train, out, (long long)st.test, (int)gr.users, (int)st.users_rated,
+           (int)st.max_degree, (int)gr.items, (int)gr.rank, st.planted_rmse, now() - t0);
     return 0;
 }
 
 static int gen_lda(int argc, char **argv)
 {
-    loom_gen_lda_opts g;
-    loom_gen_lda_defaults(&g);
-    int64_t docs = 0, vocab = 0, topics = 0, seed = (int64_t)g.seed;
-    const char *out = NULL;
-    struct opt opts[] = {
-        {.name = "--docs", .kind = 'c', .lo = 1, .hi = INT32_MAX - 1, .i64 = &docs},
-        {.name = "--vocab", .kind = 'c', .lo = 1, .hi = INT32_MAX, .i64 = &vocab},
-        {.name = "--topics", .kind = 'c', .lo = 1, .hi = 100000, .i64 = &topics},
-        {.name = "--doc-length", .kind = 'r', .dbl = &g.doc_length},
-        {.name = "--alpha", .kind = 'r', .dbl = &g.alpha},
-        {.name = "--beta", .kind = 'r', .dbl = &g.beta},
-        {.name = "--zipf", .kind = 'r', .dbl = &g.zipf},
-        {.name = "--seed", .kind = 'c', .lo = 0, .hi = INT64_MAX / 2, .i64 = &seed},
-        {.name = "--out", .kind = 's', .str = &out},
-        {.name = NULL},
-    };
-    static const char *const needed[] = {"--docs", "--vocab", "--topics", "--doc-length", "--out",
-                                         NULL};
-    int rc = parse(argc, argv, opts);
-    if (rc || (rc = require(opts, needed)))
+    loom_gen_lda_defaults(&gl);
+    int rc;
+    const char *app = "loom-gen lda";
+    if (parse(app, "loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX ...",
+              lda_flags, argc, argv, &rc))
         return rc;
-    g.docs = (int32_t)docs;
-    g.vocab = (int32_t)vocab;
-    g.topics = (int32_t)topics;
-    g.seed = (uint64_t)seed;
+    const char *miss = !docs ? "--docs" : !vocab ? "--vocab" : !topics ? "--topics"
+                       : !gl.doc_length ? "--doc-length" : !out ? "--out" : NULL;
+    if (miss)
+        return missing(app, miss);
+    gl.docs = (int32_t)docs;
+    gl.vocab = (int32_t)vocab;
+    gl.topics = (int32_t)topics;
+    gl.seed = seed;
     char err[512];
     loom_gen_lda_stats st;
     double t0 = now();
-    rc = loom_gen_lda(&g, out, &st, err, sizeof err);
-    if (rc == LOOM_ERR_ARG)
-        return usage_error("%s", err);
-    if (rc) {
-        fprintf(stderr, "loom-gen: %s\n", err);
-        return 1;
-    }
+    if ((rc = loom_gen_lda(&gl, out, &st, err, sizeof err)))
+        return failed(app, rc, err);
+    if (!st.tokens)
+        return failed(app, LOOM_ERR_FORMAT,
+                      "every document came out empty: raise --doc-length or --docs");
     printf("loom-gen lda: %s.docword.txt %d documents (%d empty), %lld tokens, %lld entries; "
            "%s.vocab.txt %d words; %s.topics.txt %d topics; %.2f s\n",
-           out, (int)g.docs, (int)st.empty, (long long)st.tokens, (long long)st.nnz, out,
-           (int)g.vocab, out, (int)g.topics, now() - t0);
+           out, (int)gl.docs, (int)st.empty, (long long)st.tokens, (long long)st.nnz, out,
+           (int)gl.vocab, out, (int)gl.topics, now() - t0);
     return 0;
 }
 
 static int gen_lasso(int argc, char **argv)
 {
-    loom_gen_lasso_opts g;
-    loom_gen_lasso_defaults(&g);
-    int64_t seed = (int64_t)g.seed;
-    const char *out = NULL;
-    struct opt opts[] = {
-        {.name = "--samples", .kind = 'c', .lo = 1, .hi = INT32_MAX, .i64 = &g.samples},
-        {.name = "--features", .kind = 'c', .lo = 1, .hi = INT32_MAX, .i64 = &g.features},
-        {.name = "--nonzeros", .kind = 'c', .lo = 0, .hi = INT32_MAX, .i64 = &g.nonzeros},
-        {.name = "--noise", .kind = 'r', .dbl = &g.noise},
-        {.name = "--correlation", .kind = 'r', .dbl = &g.correlation},
-        {.name = "--density", .kind = 'r', .dbl = &g.density},
-        {.name = "--seed", .kind = 'c', .lo = 0, .hi = INT64_MAX / 2, .i64 = &seed},
-        {.name = "--out", .kind = 's', .str = &out},
-        {.name = NULL},
-    };
-    static const char *const needed[] = {"--samples", "--features", "--nonzeros", "--out", NULL};
-    int rc = parse(argc, argv, opts);
-    if (rc || (rc = require(opts, needed)))
+    loom_gen_lasso_defaults(&gs);
+    int rc;
+    const char *app = "loom-gen lasso";
+    if (parse(app, "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX ...",
+              lasso_flags, argc, argv, &rc))
         return rc;
-    g.seed = (uint64_t)seed;
+    const char *miss = !samples ? "--samples" : !features ? "--features"
+                       : nonzeros < 0 ? "--nonzeros"
+                       : !out ? "--out" : NULL;
+    if (miss)
+        return missing(app, miss);
+    if (!nonzeros && !(gs.noise > 0)) {
+        loom_flags_complain(app, "--nonzeros 0 with --noise 0 makes y all zero: nothing to fit");
+        return 2;
+    }
+    gs.samples = samples;
+    gs.features = features;
+    gs.nonzeros = nonzeros;
+    gs.seed = seed;
     char err[512];
     loom_gen_lasso_stats st;
     double t0 = now();
-    rc = loom_gen_lasso(&g, out, &st, err, sizeof err);
-    if (rc == LOOM_ERR_ARG)
-        return usage_error("%s", err);
-    if (rc) {
-        fprintf(stderr, "loom-gen: %s\n", err);
-        return 1;
-    }
+    if ((rc = loom_gen_lasso(&gs, out, &st, err, sizeof err)))
+        return failed(app, rc, err);
     printf("loom-gen lasso: %s.X.mtx %lld x %lld (%lld non-zeros), %s.y.mtx, %s.svm, "
            "%s.beta.txt %lld planted non-zeros; signal %.4g, noise %.4g (sums of squares); "
            "%.2f s\n",
-           out, (long long)g.samples, (long long)g.features, (long long)st.nnz, out, out, out,
-           (long long)g.nonzeros, st.signal, st.noise, now() - t0);
+           out, (long long)gs.samples, (long long)gs.features, (long long)st.nnz, out, out, out,
+           (long long)gs.nonzeros, st.signal, st.noise, now() - t0);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage_text, stdout);
+        help();
+        return 0;
+    }
+    if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+        loom_flags_version("loom-gen");
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "ratings"))
@@ -279,9 +264,10 @@ int main(int argc, char **argv)
         return gen_lda(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "lasso"))
         return gen_lasso(argc, argv);
-    fputs(argc >= 2 ? "loom-gen: unknown command (expected 'ratings', 'lda' or 'lasso')\n"
-                    : "loom-gen: missing command (expected 'ratings', 'lda' or 'lasso')\n",
-          stderr);
-    fputs(usage_text, stderr);
+    char why[200];
+    snprintf(why, sizeof why, argc >= 2 ? "unknown command '%s' (expected ratings, lda or lasso)"
+                                        : "missing command%s (expected ratings, lda or lasso)",
+             argc >= 2 ? argv[1] : "");
+    loom_flags_complain("loom-gen", why);
     return 2;
 }

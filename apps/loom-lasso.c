@@ -21,6 +21,7 @@
  *
  * Exit status: 0; 1 for unreadable or malformed data (FILE:LINE named) or
  * a failed write; 2 for bad arguments; 3 when the objective diverges. */
+#include "../kernels/flags.h"
 #include "../kernels/lasso.h"
 #include "../kernels/report.h"
 
@@ -33,185 +34,121 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_text[] =
-    "usage: loom-lasso (--X FILE --y FILE | --libsvm FILE)\n"
-    "                  (--lambda L | --lambda-path N [--lambda-min-ratio R])\n"
-    "                  [--standardize] [--select priority|uniform]\n"
-    "                  [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L]\n"
-    "                  [--candidates C] [--pipeline D] [--rounds R] [--iters N]\n"
-    "                  [--tol T] [--target F] [--eta E] [--seed S] [--log FILE.csv]\n"
-    "                  [--model FILE]\n"
-    "  minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 by coordinate descent.\n"
-    "  scikit-learn's Lasso(alpha=A) minimizes 1/(2n) |y - X beta|^2 + A |beta|_1\n"
-    "  over n samples: the same problem with lambda = n * A (alpha = lambda / n);\n"
-    "  its fit_intercept=True on standardized columns is --standardize here.\n"
-    "  --X, --y          MatrixMarket X (coordinate or array) and y (n x 1 or vector)\n"
-    "  --libsvm          one LIBSVM file instead: 'y index:value ...' per row\n"
-    "  --lambda          the penalty; or a path of N values from lambda_max =\n"
-    "  --lambda-path N   max|X'y| down to R * lambda_max (R default 0.01), warm starts\n"
-    "  --standardize     centre and scale every column (mean 0, sum of squares n),\n"
-    "                    centre y and fit an intercept; the model is reported in\n"
-    "                    the original units (columns are then stored densely)\n"
-    "  --select          priority (draw coordinates by delta^2 + eta, default) or\n"
-    "                    uniform (the baseline)\n"
-    "  --serial          run the serial twin instead (one rank): cyclic or random order\n"
-    "  --rho             two columns correlated above R are not updated together\n"
-    "                    (default 0.1; 1 turns the filter off)\n"
-    "  --rho-rows        rows the correlations are estimated on (default 1024;\n"
-    "                    more than the data set: all, exact)\n"
-    "  --batch           coordinates updated in parallel per round (default 8; on one\n"
-    "                    rank without --batch: one at a time on one thread, since\n"
-    "                    threads do not pay for updates of a few microseconds)\n"
-    "  --candidates      coordinates drawn per round (default 2 * batch)\n"
-    "  --pipeline        rounds in flight at once, sharing one allreduce (default 1;\n"
-    "                    their updates see the state before the others' results)\n"
-    "  --rounds          rounds per iteration (default features / batch: one pass)\n"
-    "  --iters           iterations at most, per lambda (default 100)\n"
-    "  --tol             stop when the duality gap <= T * objective (default 1e-6;\n"
-    "                    0: never, and no gap is computed)\n"
-    "  --target          stop when the objective <= F\n"
-    "  --eta             sampling weight floor (default 1e-6)\n"
-    "  --seed            of the schedule's draws (default 1)\n"
-    "  --log             CSV: iter,updates,seconds,objective,nnz,lambda,gap\n"
-    "  --model           writes beta (of the last lambda), one value per line; with\n"
-    "                    --standardize in original units, then the intercept\n"
-    "exit status: 0; 1 unreadable data or a failed write; 2 bad arguments;\n"
-    "3 the objective diverged (lower --rho, --batch or --pipeline)\n";
-
 struct opts {
     const char *x, *y, *libsvm, *log, *model, *select, *serial;
     double lambda, min_ratio, rho, tol, target, eta;
     long path, batch, candidates, pipeline, rounds, iters, rho_rows;
     uint64_t seed;
-    int have_lambda, have_target, standardize;
+    int have_lambda, have_target, standardize, zero_based;
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "loom-lasso: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage_text);
-    return 2;
-}
+static const char APP[] = "loom-lasso";
 
-static int parse_real(const char *s, double *v)
-{
-    char *end;
-    if (!*s || strpbrk(s, "xXpPnNiI") || *s == ' ')
-        return -1;
-    errno = 0;
-    *v = strtod(s, &end);
-    return errno || *end ? -1 : 0;
-}
-
-static int parse_long(const char *s, long lo, long *v)
-{
-    double x;
-    if (parse_real(s, &x) || x != floor(x) || x < (double)lo || x > 1e15)
-        return -1;
-    *v = (long)x;
-    return 0;
-}
-
-/* Fills *o from argv; returns 0, or 2 after the usage on stderr. */
+/* Fills *o from argv; returns 0, 1 after --help or --version, -1 after
+ * saying what is wrong (rank 0). */
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.select = "priority", .min_ratio = 0.01, .rho = 0.1, .tol = 1e-6,
-                       .eta = 1e-6, .batch = 0, .iters = 100, .seed = 1, .rho_rows = 1024};
-    for (int a = 1; a < argc; a++) {
-        const char *f = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
-        long seed = 0;
-        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
-            fputs(usage_text, stdout);
-            exit(0);
-        }
-        if (!strcmp(f, "--standardize")) {
-            o->standardize = 1;
-            continue;
-        }
-        static const char *const known[] = {
-            "--X", "--y", "--libsvm", "--lambda", "--lambda-path", "--lambda-min-ratio",
-            "--select", "--serial", "--rho", "--rho-rows", "--batch", "--candidates",
-            "--pipeline", "--rounds", "--iters",
-            "--tol", "--target", "--eta", "--seed", "--log", "--model", NULL};
-        int k = 0;
-        while (known[k] && strcmp(known[k], f))
-            k++;
-        if (!known[k])
-            return usage_error("unknown option '%s'", f);
-        if (!v)
-            return usage_error("%s needs a value", f);
-        a++;
-        int bad = 0;
-        const char *want = "a number";
-        if (!strcmp(f, "--X"))
-            o->x = v;
-        else if (!strcmp(f, "--y"))
-            o->y = v;
-        else if (!strcmp(f, "--libsvm"))
-            o->libsvm = v;
-        else if (!strcmp(f, "--log"))
-            o->log = v;
-        else if (!strcmp(f, "--model"))
-            o->model = v;
-        else if (!strcmp(f, "--select")) {
-            o->select = v;
-            bad = strcmp(v, "priority") && strcmp(v, "uniform");
-            want = "priority or uniform";
-        } else if (!strcmp(f, "--serial")) {
-            o->serial = v;
-            bad = strcmp(v, "cyclic") && strcmp(v, "random");
-            want = "cyclic or random";
-        } else if (!strcmp(f, "--lambda")) {
-            bad = parse_real(v, &o->lambda) || !(o->lambda >= 0);
-            o->have_lambda = 1;
-            want = "a number >= 0";
-        } else if (!strcmp(f, "--lambda-min-ratio")) {
-            bad = parse_real(v, &o->min_ratio) || !(o->min_ratio > 0 && o->min_ratio <= 1);
-            want = "a number in (0, 1]";
-        } else if (!strcmp(f, "--rho")) {
-            bad = parse_real(v, &o->rho) || !(o->rho >= 0);
-            want = "a number >= 0";
-        } else if (!strcmp(f, "--tol")) {
-            bad = parse_real(v, &o->tol) || !(o->tol >= 0);
-            want = "a number >= 0";
-        } else if (!strcmp(f, "--target")) {
-            bad = parse_real(v, &o->target);
-            o->have_target = 1;
-        } else if (!strcmp(f, "--eta")) {
-            bad = parse_real(v, &o->eta) || !(o->eta > 0);
-            want = "a number > 0";
-        } else {
-            long *dst = !strcmp(f, "--lambda-path") ? &o->path
-                        : !strcmp(f, "--rho-rows")   ? &o->rho_rows
-                        : !strcmp(f, "--batch")      ? &o->batch
-                        : !strcmp(f, "--candidates") ? &o->candidates
-                        : !strcmp(f, "--pipeline")   ? &o->pipeline
-                        : !strcmp(f, "--rounds")     ? &o->rounds
-                        : !strcmp(f, "--iters")      ? &o->iters
-                                                     : &seed;
-            bad = parse_long(v, dst == &seed ? 0 : 1, dst);
-            want = dst == &seed ? "an integer >= 0" : "an integer >= 1";
-            if (dst == &seed)
-                o->seed = (uint64_t)seed;
-        }
-        if (bad) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "%s wants %s, not '%%s'", f, want);
-            return usage_error(msg, v);
-        }
-    }
+                       .eta = 1e-6, .batch = 0, .iters = 100, .seed = 1, .rho_rows = 1024,
+                       .lambda = NAN, .target = NAN};
+    long long n[7] = {0, 1024, 0, 0, 0, 0, 100}; /* path, rho-rows, batch, candidates,
+                                                    pipeline, rounds, iters */
+    unsigned long long seed = 1;
+    const loom_flag flags[] = {
+        {"X", LOOM_FLAG_STR, &o->x, "FILE", 0, 0,
+         "MatrixMarket X (coordinate or array); with --y"},
+        {"y", LOOM_FLAG_STR, &o->y, "FILE", 0, 0, "MatrixMarket y (n x 1 or a vector)"},
+        {"libsvm", LOOM_FLAG_STR, &o->libsvm, "FILE", 0, 0,
+         "one LIBSVM file instead: 'y index:value ...' per row"},
+        {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
+         "the LIBSVM file's indices start at 0 (as\nscikit-learn's dump_svmlight_file writes)"},
+        {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL, "the penalty"},
+        {"lambda-path", LOOM_FLAG_LONG, &n[0], "N", 1, HUGE_VAL,
+         "or a path of N values from lambda_max =\nmax|X'y| down to R * lambda_max, warm starts"},
+        {"lambda-min-ratio", LOOM_FLAG_NUM, &o->min_ratio, "R", 0, 1,
+         "the path's last lambda / lambda_max, 0 < R <= 1\n(default 0.01)"},
+        {"standardize", LOOM_FLAG_SET, &o->standardize, NULL, 0, 0,
+         "centre and scale every column (mean 0, sum of\nsquares n), centre y and fit an "
+         "intercept; the\nmodel is reported in the original units\n(columns are then stored "
+         "densely)"},
+        {"select", LOOM_FLAG_STR, &o->select, "HOW", 0, 0,
+         "priority (draw coordinates by delta^2 + eta,\ndefault) or uniform (the baseline)"},
+        {"serial", LOOM_FLAG_STR, &o->serial, "ORDER", 0, 0,
+         "run the serial twin instead (one rank): cyclic\nor random order"},
+        {"rho", LOOM_FLAG_NUM, &o->rho, "R", 0, HUGE_VAL,
+         "two columns correlated above R are not updated\ntogether (default 0.1; 1 turns the "
+         "filter off)"},
+        {"rho-rows", LOOM_FLAG_LONG, &n[1], "M", 1, HUGE_VAL,
+         "rows the correlations are estimated on (default\n1024; more than the data set: all, "
+         "exact)"},
+        {"batch", LOOM_FLAG_LONG, &n[2], "L", 1, HUGE_VAL,
+         "coordinates updated in parallel per round\n(default 8; on one rank without --batch: "
+         "one at\na time on one thread, since threads do not pay\nfor updates of a few "
+         "microseconds)"},
+        {"candidates", LOOM_FLAG_LONG, &n[3], "C", 1, HUGE_VAL,
+         "coordinates drawn per round (default 2 * batch)"},
+        {"pipeline", LOOM_FLAG_LONG, &n[4], "D", 1, HUGE_VAL,
+         "rounds in flight at once, sharing one allreduce\n(default 1; their updates see the "
+         "state before\nthe others' results)"},
+        {"rounds", LOOM_FLAG_LONG, &n[5], "R", 1, HUGE_VAL,
+         "rounds per iteration (default features / batch:\none pass)"},
+        {"iters", LOOM_FLAG_LONG, &n[6], "N", 1, HUGE_VAL,
+         "iterations at most, per lambda (default 100)"},
+        {"tol", LOOM_FLAG_NUM, &o->tol, "T", 0, HUGE_VAL,
+         "stop when the duality gap <= T * objective\n(default 1e-6; 0: never, and no gap is "
+         "computed)"},
+        {"target", LOOM_FLAG_NUM, &o->target, "F", 0, 0, "stop when the objective <= F"},
+        {"eta", LOOM_FLAG_NUM, &o->eta, "E", 0, 0, "sampling weight floor, > 0 (default 1e-6)"},
+        {"seed", LOOM_FLAG_ULONG, &seed, "S", 0, 0, "of the schedule's draws (default 1)"},
+        {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
+         "CSV: iter,updates,seconds,objective,nnz,lambda,\ngap"},
+        {"model", LOOM_FLAG_STR, &o->model, "FILE", 0, 0,
+         "writes beta (of the last lambda), one value per\nline; with --standardize in "
+         "original units,\nthen the intercept"},
+        {0}};
+    const loom_cli cli = {
+        .app = "loom-lasso",
+        .usage = "loom-lasso --X FILE --y FILE (--lambda L | --lambda-path N) [OPTION]...\n"
+                 "loom-lasso --libsvm FILE (--lambda L | --lambda-path N) [OPTION]...",
+        .about = "Lasso by coordinate descent under the priority schedule.\n"
+                 "Minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 on the ranks loomrun starts.\n"
+                 "scikit-learn's Lasso(alpha=A) minimizes 1/(2n) |y - X beta|^2 + A |beta|_1\n"
+                 "over n samples: the same problem with lambda = n * A (alpha = lambda / n);\n"
+                 "its fit_intercept=True on standardized columns is --standardize here.",
+        .flags = flags,
+        .more = "Exit status: 0; 1 unreadable or empty data, or a failed write; 2 bad\n"
+                "arguments; 3 the objective diverged (lower --rho, --batch or --pipeline).\n"
+                "See docs/loom-lasso.md."};
+    int rc = loom_flags_parse(&cli, argc, argv, 1);
+    if (rc)
+        return rc;
+    o->path = (long)n[0], o->rho_rows = (long)n[1], o->batch = (long)n[2];
+    o->candidates = (long)n[3], o->pipeline = (long)n[4], o->rounds = (long)n[5];
+    o->iters = (long)n[6], o->seed = seed;
+    o->have_lambda = !isnan(o->lambda);
+    o->have_target = !isnan(o->target);
+    if (strcmp(o->select, "priority") && strcmp(o->select, "uniform"))
+        return loom_flags_complain(APP, "--select must be priority or uniform");
+    if (o->serial && strcmp(o->serial, "cyclic") && strcmp(o->serial, "random"))
+        return loom_flags_complain(APP, "--serial must be cyclic or random");
+    if (!(o->min_ratio > 0))
+        return loom_flags_complain(APP, "--lambda-min-ratio must be > 0");
+    if (!(o->eta > 0))
+        return loom_flags_complain(APP, "--eta must be > 0");
     if (!o->libsvm && !(o->x && o->y))
-        return usage_error("%s", o->x || o->y ? "--X and --y go together"
-                                              : "missing the data: --X FILE --y FILE, or "
-                                                "--libsvm FILE");
+        return loom_flags_complain(APP, o->x || o->y ? "--X and --y go together"
+                                                     : "missing the data: --X FILE --y FILE, "
+                                                       "or --libsvm FILE");
     if (o->libsvm && (o->x || o->y))
-        return usage_error("%s", "--libsvm replaces --X and --y");
+        return loom_flags_complain(APP, "--libsvm replaces --X and --y");
+    if (o->zero_based && !o->libsvm)
+        return loom_flags_complain(APP, "--zero-based goes with --libsvm (MatrixMarket is "
+                                        "1-based)");
     if (o->have_lambda == !!o->path)
-        return usage_error("%s", o->path ? "--lambda and --lambda-path exclude each other"
-                                         : "missing --lambda L or --lambda-path N");
+        return loom_flags_complain(APP, o->path ? "--lambda and --lambda-path exclude each other"
+                                                : "missing --lambda L or --lambda-path N");
     if (o->candidates && o->candidates < o->batch)
-        return usage_error("%s", "--candidates must be at least --batch");
+        return loom_flags_complain(APP, "--candidates must be at least --batch");
     return 0;
 }
 
@@ -330,28 +267,29 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
 
 /* Loads this rank's rows; on failure the lowest failing rank prints its
  * message and every rank returns the error. */
-static int load(const struct opts *o, loom_lasso *l)
+static void load(const struct opts *o, loom_lasso *l)
 {
-    char err[1024];
-    loom_lasso_files f = {o->x, o->y, o->libsvm};
+    char err[1024] = "", msg[1200];
+    loom_lasso_files f = {o->x, o->y, o->libsvm, o->zero_based};
     loom_rows share = {loom_rank(), loom_size()};
     int rc = loom_lasso_load(&f, &share, l, err, sizeof err);
-    int32_t first = rc ? loom_rank() : loom_size();
-    if (loom_size() > 1 && loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN))
-        return LOOM_ERR_NET;
-    if (first == loom_rank())
-        fprintf(stderr, "loom-lasso: %s\n", err);
-    return first < loom_size() ? (rc ? rc : LOOM_ERR_FORMAT) : LOOM_OK;
+    snprintf(msg, sizeof msg, "loom-lasso: %s", err);
+    loom_report_agree(rc != LOOM_OK, msg);
+    snprintf(msg, sizeof msg, "loom-lasso: %s has %s", o->libsvm ? o->libsvm : o->x,
+             !l->ntotal ? "no samples" : "no features (no column holds a value)");
+    loom_report_agree(!l->ntotal || !l->p, msg);
 }
 
 int main(int argc, char **argv)
 {
     struct opts o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc;
     if (loom_init(&argc, &argv))
         return 1;
+    int rc = parse(argc, argv, &o); /* after loom_init: only rank 0 complains */
+    if (rc) {
+        loom_finalize();
+        return rc < 0 ? 2 : 0;
+    }
     if (o.serial && loom_size() > 1) {
         if (loom_rank() == 0)
             fprintf(stderr, "loom-lasso: --serial runs the serial twin on one rank, not %d\n",
@@ -360,10 +298,7 @@ int main(int argc, char **argv)
         return 2;
     }
     loom_lasso l;
-    if (load(&o, &l)) {
-        loom_finalize();
-        return 1;
-    }
+    load(&o, &l); /* collective: bad or empty data ends the job with one message */
     int64_t p = l.p;
     double *mean = NULL, *scale = NULL, ymean = 0;
     if (o.standardize) {
@@ -383,6 +318,8 @@ int main(int argc, char **argv)
     double lmax = 0;
     for (int64_t j = 0; j < p; j++)
         lmax = fmax(lmax, fabs(xtr[j]));
+    loom_report_agree(!(lmax > 0), "loom-lasso: X'y is 0 (y is all zero, or constant with "
+                      "--standardize): beta = 0 for every lambda, nothing to fit");
     double nz = (double)l.colptr[p], f0[3];
     sum_all(&nz, 1);
     loom_lasso_sums_local(&l, f0); /* F(0) = ½‖y‖², the yardstick of divergence */

@@ -28,10 +28,12 @@
  * Exit status: 0; 1 for unreadable or malformed input (FILE:LINE: ...);
  * 2 for bad arguments. */
 #include "../kernels/corpus.h"
+#include "../kernels/flags.h"
 #include "../kernels/gen.h"
 #include "../kernels/lda.h"
 #include "../kernels/lda_ring.h"
 #include "../kernels/report.h"
+#include "../kernels/stopwords.h"
 
 #include <loom.h>
 
@@ -43,147 +45,91 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char usage_text[] =
-    "usage: loom-lda --train DOCWORD [--vocab VOCAB] --topics K [options]\n"
-    "       loom-lda --text FILE [--min-count N] --topics K [options]\n"
-    "  --train DOCWORD    UCI bag-of-words training corpus (D, W, NNZ, 'doc word count')\n"
-    "  --vocab VOCAB      its vocabulary, one word per line (for the top words)\n"
-    "  --text FILE        plain text instead: one document per line\n"
-    "  --min-count N      text: drop words seen fewer than N times (default 1)\n"
-    "  --test FILE        held-out documents (same format and vocabulary): perplexity\n"
-    "  --test-frac F      or hold out this fraction of the training documents\n"
-    "  --topics K         number of topics\n"
-    "  --iters N          sampling passes (default 50)\n"
-    "  --alpha A          document-topic prior (default 0.1)\n"
-    "  --beta B           topic-word prior (default 0.01)\n"
-    "  --seed S           initial topics and random streams (default 1)\n"
-    "  --log FILE.csv     per-iteration log\n"
-    "  --model DIR        save DIR/topics.txt (top words) and DIR/word_topic.txt (counts)\n"
-    "  --top N            top words per topic in topics.txt (default 10)\n"
-    "  --planted TOPICS   report the best-match Hellinger distance to planted topics\n"
-    "                     (loom-gen lda's PREFIX.topics.txt)\n"
-    "  --eval-every N     perplexity every N passes and after the last (default 1)\n"
-    "  --test-iters N     document-completion sweeps per evaluation (default 20)\n"
-    "  --forward          send each finished word row on at once (macro-synchronization)\n"
-    "  --serial           the serial twin: one rank, one thread, exact topic sums\n"
-    "Threads: OMP_NUM_THREADS.  Ranks: loomrun -n N loom-lda ...  See docs/loom-lda.md.\n";
-
 struct opts {
-    const char *train, *vocab, *text, *test, *log, *model, *planted;
+    const char *train, *vocab, *text, *test, *log, *model, *planted, *stopwords;
     double test_frac, alpha, beta;
-    int64_t topics, iters, seed, min_count, top, eval_every, test_iters;
-    int serial, forward, help;
+    long long topics, iters, min_count, top, eval_every, test_iters;
+    unsigned long long seed;
+    int serial, forward;
 };
 
-/* Prints the complaint and the usage (rank 0 only) and returns 2. */
-static int usage_error(const char *fmt, const char *arg)
-{
-    if (loom_rank() == 0) {
-        fprintf(stderr, "loom-lda: ");
-        fprintf(stderr, fmt, arg);
-        fprintf(stderr, "\n%s", usage_text);
-    }
-    return 2;
-}
+static const char APP[] = "loom-lda";
 
-/* An integer in [lo, hi], plain or as 1e7. */
-static int parse_count(const char *s, int64_t lo, int64_t hi, int64_t *v)
-{
-    char *end;
-    if (!*s || strpbrk(s, "xXpPnN") || *s == ' ')
-        return -1;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (errno || *end || x != floor(x) || x < (double)lo || x > (double)hi)
-        return -1;
-    *v = (int64_t)x;
-    return 0;
-}
-
-/* A finite number in [lo, hi]. */
-static int parse_real(const char *s, double lo, double hi, double *v)
-{
-    char *end;
-    if (!*s || strpbrk(s, "xXpPnNiI") || *s == ' ')
-        return -1;
-    errno = 0;
-    *v = strtod(s, &end);
-    return errno || *end || !(*v >= lo && *v <= hi) ? -1 : 0;
-}
-
-/* Fills o from argv; returns 0, or 2 after saying what is wrong. */
+/* Fills o from argv; returns 0, 1 after --help or --version, -1 after
+ * saying what is wrong (rank 0). */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.alpha = 0.1, .beta = 0.01, .iters = 50, .seed = 1, .min_count = 1,
                        .top = 10, .eval_every = 1, .test_iters = 20, .test_frac = -1};
-    struct {
-        const char *name;
-        char kind; /* s string, c count, r real, f flag */
-        const char **str;
-        int64_t *i64, lo, hi;
-        double *dbl, rlo, rhi;
-        int *flag;
-    } t[] = {
-        {"--train", 's', .str = &o->train},
-        {"--vocab", 's', .str = &o->vocab},
-        {"--text", 's', .str = &o->text},
-        {"--test", 's', .str = &o->test},
-        {"--log", 's', .str = &o->log},
-        {"--model", 's', .str = &o->model},
-        {"--planted", 's', .str = &o->planted},
-        {"--topics", 'c', .i64 = &o->topics, .lo = 1, .hi = 1000000},
-        {"--iters", 'c', .i64 = &o->iters, .lo = 0, .hi = 100000000},
-        {"--seed", 'c', .i64 = &o->seed, .lo = 0, .hi = INT64_MAX / 2},
-        {"--min-count", 'c', .i64 = &o->min_count, .lo = 1, .hi = INT64_MAX / 2},
-        {"--top", 'c', .i64 = &o->top, .lo = 1, .hi = 100000},
-        {"--eval-every", 'c', .i64 = &o->eval_every, .lo = 1, .hi = 100000000},
-        {"--test-iters", 'c', .i64 = &o->test_iters, .lo = 1, .hi = 100000},
-        {"--alpha", 'r', .dbl = &o->alpha, .rlo = 1e-300, .rhi = 1e300},
-        {"--beta", 'r', .dbl = &o->beta, .rlo = 1e-300, .rhi = 1e300},
-        {"--test-frac", 'r', .dbl = &o->test_frac, .rlo = 0, .rhi = 1},
-        {"--serial", 'f', .flag = &o->serial},
-        {"--forward", 'f', .flag = &o->forward},
-        {"--help", 'f', .flag = &o->help},
-        {"-h", 'f', .flag = &o->help},
-    };
-    const int n = (int)(sizeof t / sizeof t[0]);
-    for (int a = 1; a < argc; a++) {
-        int i = 0;
-        while (i < n && strcmp(t[i].name, argv[a]))
-            i++;
-        if (i == n)
-            return usage_error("unknown option '%s'", argv[a]);
-        if (t[i].kind == 'f') {
-            *t[i].flag = 1;
-            continue;
-        }
-        if (a + 1 >= argc)
-            return usage_error("%s needs a value", argv[a]);
-        const char *v = argv[++a];
-        char msg[160];
-        if (t[i].kind == 's') {
-            *t[i].str = v;
-        } else if (t[i].kind == 'c' && parse_count(v, t[i].lo, t[i].hi, t[i].i64)) {
-            snprintf(msg, sizeof msg, "%s wants an integer from %lld to %lld, not '%%s'",
-                     t[i].name, (long long)t[i].lo, (long long)t[i].hi);
-            return usage_error(msg, v);
-        } else if (t[i].kind == 'r' && parse_real(v, t[i].rlo, t[i].rhi, t[i].dbl)) {
-            snprintf(msg, sizeof msg, "%s wants a %s, not '%%s'", t[i].name,
-                     t[i].rlo == 0 ? "number from 0 to 1" : "positive number");
-            return usage_error(msg, v);
-        }
-    }
-    if (o->help)
-        return 0;
+    const loom_flag flags[] = {
+        {"train", LOOM_FLAG_STR, &o->train, "DOCWORD", 0, 0,
+         "UCI bag-of-words training corpus (D, W, NNZ,\n'doc word count')"},
+        {"vocab", LOOM_FLAG_STR, &o->vocab, "VOCAB", 0, 0,
+         "its vocabulary, one word per line (for the top\nwords)"},
+        {"text", LOOM_FLAG_STR, &o->text, "FILE", 0, 0,
+         "plain text instead: one document per line"},
+        {"min-count", LOOM_FLAG_LONG, &o->min_count, "N", 1, HUGE_VAL,
+         "text: drop words seen fewer than N times\n(default 1)"},
+        {"stopwords", LOOM_FLAG_STR, &o->stopwords, "FILE", 0, 0,
+         "text: drop the words of FILE (one per line)\ninstead of the built-in English list; "
+         "'none'\nkeeps every word"},
+        {"test", LOOM_FLAG_STR, &o->test, "FILE", 0, 0,
+         "held-out documents (same format and\nvocabulary): perplexity"},
+        {"test-frac", LOOM_FLAG_NUM, &o->test_frac, "F", 0, 1,
+         "or hold out this fraction of the training\ndocuments"},
+        {"topics", LOOM_FLAG_LONG, &o->topics, "K", 1, 1000000, "number of topics (required)"},
+        {"iters", LOOM_FLAG_LONG, &o->iters, "N", 0, 100000000, "sampling passes (default 50)"},
+        {"alpha", LOOM_FLAG_NUM, &o->alpha, "A", 0, 0,
+         "document-topic prior, > 0 (default 0.1)"},
+        {"beta", LOOM_FLAG_NUM, &o->beta, "B", 0, 0,
+         "topic-word prior, > 0 (default 0.01)"},
+        {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0,
+         "initial topics and random streams (default 1)"},
+        {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0, "per-iteration log"},
+        {"model", LOOM_FLAG_STR, &o->model, "DIR", 0, 0,
+         "save DIR/topics.txt (top words),\nDIR/word_topic.txt (counts) and DIR/vocab.txt\n"
+         "(the words of its ids, when known)"},
+        {"top", LOOM_FLAG_LONG, &o->top, "N", 1, 100000,
+         "top words per topic in topics.txt (default 10)"},
+        {"planted", LOOM_FLAG_STR, &o->planted, "TOPICS", 0, 0,
+         "report the best-match Hellinger distance to\nplanted topics (loom-gen lda's "
+         "PREFIX.topics.txt)"},
+        {"eval-every", LOOM_FLAG_LONG, &o->eval_every, "N", 1, 100000000,
+         "perplexity every N passes and after the last\n(default 1)"},
+        {"test-iters", LOOM_FLAG_LONG, &o->test_iters, "N", 1, 100000,
+         "document-completion sweeps per evaluation\n(default 20)"},
+        {"forward", LOOM_FLAG_SET, &o->forward, NULL, 0, 0,
+         "send each finished word row on at once\n(macro-synchronization)"},
+        {"serial", LOOM_FLAG_SET, &o->serial, NULL, 0, 0,
+         "the serial twin: one rank, one thread, exact\ntopic sums"},
+        {0}};
+    const loom_cli cli = {
+        .app = "loom-lda",
+        .usage = "loom-lda --train DOCWORD [--vocab VOCAB] --topics K [OPTION]...\n"
+                 "loom-lda --text FILE [--min-count N] --topics K [OPTION]...",
+        .about = "Topic models (LDA) by collapsed Gibbs sampling.\n"
+                 "Runs on the ranks loomrun starts.",
+        .flags = flags,
+        .more = "Threads: OMP_NUM_THREADS.  Ranks: loomrun -n N loom-lda ...\n"
+                "Exit status: 0; 1 for unreadable or malformed input; 2 for bad arguments.\n"
+                "See docs/loom-lda.md."};
+    int rc = loom_flags_parse(&cli, argc, argv, 1);
+    if (rc)
+        return rc;
     if (!o->train == !o->text)
-        return usage_error("%s", o->train ? "--train and --text exclude each other"
-                                          : "missing --train or --text");
+        return loom_flags_complain(APP, o->train ? "--train and --text exclude each other"
+                                                 : "missing --train or --text");
     if (o->vocab && !o->train)
-        return usage_error("%s", "--vocab goes with --train");
+        return loom_flags_complain(APP, "--vocab goes with --train");
+    if (o->stopwords && !o->text)
+        return loom_flags_complain(APP, "--stopwords goes with --text");
     if (!o->topics)
-        return usage_error("%s", "missing --topics");
+        return loom_flags_complain(APP, "missing --topics");
+    if (!(o->alpha > 0) || !(o->beta > 0))
+        return loom_flags_complain(APP, o->alpha > 0 ? "--beta must be > 0"
+                                                     : "--alpha must be > 0");
     if (o->test && o->test_frac >= 0)
-        return usage_error("%s", "--test and --test-frac exclude each other");
+        return loom_flags_complain(APP, "--test and --test-frac exclude each other");
     return 0;
 }
 
@@ -235,6 +181,27 @@ static void map_text_vocab(const loom_corpus *train, loom_corpus *test)
     free(map);
 }
 
+/* Removes the stop words (--stopwords FILE, else the built-in English
+ * list; "none": none) from a text corpus.  Returns LOOM_OK or an error
+ * with its message in err. */
+static int drop_stopwords(const struct opts *o, loom_corpus *c, char *err, size_t errlen)
+{
+    if (o->stopwords && !strcmp(o->stopwords, "none"))
+        return LOOM_OK;
+    char **mine = NULL;
+    int rc = o->stopwords ? loom_stopwords_load(o->stopwords, &mine, err, errlen) : LOOM_OK;
+    if (rc)
+        return rc;
+    int64_t n = loom_corpus_drop_words(c, mine ? (const char *const *)mine
+                                               : loom_stopwords_english);
+    loom_stopwords_free(mine);
+    if (n < 0) {
+        snprintf(err, errlen, "out of memory dropping stop words");
+        return LOOM_ERR_NOMEM;
+    }
+    return LOOM_OK;
+}
+
 /* Loads the training corpus and the held-out documents (test->ndocs = 0
  * without any), stopping the job with FILE:LINE on malformed input. */
 static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
@@ -244,6 +211,8 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
     memset(test, 0, sizeof *test);
     int rc = o->text ? loom_corpus_load_text(o->text, o->min_count, &all, err, sizeof err)
                      : loom_corpus_load_uci(o->train, o->vocab, &all, err, sizeof err);
+    if (!rc && o->text)
+        rc = drop_stopwords(o, &all, err, sizeof err);
     if (!rc && (all.ntokens == 0 || all.nwords < 2)) {
         snprintf(err, sizeof err, all.ntokens ? "%s: one distinct word: topics need at least 2"
                                               : "%s: no tokens to train on",
@@ -278,9 +247,11 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
 
 /* DIR/topics.txt: line k = "k<TAB>w1 w2 ..." (the top words of topic k,
  * most frequent first; word strings when the vocabulary is known, else
- * 1-based word ids); DIR/word_topic.txt: the counts in the UCI layout —
- * lines V, K, NNZ, then "wordID topicID count" (both 1-based) for every
- * nonzero count.  Rank 0 only.  Returns 0 or -1 with a message. */
+ * 1-based word ids); DIR/vocab.txt when the vocabulary is known (--text,
+ * or --train with --vocab): word k on line k, the ids of word_topic.txt;
+ * DIR/word_topic.txt: the counts in the UCI layout — lines V, K, NNZ,
+ * then "wordID topicID count" (both 1-based) for every nonzero count.
+ * Rank 0 only.  Returns 0 or -1 with a message. */
 static int save_model(const char *dir, const loom_lda_params *p, const int32_t *wt,
                       char **vocab, int32_t top)
 {
@@ -312,6 +283,16 @@ static int save_model(const char *dir, const loom_lda_params *p, const int32_t *
         rc = fclose(f);
     }
     if (!f || rc) {
+        fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
+        free(path);
+        free(tw);
+        return -1;
+    }
+    snprintf(path, len, "%s/vocab.txt", dir); /* word k of word_topic.txt on line k */
+    f = vocab ? fopen(path, "w") : NULL;
+    for (int32_t w = 0; f && w < p->V; w++)
+        fprintf(f, "%s\n", vocab[w]);
+    if (vocab && (!f || fclose(f))) {
         fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
         free(path);
         free(tw);
@@ -360,11 +341,9 @@ int main(int argc, char **argv)
         return 1;
     struct opts o;
     int rc = parse_args(argc, argv, &o);
-    if (rc || o.help) {
-        if (o.help && loom_rank() == 0)
-            fputs(usage_text, stdout);
+    if (rc) {
         loom_finalize();
-        return rc;
+        return rc < 0 ? 2 : 0;
     }
 
     loom_corpus train, test;

@@ -43,9 +43,9 @@
 
 struct opts {
     const char *img[2], *lab[2], *svm[2], *log, *model, *sync;
-    int epochs, staleness, serial;
+    int epochs, staleness, serial, zero_based;
     long long sync_every;
-    double step, decay, lambda;
+    double step, decay, lambda, tol;
 };
 
 /* One block of samples: n rows of D floats (features in [0, 1], then 1). */
@@ -77,49 +77,70 @@ static void sgd(long i, void *ctx)
     loom_report_tick(1);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: loom-lr [--fashion-mnist DIR | --train-images F --train-labels F\n"
-            "                --test-images F --test-labels F | --train F.svm --test F.svm]\n"
-            "               [--epochs N] [--step G]\n"
-            "               [--decay D] [--lambda L] [--sync hybrid|bsp|ssp] [--staleness S]\n"
-            "               [--sync-every M] [--log FILE.csv] [--model FILE] [--serial]\n"
-            "  --fashion-mnist DIR  the four IDX files of DIR (default " FMNIST ")\n"
-            "  --train/--test F     LIBSVM files: the sparse binary model (label > 0: class 1)\n"
-            "  --epochs N      passes over the training samples (default 7)\n"
-            "  --step G        SGD step size (default 0.02); epoch e uses G * D^(e-1)\n"
-            "  --decay D       step decay per epoch, 0 < D <= 1 (default 0.5)\n"
-            "  --lambda L      L2 regularization (default 1e-5)\n"
-            "  --sync MODE     hybrid (default), bsp or ssp: how workers' updates meet\n"
-            "  --staleness S   clocks a read may lag (ssp model; default 0 = bsp model)\n"
-            "  --sync-every M  samples of each rank between sync points (default\n"
-            "                  20 / (ranks - 1), rounded up: ~20 unseen samples of others)\n"
-            "  --log FILE      CSV: iter,samples,seconds,train_logloss,test_accuracy\n"
-            "  --model FILE    save W (one line per class, bias last)\n"
-            "  --serial        the serial twin (one rank): the plain loop, in file order\n");
-}
-
+/* Fills o from argv; returns 0, 1 after --help/--version, -1 after saying
+ * what is wrong (rank 0). */
 static int parse(int argc, char **argv, struct opts *o)
 {
     static char paths[4][4096];
-    *o = (struct opts){.epochs = 7, .step = 0.02, .decay = 0.5, .lambda = 1e-5,
+    *o = (struct opts){.epochs = -1, .step = NAN, .decay = NAN, .lambda = 1e-5, .tol = 1e-4,
                        .sync = "hybrid", .sync_every = -1};
     const char *dir = NULL;
     const loom_flag flags[] = {
-        {"--fashion-mnist", LOOM_FLAG_STR, &dir},  {"--train", LOOM_FLAG_STR, &o->svm[0]},
-        {"--test", LOOM_FLAG_STR, &o->svm[1]},     {"--train-images", LOOM_FLAG_STR, &o->img[0]},
-        {"--train-labels", LOOM_FLAG_STR, &o->lab[0]},
-        {"--test-images", LOOM_FLAG_STR, &o->img[1]},
-        {"--test-labels", LOOM_FLAG_STR, &o->lab[1]}, {"--log", LOOM_FLAG_STR, &o->log},
-        {"--model", LOOM_FLAG_STR, &o->model},     {"--sync", LOOM_FLAG_STR, &o->sync},
-        {"--epochs", LOOM_FLAG_INT, &o->epochs},   {"--staleness", LOOM_FLAG_INT, &o->staleness},
-        {"--sync-every", LOOM_FLAG_LONG, &o->sync_every},
-        {"--step", LOOM_FLAG_NUM, &o->step},       {"--decay", LOOM_FLAG_NUM, &o->decay},
-        {"--lambda", LOOM_FLAG_NUM, &o->lambda},   {"--serial", LOOM_FLAG_SET, &o->serial}, {0}};
-    int rc = loom_flags_parse("loom-lr", argc, argv, 1, flags, usage);
+        {"fashion-mnist", LOOM_FLAG_STR, &dir, "DIR", 0, 0,
+         "the four IDX files of DIR (default\n" FMNIST ")"},
+        {"train-images", LOOM_FLAG_STR, &o->img[0], "FILE", 0, 0, "IDX training images (bytes)"},
+        {"train-labels", LOOM_FLAG_STR, &o->lab[0], "FILE", 0, 0, "IDX training labels"},
+        {"test-images", LOOM_FLAG_STR, &o->img[1], "FILE", 0, 0, "IDX test images"},
+        {"test-labels", LOOM_FLAG_STR, &o->lab[1], "FILE", 0, 0, "IDX test labels"},
+        {"train", LOOM_FLAG_STR, &o->svm[0], "FILE", 0, 0,
+         "LIBSVM training file: the sparse binary model\n(label > 0: class 1)"},
+        {"test", LOOM_FLAG_STR, &o->svm[1], "FILE", 0, 0, "LIBSVM test file"},
+        {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
+         "the LIBSVM files' indices start at 0 (as\nscikit-learn's dump_svmlight_file writes)"},
+        {"epochs", LOOM_FLAG_INT, &o->epochs, "N", 1, HUGE_VAL,
+         "passes over the training samples at most\n(default: 7 for IDX, 100 for LIBSVM)"},
+        {"step", LOOM_FLAG_NUM, &o->step, "G", 0, 0,
+         "SGD step size (default: 0.02 for IDX, 0.1 for\nLIBSVM); epoch e uses G * D^(e-1)"},
+        {"decay", LOOM_FLAG_NUM, &o->decay, "D", 0, 0,
+         "step decay per epoch, 0 < D <= 1 (default: 0.5\nfor IDX, 0.9 for LIBSVM)"},
+        {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL,
+         "L2 regularization (default 1e-5)"},
+        {"tol", LOOM_FLAG_NUM, &o->tol, "T", 0, HUGE_VAL,
+         "stop after the epoch whose training loss fell by\nless than T relatively "
+         "(default 1e-4; 0: run\nall --epochs)"},
+        {"sync", LOOM_FLAG_STR, &o->sync, "MODE", 0, 0,
+         "hybrid (default), bsp or ssp: how workers'\nupdates meet"},
+        {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
+         "clocks a read may lag (ssp model; default 0 =\nbsp)"},
+        {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
+         "samples of each rank between sync points\n(default 20 / (ranks - 1), rounded up:\n"
+         "~20 unseen samples of others)"},
+        {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
+         "CSV: iter,samples,seconds,train_logloss,\ntest_accuracy"},
+        {"model", LOOM_FLAG_STR, &o->model, "FILE", 0, 0,
+         "save the model (format in docs/loom-lr.md)"},
+        {"serial", LOOM_FLAG_SET, &o->serial, NULL, 0, 0,
+         "the serial twin (one rank): the plain loop, in\nfile order"},
+        {0}};
+    const loom_cli cli = {
+        .app = "loom-lr",
+        .usage = "loom-lr [--fashion-mnist DIR] [OPTION]...\n"
+                 "loom-lr --train-images F --train-labels F --test-images F --test-labels F ...\n"
+                 "loom-lr --train F.svm --test F.svm [OPTION]...",
+        .about = "Logistic regression by data-parallel SGD: multinomial on IDX images,\n"
+                 "binary on LIBSVM files.  Runs on the ranks loomrun starts.",
+        .flags = flags,
+        .more = "Threads: OMP_NUM_THREADS.  See docs/loom-lr.md."};
+    int rc = loom_flags_parse(&cli, argc, argv, 1);
     if (rc)
         return rc;
+    /* Measured defaults (docs/loom-lr.md): Fashion-MNIST's 60 000 images
+     * need few passes; LIBSVM sets of 10^2-10^4 rows need many, stopped
+     * by --tol. */
+    int svm = o->svm[0] || o->svm[1];
+    o->epochs = o->epochs > 0 ? o->epochs : svm ? 100 : 7;
+    o->step = !isnan(o->step) ? o->step : svm ? 0.1 : 0.02;
+    o->decay = !isnan(o->decay) ? o->decay : svm ? 0.9 : 0.5;
     if (!o->img[0] && !o->lab[0] && !o->img[1] && !o->lab[1] && !o->svm[0] && !o->svm[1]) {
         const char *names[4] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
@@ -130,23 +151,16 @@ static int parse(int argc, char **argv, struct opts *o)
     const char *bad = (o->svm[0] || o->svm[1]) && (!o->svm[0] || !o->svm[1] || o->img[0] ||
                                                    o->lab[0] || o->img[1] || o->lab[1])
                           ? "the sparse binary model takes --train and --test (LIBSVM) only"
+                      : o->zero_based && !o->svm[0] ? "--zero-based goes with --train and --test"
                       : !o->svm[0] && (!o->img[0] || !o->lab[0] || !o->img[1] || !o->lab[1])
                           ? "give all four of --train-images, --train-labels, --test-images, "
                             "--test-labels (or --fashion-mnist DIR)"
-                      : o->epochs < 1 ? "--epochs must be >= 1"
                       : !(o->step > 0) ? "--step must be > 0"
                       : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
-                      : !(o->lambda >= 0) ? "--lambda must be >= 0"
-                      : o->staleness < 0 || o->staleness > 1000 ? "--staleness must be in 0..1000"
-                      : o->sync_every < 1 && o->sync_every != -1 ? "--sync-every must be >= 1"
                       : strcmp(o->sync, "hybrid") && strcmp(o->sync, "bsp") && strcmp(o->sync, "ssp")
                           ? "--sync must be hybrid, bsp or ssp"
                           : NULL;
-    if (bad) {
-        loom_flags_complain("loom-lr", bad);
-        return -1;
-    }
-    return 0;
+    return bad ? loom_flags_complain("loom-lr", bad) : 0;
 }
 
 /* Loads one images/labels pair and keeps this rank's block (rank `me` of
@@ -264,56 +278,142 @@ static void evaluate_sparse(const loom_libsvm *d, const float *w, int64_t bias, 
     *loss = l, *right = r;
 }
 
-static void load_svm(const char *path, int me, int R, loom_libsvm *d)
+static void load_svm(const char *path, int zero_based, int me, int R, loom_libsvm *d)
 {
     char err[600] = "", msg[700];
-    int rc = loom_libsvm_load(path, &(loom_rows){me, R}, d, err, sizeof err);
+    int rc = loom_libsvm_read(path, &(loom_rows){me, R}, !zero_based, d, err, sizeof err);
     snprintf(msg, sizeof msg, "loom-lr: %s", err);
     loom_report_agree(rc != LOOM_OK, msg);
 }
 
-/* Refuses training data the sparse binary model cannot learn from (no
- * rows, no features, one class), with one message; warns, on rank 0, when
- * it holds more than two labels (they are split into label > 0 against
- * the rest).  Collective. */
-static void check_svm(const char *path, const loom_libsvm *d, int me)
+/* The classes of LIBSVM training data d (this rank's share; path names
+ * it): its distinct labels, which must be integers, class c being the
+ * c-th smallest, into label[] (at most LOOM_LR_MAXC); returns how many.
+ * Refuses, with one message, data the model cannot learn from: no rows,
+ * no features, one class, labels that are not class ids.  Collective. */
+static int classes(const char *path, const loom_libsvm *d, double *label)
 {
-    double lo = INFINITY, hi = -INFINITY, c[3] = {0, 0, 0}; /* positives, at lo or hi, all */
+    double r[3] = {INFINITY, -INFINITY, 0}; /* smallest, largest, non-integers */
     for (int64_t i = 0; i < d->n; i++)
-        lo = fmin(lo, d->y[i]), hi = fmax(hi, d->y[i]), c[0] += d->y[i] > 0;
-    loom_allreduce(LOOM_IN_PLACE, &lo, 1, LOOM_DOUBLE, LOOM_MIN);
-    loom_allreduce(LOOM_IN_PLACE, &hi, 1, LOOM_DOUBLE, LOOM_MAX);
-    for (int64_t i = 0; i < d->n; i++)
-        c[1] += d->y[i] == lo || d->y[i] == hi;
-    c[2] = (double)d->n;
-    loom_allreduce(LOOM_IN_PLACE, c, 3, LOOM_DOUBLE, LOOM_SUM);
+        r[0] = fmin(r[0], d->y[i]), r[1] = fmax(r[1], d->y[i]), r[2] += d->y[i] != floor(d->y[i]);
+    loom_allreduce(LOOM_IN_PLACE, &r[0], 1, LOOM_DOUBLE, LOOM_MIN);
+    loom_allreduce(LOOM_IN_PLACE, &r[1], 1, LOOM_DOUBLE, LOOM_MAX);
+    loom_allreduce(LOOM_IN_PLACE, &r[2], 1, LOOM_DOUBLE, LOOM_SUM);
     char msg[1200];
+    int span = d->nfile && !r[2] && r[1] - r[0] < 1 << 20 ? (int)(r[1] - r[0]) + 1 : 0;
+    snprintf(msg, sizeof msg, "loom-lr: %s %s", path,
+             !d->nfile ? "has no samples"
+             : !d->cols ? "has no features (every line is a label alone)"
+             : r[2] ? "has labels that are not integers: a label is a class id"
+                    : "has labels spanning more than 2^20 values: a label is a class id");
+    loom_report_agree(!span || !d->cols, msg);
+    int32_t *seen = calloc((size_t)span, sizeof *seen);
+    if (!seen)
+        loom_abort(1, "loom-lr: out of memory");
+    for (int64_t i = 0; i < d->n; i++)
+        seen[(int64_t)(d->y[i] - r[0])] = 1;
+    loom_allreduce(LOOM_IN_PLACE, seen, (size_t)span, LOOM_INT32, LOOM_MAX);
+    int C = 0;
+    for (int k = 0; k < span; k++)
+        if (seen[k] && C++ < LOOM_LR_MAXC)
+            label[C - 1] = r[0] + k;
+    free(seen);
     snprintf(msg, sizeof msg, "loom-lr: %s has %s", path,
-             !d->nfile ? "no samples"
-             : !d->cols ? "no features (every line is a label alone)"
-             : c[0] == 0 || c[0] == c[2] ? "one class only (every label is > 0, or none is): "
-                                           "nothing to learn"
-                                         : "");
-    loom_report_agree(!d->nfile || !d->cols || c[0] == 0 || c[0] == c[2], msg);
-    if (me == 0 && c[1] < c[2])
-        fprintf(stderr, "loom-lr: warning: %s has more than two labels; the sparse model is "
-                "binary and learns label > 0 against the rest\n", path);
+             C < 2 ? "one class only (every label is the same): nothing to learn"
+                   : "more classes than 1024");
+    loom_report_agree(C < 2 || C > LOOM_LR_MAXC, msg);
+    return C;
+}
+
+/* Rewrites d's labels as class ids (0..C-1) by label[]; a label that is
+ * not a class of the training data is refused.  Collective. */
+static void relabel(const char *path, loom_libsvm *d, const double *label, int C)
+{
+    int64_t bad = -1;
+    for (int64_t i = 0; i < d->n && bad < 0; i++) {
+        int lo = 0, hi = C - 1; /* label[] is sorted */
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (label[mid] < d->y[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (label[lo] == d->y[i])
+            d->y[i] = lo;
+        else
+            bad = i;
+    }
+    char msg[1200];
+    snprintf(msg, sizeof msg, "loom-lr: %s has label %g, which is not a class of the training "
+             "data", path, bad >= 0 ? d->y[bad] : 0);
+    loom_report_agree(bad >= 0, msg);
+}
+
+/* scale[f] = the largest |value| of feature f in d over all ranks (1 when
+ * none), and d's values divided by it, so that every feature lies in
+ * [-1, 1] as the IDX images' bytes / 255 do and one step size fits any
+ * data; the saved model is in the file's units again (weight / scale).
+ * Collective. */
+static float *scales(loom_libsvm *d, int64_t F)
+{
+    float *s = calloc((size_t)F, sizeof *s);
+    if (!s)
+        loom_abort(1, "loom-lr: out of memory for %lld feature scales", (long long)F);
+    for (int64_t k = 0; k < d->nnz; k++)
+        s[d->idx[k]] = fmaxf(s[d->idx[k]], fabsf((float)d->val[k]));
+    loom_allreduce(LOOM_IN_PLACE, s, (size_t)F, LOOM_FLOAT, LOOM_MAX);
+    for (int64_t f = 0; f < F; f++)
+        s[f] = s[f] > 0 ? s[f] : 1;
+    return s;
+}
+
+static void rescale(loom_libsvm *d, const float *s, int64_t F)
+{
+    for (int64_t k = 0; k < d->nnz; k++)
+        d->val[k] /= d->idx[k] < F ? s[d->idx[k]] : 1;
+}
+
+/* This rank's LIBSVM rows as dense rows of D = F + 1 floats (the last a
+ * constant 1), for the multinomial model. */
+static void densify(const loom_libsvm *s, int64_t F, int C, struct data *d)
+{
+    *d = (struct data){.n = s->n, .total = s->nfile, .D = (int)F + 1, .C = C};
+    d->X = calloc((size_t)(s->n ? s->n : 1) * (size_t)d->D, sizeof *d->X);
+    d->y = malloc((size_t)(s->n ? s->n : 1) * sizeof *d->y);
+    if (!d->X || !d->y)
+        loom_abort(1, "loom-lr: out of memory for %lld x %d dense features (the multinomial "
+                   "model keeps LIBSVM rows dense)", (long long)s->n, d->D);
+    for (int64_t i = 0; i < s->n; i++) {
+        float *x = d->X + i * d->D;
+        for (int64_t k = s->ptr[i]; k < s->ptr[i + 1]; k++)
+            if (s->idx[k] < F)
+                x[s->idx[k]] = (float)s->val[k];
+        x[F] = 1;
+        d->y[i] = (int32_t)s->y[i];
+    }
+}
+
+/* After an epoch with training loss `loss` (the same on every rank): 1
+ * when it improved on *prev by less than --tol relatively (the run has
+ * converged), else 0 (a loss that rose is a step too large for now: the
+ * decay shrinks it); *prev becomes loss. */
+static int converged(const struct opts *o, double *prev, double loss)
+{
+    int done = o->tol > 0 && *prev - loss >= 0 && *prev - loss < o->tol * fabs(*prev);
+    *prev = loss;
+    return done;
 }
 
 /* Sparse binary logistic regression: the weight vector (features + bias)
  * is a row allocation of WROW floats per row; otherwise as the
  * multinomial model.  Collective. */
-static int binary(const struct opts *o)
+static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int64_t F,
+                  const float *scale)
 {
     int R = loom_size(), me = loom_rank();
-    char err_empty[1100];
-    loom_libsvm tr, te;
-    load_svm(o->svm[0], me, R, &tr);
-    load_svm(o->svm[1], me, R, &te);
-    check_svm(o->svm[0], &tr, me);
-    snprintf(err_empty, sizeof err_empty, "loom-lr: %s has no samples", o->svm[1]);
-    loom_report_agree(!te.nfile, err_empty);
-    int64_t F = tr.cols > te.cols ? tr.cols : te.cols, rows = (F + 1 + WROW - 1) / WROW;
+    loom_libsvm tr = *trp, te = *tep;
+    int64_t rows = (F + 1 + WROW - 1) / WROW;
     if (me == 0)
         printf("loom-lr: %lld training and %lld test samples, %lld features (sparse, binary), "
                "%d rank(s) x %d thread(s), %s\n", (long long)tr.nfile, (long long)te.nfile,
@@ -338,7 +438,17 @@ static int binary(const struct opts *o)
     struct sjob j = {&tr, o->serial ? plain : w, F, 0, (float)o->lambda, o->serial};
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: w came back */
-    for (int e = done + 1; e <= o->epochs; e++) {
+    int last = done, stop = 0;
+    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
+    for (int64_t r = 0; done && r < rows; r++)
+        memcpy(plain + r * WROW, loom_row_get(w, (size_t)r), WROW * sizeof(float));
+    if (done) {
+        double unused;
+        evaluate_sparse(&tr, plain, F, &prev, &unused);
+        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
+        prev /= (double)tr.nfile;
+    }
+    for (int e = done + 1; e <= o->epochs && !stop; e++) {
         j.step = (float)(o->step * pow(o->decay, e - 1));
         loom_report_begin(rep, e, tr.n);
         double t0 = loom_wtime();
@@ -358,16 +468,19 @@ static int binary(const struct opts *o)
         acc = s[1] / (double)te.nfile;
         loss = s[0] / (double)tr.nfile;
         loom_report_row(rep, (double[]){e, (double)tr.nfile * e, busy, loss, acc});
+        stop = converged(o, &prev, loss);
+        last = e;
         if (!o->serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
     if (me == 0)
-        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)\n",
-               (double)tr.nfile * (o->epochs - done) / busy, o->epochs - done, busy);
+        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
+               (double)tr.nfile * (last - done) / busy, last - done, busy,
+               stop ? ", converged (--tol)" : "");
     if (o->model && me == 0) {
         FILE *f = fopen(o->model, "w");
         for (int64_t x = 0; f && x <= F; x++)
-            fprintf(f, "%.7g\n", plain[x]);
+            fprintf(f, "%.7g\n", plain[x] / (x < F ? scale[x] : 1));
         if (!f || fclose(f))
             loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
     }
@@ -380,6 +493,141 @@ static int binary(const struct opts *o)
     loom_libsvm_free(&te);
     loom_free(w);
     return 0;
+}
+
+/* The multinomial model over dense rows (IDX images, or LIBSVM rows made
+ * dense with features scaled by scale[], NULL for none): trains, reports,
+ * saves.  Frees the rows.  Collective. */
+static int multinomial(const struct opts *o, struct data *tr, struct data *te, const float *scale)
+{
+    int R = loom_size(), me = loom_rank();
+    char msg[200];
+    int C = tr->C, D = tr->D;
+    if (C > LOOM_LR_MAXC)
+        loom_abort(1, "loom-lr: %d classes (at most %d)", C, LOOM_LR_MAXC);
+    if (me == 0)
+        printf("loom-lr: %lld training and %lld test samples, %d features, %d classes, "
+               "%d rank(s) x %d thread(s), %s\n", (long long)tr->total, (long long)te->total, D - 1,
+               C, R, omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
+
+    /* The model: C rows of D floats, summed when workers' changes meet. */
+    float *W = loom_alloc((size_t)C * D * sizeof(float), &(loom_alloc_opts){.name = "W",
+                          .unit = LOOM_UNIT_ROW, .row_size = (size_t)D * sizeof(float),
+                          .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
+                          .coherence = o->staleness ? "ssp" : "bsp",
+                          .staleness = o->staleness, .staleness_set = 1});
+    float *Wserial = o->serial ? calloc((size_t)C * D, sizeof(float)) : NULL;
+    if (!W || (o->serial && !Wserial))
+        loom_abort(1, "loom-lr: cannot allocate the model (%d x %d floats)", C, D);
+    char err[512] = "";
+    loom_report *rep = loom_report_open("loom-lr", o->log,
+                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
+                                        sizeof err);
+    snprintf(msg, sizeof msg, "loom-lr: %s", err);
+    loom_report_agree(!rep, msg);
+    loom_sync mode = !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP
+                                                                                     : LOOM_HYBRID;
+    struct job j = {tr, W, 0, (float)o->lambda};
+    double busy = 0, acc = 0, loss = 0;
+    int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
+    int last = done, stop = 0;
+    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
+    if (done) {
+        float *rows[LOOM_LR_MAXC];
+        double unused;
+        for (int c = 0; c < C; c++)
+            rows[c] = (float *)loom_row_get(W, (size_t)c);
+        evaluate(tr, rows, &prev, &unused);
+        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
+        prev /= (double)tr->total;
+    }
+    for (int e = done + 1; e <= o->epochs && !stop; e++) {
+        j.step = (float)(o->step * pow(o->decay, e - 1));
+        loom_report_begin(rep, e, tr->n);
+        double t0 = loom_wtime();
+        if (o->serial)
+            loom_lr_softmax_epoch(tr->X, tr->y, tr->n, Wserial, C, D, j.step, j.lambda);
+        else if (loom_for(0, tr->n, sgd, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
+                          .local = 1, .sync = mode, .sync_every = o->sync_every}))
+            loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
+        busy += loom_wtime() - t0;
+        float *rows[LOOM_LR_MAXC];
+        for (int c = 0; c < C; c++)
+            rows[c] = o->serial ? Wserial + (size_t)c * D : (float *)loom_row_get(W, (size_t)c);
+        double s[2], unused;
+        evaluate(tr, rows, &s[0], &unused); /* s: training loss, correct test predictions */
+        evaluate(te, rows, &unused, &s[1]);
+        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
+        acc = s[1] / (double)te->total;
+        loss = s[0] / (double)tr->total;
+        loom_report_row(rep, (double[]){e, (double)tr->total * e, busy, loss, acc});
+        stop = converged(o, &prev, loss);
+        last = e;
+        if ((stop || e == o->epochs) && o->model && me == 0) {
+            FILE *f = fopen(o->model, "w");
+            for (int c = 0; f && c < C; c++)
+                for (int x = 0; x < D; x++)
+                    fprintf(f, "%.7g%c", rows[c][x] / (scale && x + 1 < D ? scale[x] : 1),
+                            x + 1 < D ? ' ' : '\n');
+            if (!f || fclose(f))
+                loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
+        }
+        if (!o->serial)
+            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
+    }
+    if (me == 0)
+        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
+               (double)tr->total * (last - done) / busy, last - done, busy,
+               stop ? ", converged (--tol)" : "");
+    if (!isfinite(loss))
+        loom_abort(1, "loom-lr: training diverged (training loss %g): lower --step", loss);
+    loom_report_final(rep, "test_accuracy", acc);
+    loom_report_close(rep);
+    free(Wserial);
+    free(tr->X), free(tr->y), free(te->X), free(te->y);
+    loom_free(W);
+    return 0;
+}
+
+/* LIBSVM input: classes from the training labels, features scaled to
+ * [-1, 1]; two classes train the sparse binary model, more the
+ * multinomial one over dense rows.  Collective. */
+static int svm(const struct opts *o)
+{
+    int R = loom_size(), me = loom_rank();
+    loom_libsvm tr, te;
+    double label[LOOM_LR_MAXC];
+    load_svm(o->svm[0], o->zero_based, me, R, &tr);
+    load_svm(o->svm[1], o->zero_based, me, R, &te);
+    int C = classes(o->svm[0], &tr, label);
+    char msg[1100];
+    snprintf(msg, sizeof msg, "loom-lr: %s has no samples", o->svm[1]);
+    loom_report_agree(!te.nfile, msg);
+    relabel(o->svm[0], &tr, label, C);
+    relabel(o->svm[1], &te, label, C);
+    if (me == 0) {
+        printf("loom-lr: %d classes, labels", C);
+        for (int c = 0; c < C && c < 12; c++)
+            printf(" %g", label[c]);
+        printf("%s\n", C > 12 ? " ..." : "");
+    }
+    int64_t F = tr.cols > te.cols ? tr.cols : te.cols;
+    float *scale = scales(&tr, F);
+    rescale(&tr, scale, F);
+    rescale(&te, scale, F);
+    int rc;
+    if (C == 2) {
+        rc = binary(o, &tr, &te, F, scale);
+    } else {
+        struct data dtr, dte;
+        densify(&tr, F, C, &dtr);
+        densify(&te, F, C, &dte);
+        loom_libsvm_free(&tr);
+        loom_libsvm_free(&te);
+        rc = multinomial(o, &dtr, &dte, scale);
+    }
+    free(scale);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -398,7 +646,7 @@ int main(int argc, char **argv)
     if (o.sync_every < 0) /* summed deltas: keep what a rank has not seen small */
         o.sync_every = R > 1 ? (20 + R - 2) / (R - 1) : 20;
     if (o.svm[0])
-        return binary(&o) ? 1 : loom_finalize();
+        return svm(&o) ? 1 : loom_finalize();
     struct data tr, te;
     load(o.img[0], o.lab[0], me, R, &tr);
     load(o.img[1], o.lab[1], me, R, &te);
@@ -409,74 +657,5 @@ int main(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-lr: %s holds one class only (label %d): nothing to learn",
              o.lab[0], tr.C - 1);
     loom_report_agree(tr.present < 2, msg);
-    int C = tr.C, D = tr.D;
-    if (C > LOOM_LR_MAXC)
-        loom_abort(1, "loom-lr: %d classes (at most %d)", C, LOOM_LR_MAXC);
-    if (me == 0)
-        printf("loom-lr: %lld training and %lld test samples, %d features, %d classes, "
-               "%d rank(s) x %d thread(s), %s\n", (long long)tr.total, (long long)te.total, D - 1,
-               C, R, omp_get_max_threads(), o.serial ? "serial twin" : o.sync);
-
-    /* The model: C rows of D floats, summed when workers' changes meet. */
-    float *W = loom_alloc((size_t)C * D * sizeof(float), &(loom_alloc_opts){.name = "W",
-                          .unit = LOOM_UNIT_ROW, .row_size = (size_t)D * sizeof(float),
-                          .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
-                          .coherence = o.staleness ? "ssp" : "bsp",
-                          .staleness = o.staleness, .staleness_set = 1});
-    float *Wserial = o.serial ? calloc((size_t)C * D, sizeof(float)) : NULL;
-    if (!W || (o.serial && !Wserial))
-        loom_abort(1, "loom-lr: cannot allocate the model (%d x %d floats)", C, D);
-    char err[512] = "";
-    loom_report *rep = loom_report_open("loom-lr", o.log,
-                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
-                                        sizeof err);
-    snprintf(msg, sizeof msg, "loom-lr: %s", err);
-    loom_report_agree(!rep, msg);
-    loom_sync mode = !strcmp(o.sync, "bsp") ? LOOM_BSP : !strcmp(o.sync, "ssp") ? LOOM_SSP
-                                                                                     : LOOM_HYBRID;
-    struct job j = {&tr, W, 0, (float)o.lambda};
-    double busy = 0, acc = 0, loss = 0;
-    int done = o.serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
-    for (int e = done + 1; e <= o.epochs; e++) {
-        j.step = (float)(o.step * pow(o.decay, e - 1));
-        loom_report_begin(rep, e, tr.n);
-        double t0 = loom_wtime();
-        if (o.serial)
-            loom_lr_softmax_epoch(tr.X, tr.y, tr.n, Wserial, C, D, j.step, j.lambda);
-        else if (loom_for(0, tr.n, sgd, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode, .sync_every = o.sync_every}))
-            loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
-        busy += loom_wtime() - t0;
-        float *rows[LOOM_LR_MAXC];
-        for (int c = 0; c < C; c++)
-            rows[c] = o.serial ? Wserial + (size_t)c * D : (float *)loom_row_get(W, (size_t)c);
-        double s[2], unused;
-        evaluate(&tr, rows, &s[0], &unused); /* s: training loss, correct test predictions */
-        evaluate(&te, rows, &unused, &s[1]);
-        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
-        acc = s[1] / (double)te.total;
-        loss = s[0] / (double)tr.total;
-        loom_report_row(rep, (double[]){e, (double)tr.total * e, busy, loss, acc});
-        if (e == o.epochs && o.model && me == 0) {
-            FILE *f = fopen(o.model, "w");
-            for (int c = 0; f && c < C; c++)
-                for (int x = 0; x < D; x++)
-                    fprintf(f, "%.7g%c", rows[c][x], x + 1 < D ? ' ' : '\n');
-            if (!f || fclose(f))
-                loom_abort(1, "loom-lr: %s: %s", o.model, strerror(errno));
-        }
-        if (!o.serial)
-            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
-    }
-    if (me == 0)
-        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)\n",
-               (double)tr.total * (o.epochs - done) / busy, o.epochs - done, busy);
-    if (!isfinite(loss))
-        loom_abort(1, "loom-lr: training diverged (training loss %g): lower --step", loss);
-    loom_report_final(rep, "test_accuracy", acc);
-    loom_report_close(rep);
-    free(Wserial);
-    free(tr.X), free(tr.y), free(te.X), free(te.y);
-    loom_free(W);
-    return loom_finalize();
+    return multinomial(&o, &tr, &te, NULL) ? 1 : loom_finalize();
 }

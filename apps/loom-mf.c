@@ -40,7 +40,7 @@
 
 struct opts {
     const char *train, *test, *log, *model;
-    int K, epochs, serial;
+    int K, epochs, serial, zero_based;
     double step, decay, lambda;
     unsigned long long seed;
 };
@@ -70,60 +70,60 @@ static void sgd_deps(long k, loom_deps *d, void *ctx)
     loom_writes(d, j->m.H, (size_t)j->v[k].i);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: loom-mf --train FILE --test FILE [--rank K] [--epochs N] [--step G]\n"
-            "               [--decay D] [--lambda L] [--seed S] [--log FILE.csv]\n"
-            "               [--model DIR] [--serial]\n"
-            "  --rank K      factors per row (default 20)\n"
-            "  --epochs N    passes over the training ratings (default 30)\n"
-            "  --step G      SGD step size (default 0.03); epoch e uses G * D^(e-1)\n"
-            "  --decay D     step decay per epoch, 0 < D <= 1 (default 0.95)\n"
-            "  --lambda L    L2 regularization (default 0.08)\n"
-            "  --seed S      model initialization seed (default 1)\n"
-            "  --log FILE    CSV log: iter,samples,seconds,train_obj,train_rmse,test_rmse\n"
-            "  --model DIR   save W.txt (users) and H.txt (items) there\n"
-            "  --serial      run the serial twin (one rank): the plain loop, in file order\n");
-}
-
 /* Parses argv into o; on a bad argument prints why (rank 0) and returns
- * -1; 1 after --help. */
+ * -1; 1 after --help or --version. */
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.K = 20, .epochs = 30, .step = 0.03, .decay = 0.95, .lambda = 0.08,
                        .seed = 1};
     const loom_flag flags[] = {
-        {"--train", LOOM_FLAG_STR, &o->train},   {"--test", LOOM_FLAG_STR, &o->test},
-        {"--log", LOOM_FLAG_STR, &o->log},       {"--model", LOOM_FLAG_STR, &o->model},
-        {"--rank", LOOM_FLAG_INT, &o->K},        {"--epochs", LOOM_FLAG_INT, &o->epochs},
-        {"--seed", LOOM_FLAG_ULONG, &o->seed},   {"--step", LOOM_FLAG_NUM, &o->step},
-        {"--decay", LOOM_FLAG_NUM, &o->decay},   {"--lambda", LOOM_FLAG_NUM, &o->lambda},
-        {"--serial", LOOM_FLAG_SET, &o->serial}, {0}};
-    int rc = loom_flags_parse("loom-mf", argc, argv, 1, flags, usage);
+        {"train", LOOM_FLAG_STR, &o->train, "FILE", 0, 0,
+         "training ratings: MovieLens triples or\nMatrixMarket coordinate (docs/data.md)"},
+        {"test", LOOM_FLAG_STR, &o->test, "FILE", 0, 0, "test ratings, the same formats"},
+        {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
+         "the triples' ids start at 0 (LIBMF's files);\nMatrixMarket is 1-based regardless"},
+        {"rank", LOOM_FLAG_INT, &o->K, "K", 1, 4096, "factors per row (default 20)"},
+        {"epochs", LOOM_FLAG_INT, &o->epochs, "N", 1, HUGE_VAL,
+         "passes over the training ratings (default 30)"},
+        {"step", LOOM_FLAG_NUM, &o->step, "G", 0, 0,
+         "SGD step size (default 0.03); epoch e uses\nG * D^(e-1)"},
+        {"decay", LOOM_FLAG_NUM, &o->decay, "D", 0, 0,
+         "step decay per epoch, 0 < D <= 1 (default 0.95)"},
+        {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL,
+         "L2 regularization (default 0.08)"},
+        {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0, "model initialization seed (default 1)"},
+        {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
+         "CSV log: iter,samples,seconds,train_obj,\ntrain_rmse,test_rmse"},
+        {"model", LOOM_FLAG_STR, &o->model, "DIR", 0, 0,
+         "save W.txt (users), H.txt (items), the biases\nand the mean there"},
+        {"serial", LOOM_FLAG_SET, &o->serial, NULL, 0, 0,
+         "run the serial twin (one rank): the plain loop,\nin file order"},
+        {0}};
+    const loom_cli cli = {
+        .app = "loom-mf",
+        .usage = "loom-mf --train FILE --test FILE [OPTION]...",
+        .about = "Matrix factorization by SGD on the ring schedule: the serial loop over\n"
+                 "the ratings, made serializable.  Runs on the ranks loomrun starts.",
+        .flags = flags,
+        .more = "Threads: OMP_NUM_THREADS.  See docs/loom-mf.md."};
+    int rc = loom_flags_parse(&cli, argc, argv, 1);
     if (rc)
         return rc;
     const char *bad = !o->train ? "--train is required"
                       : !o->test ? "--test is required"
-                      : o->K < 1 || o->K > 4096 ? "--rank must be in 1..4096"
-                      : o->epochs < 1 ? "--epochs must be >= 1"
                       : !(o->step > 0) ? "--step must be > 0"
                       : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
-                      : !(o->lambda >= 0) ? "--lambda must be >= 0"
                       : NULL;
-    if (bad) {
-        loom_flags_complain("loom-mf", bad);
-        return -1;
-    }
-    return 0;
+    return bad ? loom_flags_complain("loom-mf", bad) : 0;
 }
 
-/* Loads path keeping users in keep (NULL: all).  Collective: if any rank
- * fails, the job ends with its "FILE:LINE: ..." message. */
-static void load(const char *path, const loom_user_range *keep, loom_ratings *out)
+/* Loads all of path (triples with ids from first_id, or MatrixMarket).
+ * Collective: if any rank fails, the job ends with its "FILE:LINE: ..."
+ * message. */
+static void load(const char *path, int first_id, loom_ratings *out)
 {
     char err[512], msg[600];
-    int rc = loom_ratings_load(path, keep, out, err, sizeof err);
+    int rc = loom_ratings_read(path, NULL, first_id, out, err, sizeof err);
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(rc != LOOM_OK, msg);
 }
@@ -181,13 +181,14 @@ int main(int argc, char **argv)
      * split by rating count. */
     loom_ratings tr, te;
     loom_user_range mine;
-    load(o.train, NULL, &tr);
-    load(o.test, NULL, &te);
+    load(o.train, !o.zero_based, &tr);
+    load(o.test, !o.zero_based, &te);
     int32_t nu = tr.nusers > te.nusers ? tr.nusers : te.nusers;
     int32_t ni = tr.nitems > te.nitems ? tr.nitems : te.nitems;
     int64_t ntrain = tr.nfile, ntest = te.nfile;
-    if (ntrain == 0 || ntest == 0)
-        loom_abort(1, "loom-mf: %s has no ratings", ntrain ? o.test : o.train);
+    char none[600];
+    snprintf(none, sizeof none, "loom-mf: %s has no ratings", ntrain ? o.test : o.train);
+    loom_report_agree(ntrain == 0 || ntest == 0, none); /* one message, not one per rank */
     float mu = (float)(tr.sum / (double)tr.n);
     loom_ratings_split(&tr, nu, me, R, &mine);
     loom_ratings_keep(&tr, &mine);

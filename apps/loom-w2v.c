@@ -100,63 +100,60 @@ static void sentence(long i, void *ctx)
     loom_report_tick(n);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]\n"
-            "                [--negative K] [--sample S] [--min-count N] [--epochs E]\n"
-            "                [--alpha A] [--sync-every M] [--staleness S] [--seed S]\n"
-            "                [--log FILE.csv] [--serial]\n"
-            "       loom-w2v nearest WORD... --vectors FILE.vec [--top N]\n"
-            "  --train FILE     plain text, one sentence per line\n"
-            "  --output FILE    vectors in the word2vec text format\n"
-            "  --dim D          vector size (default 100)\n"
-            "  --window W       largest context distance (default 5)\n"
-            "  --negative K     negative samples per context word (default 5)\n"
-            "  --sample S       subsampling threshold (default 1e-3; 0 keeps all)\n"
-            "  --min-count N    drop words seen fewer times (default 5)\n"
-            "  --epochs E       passes over the text (default 3)\n"
-            "  --alpha A        first step size, falling linearly to 0 (default 0.025)\n"
-            "  --sync-every M   sentences of each rank between sync points (default\n"
-            "                   200 / (ranks - 1): the other ranks' unseen sentences stay ~200)\n"
-            "  --staleness S    clocks a read may lag (ssp rows; default 0 = bsp)\n"
-            "  --log FILE       CSV: iter,samples,seconds,loss,pairs\n"
-            "  --serial         the serial twin (one rank): the plain loop, in file order\n");
-}
+static const char W2V_USAGE[] =
+    "loom-w2v [train] --train FILE --output FILE.vec [OPTION]...\n"
+    "loom-w2v nearest WORD... --vectors FILE.vec [--top N]";
 
+/* Parses the training command's argv into o; returns 0, 1 after --help or
+ * --version, -1 after saying what is wrong (rank 0). */
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.p = {.dim = 100, .window = 5, .negative = 5, .sample = 1e-3},
                        .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1};
     const loom_flag flags[] = {
-        {"--train", LOOM_FLAG_STR, &o->train},       {"--output", LOOM_FLAG_STR, &o->output},
-        {"--log", LOOM_FLAG_STR, &o->log},           {"--dim", LOOM_FLAG_INT, &o->p.dim},
-        {"--window", LOOM_FLAG_INT, &o->p.window},   {"--negative", LOOM_FLAG_INT, &o->p.negative},
-        {"--sample", LOOM_FLAG_NUM, &o->p.sample},   {"--min-count", LOOM_FLAG_LONG, &o->min_count},
-        {"--epochs", LOOM_FLAG_INT, &o->epochs},     {"--alpha", LOOM_FLAG_NUM, &o->alpha},
-        {"--sync-every", LOOM_FLAG_LONG, &o->sync_every},
-        {"--staleness", LOOM_FLAG_INT, &o->staleness}, {"--seed", LOOM_FLAG_ULONG, &o->seed},
-        {"--serial", LOOM_FLAG_SET, &o->serial},     {0}};
+        {"train", LOOM_FLAG_STR, &o->train, "FILE", 0, 0, "plain text, one sentence per line"},
+        {"output", LOOM_FLAG_STR, &o->output, "FILE.vec", 0, 0,
+         "vectors in the word2vec text format"},
+        {"dim", LOOM_FLAG_INT, &o->p.dim, "D", 1, 1024, "vector size (default 100)"},
+        {"window", LOOM_FLAG_INT, &o->p.window, "W", 1, HUGE_VAL,
+         "largest context distance (default 5)"},
+        {"negative", LOOM_FLAG_INT, &o->p.negative, "K", 0, HUGE_VAL,
+         "negative samples per context word (default 5)"},
+        {"sample", LOOM_FLAG_NUM, &o->p.sample, "S", 0, HUGE_VAL,
+         "subsampling threshold (default 1e-3; 0 keeps all)"},
+        {"min-count", LOOM_FLAG_LONG, &o->min_count, "N", 1, HUGE_VAL,
+         "drop words seen fewer times (default 5)"},
+        {"epochs", LOOM_FLAG_INT, &o->epochs, "E", 1, HUGE_VAL,
+         "passes over the text (default 3)"},
+        {"alpha", LOOM_FLAG_NUM, &o->alpha, "A", 0, 0,
+         "first step size, falling linearly to 0\n(default 0.025)"},
+        {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
+         "sentences of each rank between sync points\n(default 200 / (ranks - 1): the other "
+         "ranks'\nunseen sentences stay ~200)"},
+        {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
+         "clocks a read may lag (ssp rows; default 0 = bsp)"},
+        {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0,
+         "initial vectors, subsampling and negative\nsamples (default 1)"},
+        {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0, "CSV: iter,samples,seconds,loss,pairs"},
+        {"serial", LOOM_FLAG_SET, &o->serial, NULL, 0, 0,
+         "the serial twin (one rank): the plain loop, in\nfile order"},
+        {0}};
+    const loom_cli cli = {
+        .app = "loom-w2v",
+        .usage = W2V_USAGE,
+        .about = "Word vectors by skip-gram with negative sampling (word2vec).\n"
+                 "Trains on the ranks loomrun starts; `nearest` queries the saved vectors.",
+        .flags = flags,
+        .more = "loom-w2v nearest --help lists the query's flags.  See docs/loom-w2v.md."};
     int first = argc > 1 && !strcmp(argv[1], "train") ? 2 : 1;
-    int rc = loom_flags_parse("loom-w2v", argc, argv, first, flags, usage);
+    int rc = loom_flags_parse(&cli, argc, argv, first);
     if (rc)
         return rc;
     const char *bad = !o->train ? "--train is required"
                       : !o->output ? "--output is required"
-                      : o->p.dim < 1 || o->p.dim > 1024 ? "--dim must be in 1..1024"
-                      : o->p.window < 1 ? "--window must be >= 1"
-                      : o->p.negative < 0 ? "--negative must be >= 0"
-                      : !(o->p.sample >= 0) ? "--sample must be >= 0"
-                      : o->epochs < 1 ? "--epochs must be >= 1"
                       : !(o->alpha > 0) ? "--alpha must be > 0"
-                      : o->sync_every < 1 && o->sync_every != -1 ? "--sync-every must be >= 1"
-                      : o->staleness < 0 || o->staleness > 1000 ? "--staleness must be in 0..1000"
                       : NULL;
-    if (bad) {
-        loom_flags_complain("loom-w2v", bad);
-        return -1;
-    }
-    return 0;
+    return bad ? loom_flags_complain("loom-w2v", bad) : 0;
 }
 
 static int train(int argc, char **argv)
@@ -328,21 +325,20 @@ static int nearest(int argc, char **argv)
     const char *path = NULL;
     int top = 10, nq = 0;
     const char *q[64];
-    for (int a = 2; a < argc; a++) {
-        if (!strcmp(argv[a], "--vectors") && a + 1 < argc)
-            path = argv[++a];
-        else if (!strcmp(argv[a], "--top") && a + 1 < argc)
-            top = atoi(argv[++a]);
-        else if (argv[a][0] != '-' && nq < 64)
-            q[nq++] = argv[a];
-        else {
-            fprintf(stderr, "loom-w2v nearest: bad argument '%s'; usage: loom-w2v nearest "
-                    "WORD... --vectors FILE.vec [--top N]\n", argv[a]);
-            return 2;
-        }
-    }
-    if (!path || !nq || top < 1) {
-        fprintf(stderr, "usage: loom-w2v nearest WORD... --vectors FILE.vec [--top N]\n");
+    const loom_flag flags[] = {
+        {"vectors", LOOM_FLAG_STR, &path, "FILE.vec", 0, 0, "the vectors loom-w2v train wrote"},
+        {"top", LOOM_FLAG_INT, &top, "N", 1, HUGE_VAL, "neighbours per word (default 10)"},
+        {0}};
+    const loom_cli cli = {
+        .app = "loom-w2v nearest",
+        .usage = "loom-w2v nearest WORD... --vectors FILE.vec [--top N]",
+        .about = "Prints the N words nearest to each WORD (cosine similarity).",
+        .flags = flags, .args = q, .maxargs = 64, .nargs = &nq};
+    int prc = loom_flags_parse(&cli, argc, argv, 2);
+    if (prc)
+        return prc < 0 ? 2 : 0;
+    if (!path || !nq) {
+        loom_flags_complain(cli.app, !path ? "--vectors is required" : "no WORD to look up");
         return 2;
     }
     int V, dim, rc = 0;

@@ -234,7 +234,8 @@ int loom_lasso_load(const loom_lasso_files *f, const loom_rows *share, loom_lass
     int rc;
     if (f->libsvm_path) {
         loom_libsvm s;
-        if ((rc = loom_libsvm_load(f->libsvm_path, share, &s, err, errlen)))
+        if ((rc = loom_libsvm_read(f->libsvm_path, share, f->zero_based ? 0 : 1, &s, err,
+                                   errlen)))
             return rc;
         rc = build_libsvm(l, &s);
         if (rc)

@@ -43,6 +43,7 @@ typedef struct loom_lasso {
  * LIBSVM file (libsvm_path; x_path and y_path NULL). */
 typedef struct loom_lasso_files {
     const char *x_path, *y_path, *libsvm_path;
+    int zero_based; /* the LIBSVM file's indices start at 0 */
 } loom_lasso_files;
 
 /* Loads this rank's share of the rows (lines.h's loom_rows; NULL keeps

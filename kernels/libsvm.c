@@ -17,6 +17,7 @@ struct ctx {
     int64_t ycap, vcap;
     char *err;
     size_t errlen;
+    int shift; /* 1 for a 0-based file: index j is feature j + 1 */
 };
 
 static int bad_field(const struct ctx *c, const char *what, const char *p, const char *e,
@@ -97,18 +98,23 @@ static int row(struct ctx *c, const char *p, const char *e, int keep, int64_t *m
         }
         int64_t j;
         q = loom_scan_i64(p, e, &j);
+        if (q)
+            j += c->shift; /* from here on 1-based */
         if (!q || q == e || *q != ':' || j < 1 || j > INT32_MAX) {
             if (q && q < e && *q == ':' && j == 0)
                 return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
-                                 "%s:%ld: feature index 0 (indices start at 1)", c->in->path,
+                                 "%s:%ld: feature index 0 (indices start at 1; --zero-based "
+                                 "reads a file whose indices start at 0)", c->in->path,
                                  c->in->lineno);
-            return bad_field(c, "feature", p, e,
-                             "index:value with an index from 1 to 2147483647");
+            return bad_field(c, "feature", p, e, c->shift
+                             ? "index:value with an index from 0 to 2147483646 (--zero-based)"
+                             : "index:value with an index from 1 to 2147483647");
         }
         if (j <= prev)
             return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                              "%s:%ld: feature index %lld after %lld (indices must increase)",
-                             c->in->path, c->in->lineno, (long long)j, (long long)prev);
+                             c->in->path, c->in->lineno, (long long)(j - c->shift),
+                             (long long)(prev - c->shift));
         double v;
         const char *vs = q + 1;
         if (!(q = loom_scan_f64(vs, e, &v)) || (q < e && !loom_blank(*q)))
@@ -131,6 +137,12 @@ static int row(struct ctx *c, const char *p, const char *e, int keep, int64_t *m
 int loom_libsvm_load(const char *path, const loom_rows *share, loom_libsvm *out, char *err,
                      size_t errlen)
 {
+    return loom_libsvm_read(path, share, 1, out, err, errlen);
+}
+
+int loom_libsvm_read(const char *path, const loom_rows *share, int first_index, loom_libsvm *out,
+                     char *err, size_t errlen)
+{
     memset(out, 0, sizeof *out);
     if (err && errlen)
         err[0] = '\0';
@@ -142,7 +154,8 @@ int loom_libsvm_load(const char *path, const loom_rows *share, loom_libsvm *out,
     int rc = loom_lines_open(&in, path, err, errlen);
     if (rc)
         return rc;
-    struct ctx c = {.in = &in, .out = out, .err = err, .errlen = errlen};
+    struct ctx c = {.in = &in, .out = out, .err = err, .errlen = errlen,
+                    .shift = first_index == 0};
     char *line;
     size_t len;
     int have;

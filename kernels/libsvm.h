@@ -35,6 +35,12 @@ typedef struct loom_libsvm {
 int loom_libsvm_load(const char *path, const loom_rows *share, loom_libsvm *out, char *err,
                      size_t errlen);
 
+/* loom_libsvm_load for a file whose feature indices start at first_index:
+ * 1 (LIBSVM's own) or 0 (scikit-learn's dump_svmlight_file default);
+ * out->idx is 0-based either way and out->cols the number of features. */
+int loom_libsvm_read(const char *path, const loom_rows *share, int first_index, loom_libsvm *out,
+                     char *err, size_t errlen);
+
 /* Frees the arrays and empties *out. */
 void loom_libsvm_free(loom_libsvm *out);
 

@@ -60,14 +60,16 @@ static inline const char *skip_sep(const char *p, const char *e)
     return loom_skip_blanks(p, e);
 }
 
-/* An id field: an integer from 1 to INT32_MAX ending at a separator. */
-static inline const char *scan_id(const char *p, const char *e, int sep_ok(char), int32_t *id)
+/* An id field ending at a separator: an integer from 1 to INT32_MAX, or
+ * from 0 to INT32_MAX - 1 in a 0-based file (shift 1); *id is 1-based. */
+static inline const char *scan_id(const char *p, const char *e, int sep_ok(char), int shift,
+                                  int32_t *id)
 {
     int64_t v;
     const char *q = loom_scan_i64(p, e, &v);
-    if (!q || (q < e && !sep_ok(*q)) || v < 1 || v > INT32_MAX)
+    if (!q || (q < e && !sep_ok(*q)) || v + shift < 1 || v + shift > INT32_MAX)
         return NULL;
-    *id = (int32_t)v;
+    *id = (int32_t)(v + shift);
     return q;
 }
 
@@ -84,6 +86,7 @@ struct ctx {
     int32_t lo, hi;
     char *err;
     size_t errlen;
+    int shift; /* 1 for a 0-based triples file, else 0 */
 };
 
 /* The error for a field that does not parse: "FILE:LINE: bad WHAT 'TOKEN'
@@ -120,6 +123,9 @@ static int csv_header(const char *p, const char *e)
     return 1;
 }
 
+#define ONE_BASED_ID "an integer from 1 to 2147483647; --zero-based reads ids from 0"
+#define ZERO_BASED_ID "an integer from 0 to 2147483646 (--zero-based)"
+
 /* Triples: "user item rating [timestamp]", '#' comments and blank lines
  * skipped.  line/len is the first line, already read (have == 1). */
 static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings *out)
@@ -132,12 +138,12 @@ static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings
             continue;
         int32_t u, i;
         float r;
-        if (!(q = scan_id(p, e, stop, &u)))
-            return bad_field(c, "user id", p, e, "an integer from 1 to 2147483647");
+        if (!(q = scan_id(p, e, stop, c->shift, &u)))
+            return bad_field(c, "user id", p, e, c->shift ? ZERO_BASED_ID : ONE_BASED_ID);
         if ((p = skip_sep(q, e)) == e)
             return missing(c, "item id");
-        if (!(q = scan_id(p, e, stop, &i)))
-            return bad_field(c, "item id", p, e, "an integer from 1 to 2147483647");
+        if (!(q = scan_id(p, e, stop, c->shift, &i)))
+            return bad_field(c, "item id", p, e, c->shift ? ZERO_BASED_ID : ONE_BASED_ID);
         if ((p = skip_sep(q, e)) == e)
             return missing(c, "rating");
         if (!(q = scan_value(p, e, stop, &r)))
@@ -366,7 +372,7 @@ static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
         part[t].v = malloc((size_t)part[t].cap * sizeof *part[t].v);
         if (!part[t].v)
             part[t].cap = 0;
-        struct ctx ct = {&r, &part[t], c->lo, c->hi, msg[t], sizeof msg[t]};
+        struct ctx ct = {&r, &part[t], c->lo, c->hi, msg[t], sizeof msg[t], c->shift};
         char *line = NULL;
         size_t len = 0;
         int have = loom_lines_next(&r, &line, &len);
@@ -411,6 +417,12 @@ out:
 int loom_ratings_load(const char *path, const loom_user_range *keep, loom_ratings *out,
                       char *err, size_t errlen)
 {
+    return loom_ratings_read(path, keep, 1, out, err, errlen);
+}
+
+int loom_ratings_read(const char *path, const loom_user_range *keep, int first_id,
+                      loom_ratings *out, char *err, size_t errlen)
+{
     memset(out, 0, sizeof *out);
     if (err && errlen)
         err[0] = '\0';
@@ -430,7 +442,8 @@ int loom_ratings_load(const char *path, const loom_user_range *keep, loom_rating
         if (!s.v)
             s.cap = 0;
     }
-    struct ctx c = {&in, &s, keep ? keep->lo : 0, keep ? keep->hi : INT32_MAX, err, errlen};
+    struct ctx c = {&in, &s, keep ? keep->lo : 0, keep ? keep->hi : INT32_MAX, err, errlen,
+                    first_id == 0};
     char *line = NULL;
     size_t len = 0;
     int have = loom_lines_next(&in, &line, &len);

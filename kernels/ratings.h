@@ -46,6 +46,13 @@ typedef struct loom_user_range {
 int loom_ratings_load(const char *path, const loom_user_range *keep, loom_ratings *out,
                       char *err, size_t errlen);
 
+/* loom_ratings_load for a triples file whose ids start at first_id: 1
+ * (MovieLens) or 0 (LIBMF's files, most Python tools' dumps).  An id below
+ * first_id is "FILE:LINE: bad user id '0' (expected ...)".  MatrixMarket
+ * files are 1-based by their standard, whatever first_id says. */
+int loom_ratings_read(const char *path, const loom_user_range *keep, int first_id,
+                      loom_ratings *out, char *err, size_t errlen);
+
 /* Frees out->v and empties *out. */
 void loom_ratings_free(loom_ratings *out);
 

@@ -5,6 +5,7 @@
 #include <loom.h>
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -158,6 +159,9 @@ void loom_report_row(loom_report *r, const double *values)
 
 void loom_report_final(loom_report *r, const char *name, double value)
 {
+    if (loom_rank() == 0 && !isfinite(value))
+        loom_abort(1, "%s: the final %s is %g: training diverged or the input is degenerate "
+                   "(try a smaller step)", r->app, name, value);
     pthread_mutex_lock(&r->mu);
     if (loom_rank() == 0) {
         printf("final %s=%.6f\n", name, value);

@@ -44,7 +44,9 @@ void loom_report_tick(int64_t n);
  * Ends the progress display of the current iteration. */
 void loom_report_row(loom_report *r, const double *values);
 
-/* Prints "final NAME=VALUE" (value with 6 decimals). */
+/* Prints "final NAME=VALUE" (value with 6 decimals).  A value that is nan
+ * or infinite is never reported as a result: rank 0 ends the job instead
+ * (loom_abort, exit status 1) with "APP: the final NAME is nan: ...". */
 void loom_report_final(loom_report *r, const char *name, double value);
 
 /* Stops the ticker, closes the CSV, frees r (NULL is fine). */

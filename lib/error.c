@@ -1,6 +1,7 @@
 /* error.c — error strings, the runtime's one-line messages, loom_abort. */
 #include "internal.h"
 
+#include <errno.h> /* program_invocation_short_name */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,18 @@ void loom_abort(int code, const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     code = loom_exit_status(code);
-    loom_log("abort: %s", why);
+    /* An app's message already names it ("loom-mf: FILE:LINE: ..."): shown
+     * as it is, the form docs/data.md documents; the runtime's own are
+     * "loom: rank R: abort: ...". */
+    size_t n = strlen(program_invocation_short_name);
+    if (!strncmp(why, program_invocation_short_name, n) && why[n] == ':') {
+        char line[sizeof why + 1];
+        int len = snprintf(line, sizeof line, "%s\n", why);
+        ssize_t w = write(2, line, (size_t)(len < (int)sizeof line ? len : (int)sizeof line - 1));
+        (void)w;
+    } else {
+        loom_log("abort: %s", why);
+    }
     fflush(stdout);
     loom_join_abort(code, why);
     _exit(code);

@@ -89,9 +89,11 @@ int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
 int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loom_type type,
                        loom_op op, int slack);
 
-/* End the whole job now: prints "loom: rank R: abort: <message>", asks the
- * launcher to stop every rank, and exits this process with code (1 if code
- * is not between 1 and 255).  Safe to call from any thread. */
+/* End the whole job now: prints "loom: rank R: abort: <message>" (or the
+ * message alone when it starts with the program's name and a colon, as
+ * "loom-mf: FILE:LINE: ..." does), asks the launcher to stop every rank,
+ * and exits this process with code (1 if code is not between 1 and 255).
+ * Safe to call from any thread. */
 __attribute__((noreturn, format(printf, 2, 3)))
 void loom_abort(int code, const char *fmt, ...);
 

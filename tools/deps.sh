@@ -5,6 +5,7 @@
 #   tools/deps.sh plots         also gnuplot, for make plots
 #   tools/deps.sh fuzz          also clang with libFuzzer, for the fuzz harnesses (make fuzz)
 #   tools/deps.sh valgrind      also valgrind, for the memcheck test
+#   tools/deps.sh install       also help2man, for the man pages of make install
 #   tools/deps.sh --optional G  only groups G, and never fail: without root a
 #                               note says what the skipped tests need
 # Groups combine (tools/deps.sh fuzz valgrind).  As root, missing packages
@@ -24,7 +25,8 @@ for g in "$@"; do
     plots) pkgs="$pkgs gnuplot-nox" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;; # clang -fopenmp needs libomp
     valgrind) pkgs="$pkgs valgrind" ;;
-    *) echo "deps: unknown group '$g' (bench, plots, fuzz, valgrind)" >&2; exit 2 ;;
+    install) pkgs="$pkgs help2man" ;;
+    *) echo "deps: unknown group '$g' (bench, plots, fuzz, valgrind, install)" >&2; exit 2 ;;
     esac
 done
 [ $optional = 1 ] && opt=$pkgs pkgs=""

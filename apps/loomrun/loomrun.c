@@ -39,8 +39,12 @@ static double kill_at;        /* when to SIGKILL what still runs */
 
 static void usage(FILE *f)
 {
-    fputs("usage: loomrun -n N [-H hostfile] [--rsh CMD] [--tag-output|--no-tag-output]\n"
-          "               [--restart] [--] program [args...]\n"
+    fputs("Usage: loomrun [-n N] [-H hostfile] [OPTION]... [--] program [args...]\n"
+          "\n"
+          "Starts the ranks of a Loom job: N copies of program, local or on the\n"
+          "hostfile's hosts, and passes their output through.\n"
+          "\n"
+          "Options:\n"
           "  -n, --np N          number of ranks (default: the hostfile's slots, or 1)\n"
           "  -H, --hostfile FILE lines 'host [slots=N]'; without it every rank is local\n"
           "      --rsh CMD       remote shell for non-local hosts (default: LOOM_RSH or ssh),\n"
@@ -49,7 +53,8 @@ static void usage(FILE *f)
           "      --no-tag-output pass output through untouched\n"
           "      --restart       resume the job from the newest checkpoint in\n"
           "                      LOOM_CHECKPOINT_DIR (sets LOOM_RESTART=true)\n"
-          "  -V, --version       print the version\n"
+          "  -h, --help          print this help and exit\n"
+          "  -V, --version       print the version and exit\n"
           "Environment: LOOM_*, OMP_* and UCX_* are forwarded to every rank; see docs/env.md.\n",
           f);
 }

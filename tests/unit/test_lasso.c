@@ -139,7 +139,8 @@ static void test_libsvm(void)
         const char *text, *want;
     } cases[] = {
         {"1 1:2\nx 1:2\n", "e.svm:2: bad label 'x'"},
-        {"1 0:2\n", "e.svm:1: feature index 0 (indices start at 1)"},
+        {"1 0:2\n", "e.svm:1: feature index 0 (indices start at 1; --zero-based reads a file "
+                   "whose indices start at 0)"},
         {"1 3:2 2:1\n", "e.svm:1: feature index 2 after 3 (indices must increase)"},
         {"1 3:2 3:1\n", "e.svm:1: feature index 3 after 3"},
         {"1 3\n", "e.svm:1: bad feature '3'"},
@@ -358,7 +359,7 @@ static void test_formats_agree(void)
         for (int part = 0; part < parts; part++) {
             loom_lasso a, b;
             loom_rows share = {part, parts};
-            loom_lasso_files fa = {x, y, NULL}, fb = {NULL, NULL, svm};
+            loom_lasso_files fa = {x, y, NULL, 0}, fb = {NULL, NULL, svm, 0};
             rc = loom_lasso_load(&fa, &share, &a, err, sizeof err) |
                  loom_lasso_load(&fb, &share, &b, err, sizeof err);
             same &= rc == 0 && a.n == b.n && a.p == b.p && a.ntotal == 30 &&
@@ -373,7 +374,7 @@ static void test_formats_agree(void)
     ok(same, "MatrixMarket and LIBSVM load the same local matrix, for 1, 2 and 3 shares");
     ok(shares, "every share holds its cyclic part of the rows");
     loom_lasso a;
-    loom_lasso_files fa = {x, y, NULL};
+    loom_lasso_files fa = {x, y, NULL, 0};
     rc = loom_lasso_load(&fa, NULL, &a, err, sizeof err);
     int standard = rc == 0;
     for (int64_t j = 0; standard && j < a.p; j++)

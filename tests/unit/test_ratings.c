@@ -186,7 +186,7 @@ static void bad(const char *third_line, const char *want, int want_rc)
 static void test_malformed(void)
 {
     const int F = LOOM_ERR_FORMAT;
-    bad("3 x 2 0", "bad item id 'x' (expected an integer from 1 to 2147483647)", F);
+    bad("3 x 2 0", "bad item id 'x' (expected an integer from 1 to 2147483647; --zero-based reads ids from 0)", F);
     bad("3 4", "missing the rating (expected 'user item rating [timestamp]')", F);
     bad("3", "missing the item id", F);
     bad("0 1 3", "bad user id '0'", F);
