@@ -507,6 +507,7 @@ int loom_dsm_init(void)
 void loom_dsm_fini(void)
 {
     loom_agent_fini();
+    loom_fault_fini();
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++) {
         loom_dsm_alloc *a = loom_allocs[i];

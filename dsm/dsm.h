@@ -235,6 +235,8 @@ void loom_restart_close(void);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);
+/* Finalize: stop the fault server (after the last barrier). */
+void loom_fault_fini(void);
 
 /* Spin lock on a unit; yields the core while waiting. */
 void loom_unit_lock(loom_dsm_alloc *a, size_t u);
