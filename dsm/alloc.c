@@ -358,6 +358,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
                     !a->ulock || !a->twin || !a->stamp || (a->kind == LOOM_UNIT_ROW && !a->put)))
             rc = LOOM_ERR_NOMEM;
+        if (!rc && a->kind == LOOM_UNIT_PAGE)
+            rc = loom_fault_server_start();
         if (!rc)
             rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
         if (!rc && loom_dsm_check)

@@ -235,6 +235,8 @@ void loom_restart_close(void);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);
+/* Start the fault server (once; loom_alloc, for page units). */
+int loom_fault_server_start(void);
 /* Finalize: stop the fault server (after the last barrier). */
 void loom_fault_fini(void);
 

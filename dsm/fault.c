@@ -10,7 +10,7 @@
  * allocation and unit of the faulting address (loom_dsm_find reads the
  * published table, no lock), puts a request on its own stack, pushes it
  * onto a lock-free list and sleeps on a futex.  The *fault server*, one
- * thread per rank started with the DSM, takes the requests, makes each
+ * thread per rank started with its first page-unit allocation, takes the requests, makes each
  * unit readable or writable (unit lock, the policy's read_miss or
  * first_write — UCX gets, malloc of a twin — and mprotect) and wakes the
  * faulting thread, whose access is then retried and succeeds.  So the
@@ -60,7 +60,7 @@ static _Atomic int bell;                    /* futex word the server sleeps on *
 static _Atomic int stop;
 static _Atomic pid_t server_tid;
 static pthread_t server;
-static int server_up;
+static _Atomic int server_up;
 static _Atomic uint64_t served;             /* faults served (LOOM_STATS) */
 
 static void futex_wait(_Atomic int *w, int val)
@@ -195,15 +195,17 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
     errno = saved;
 }
 
-/* Contract: install the handler once; with more than one rank, start the
- * fault server (with every asynchronous signal blocked, so the program's
- * signals go to its own threads).  Called from loom_dsm_init. */
-int loom_fault_init(void)
+/* Contract: start the fault server once (with every asynchronous signal
+ * blocked, so the program's signals go to its own threads).  Called by
+ * loom_alloc before it publishes a page-unit allocation with states, so a
+ * job without page units never has the thread.  Returns LOOM_OK or
+ * LOOM_ERR_STATE. */
+int loom_fault_server_start(void)
 {
-    static int done;
-    if (done)
-        return LOOM_OK;
-    if (loom_icv.nranks > 1 && !server_up) {
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&once);
+    int rc = LOOM_OK;
+    if (!atomic_load(&server_up)) {
         sigset_t all, old;
         sigfillset(&all);
         sigdelset(&all, SIGSEGV);
@@ -212,14 +214,24 @@ int loom_fault_init(void)
         sigdelset(&all, SIGILL);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         atomic_store(&stop, 0);
-        int rc = pthread_create(&server, NULL, serve, NULL);
+        int e = pthread_create(&server, NULL, serve, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (rc) {
-            loom_log("cannot start the page-fault server: %s", strerror(rc));
-            return LOOM_ERR_STATE;
-        }
-        server_up = 1;
+        if (e) {
+            loom_log("cannot start the page-fault server: %s", strerror(e));
+            rc = LOOM_ERR_STATE;
+        } else
+            atomic_store(&server_up, 1);
     }
+    pthread_mutex_unlock(&once);
+    return rc;
+}
+
+/* Contract: install the handler once (loom_dsm_init). */
+int loom_fault_init(void)
+{
+    static int done;
+    if (done)
+        return LOOM_OK;
     struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_RESTART};
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, &previous)) {
@@ -234,7 +246,7 @@ int loom_fault_init(void)
  * barrier: no thread faults on Loom memory any more). */
 void loom_fault_fini(void)
 {
-    if (!server_up)
+    if (!atomic_load(&server_up))
         return;
     if (loom_icv.stats)
         loom_log("page faults: %llu, served by the fault thread",
@@ -243,5 +255,5 @@ void loom_fault_fini(void)
     atomic_fetch_add(&bell, 1);
     futex_wake(&bell);
     pthread_join(server, NULL);
-    server_up = 0;
+    atomic_store(&server_up, 0);
 }
