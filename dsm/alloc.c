@@ -358,6 +358,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
                     !a->ulock || !a->twin || !a->stamp || (a->kind == LOOM_UNIT_ROW && !a->put)))
             rc = LOOM_ERR_NOMEM;
+        if (!rc && a->kind == LOOM_UNIT_PAGE)
+            rc = loom_fault_server_start();
         if (!rc)
             rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
         if (!rc && loom_dsm_check)
@@ -507,6 +509,7 @@ int loom_dsm_init(void)
 void loom_dsm_fini(void)
 {
     loom_agent_fini();
+    loom_fault_fini();
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++) {
         loom_dsm_alloc *a = loom_allocs[i];

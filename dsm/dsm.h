@@ -243,6 +243,10 @@ int loom_ckpt_pending(const char *name, void *data, size_t n);
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);
+/* Start the fault server (once; loom_alloc, for page units). */
+int loom_fault_server_start(void);
+/* Finalize: stop the fault server (after the last barrier). */
+void loom_fault_fini(void);
 
 /* Spin lock on a unit; yields the core while waiting. */
 void loom_unit_lock(loom_dsm_alloc *a, size_t u);

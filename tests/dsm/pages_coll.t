@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 plan 5
 for cfg in 1:1 2:1 3:2 4:1; do
-    n=${cfg%:*} t=${cfg#*:}
+    n=${cfg%:*} t=$(threads ${cfg#*:})
     OMP_NUM_THREADS=$t run_job "$T/o$n" "$LOOMRUN" -n $n "$B/tests/bin/dsm_coll" "$T/f$n"
     [ $rc -eq 0 ] && grep -q "dsm_coll: ok" "$T/o$n"
     ok $? "$n ranks x $t threads: collectives into untouched page units"

@@ -247,7 +247,8 @@ w("")
 w("## 1. Remote page fetch, 2 ranks")
 w("")
 w("Rank 1 loads one 8-byte word of a page unit homed at rank 0, after an "
-  "acquire invalidated it: the load faults, and the fault handler fetches the "
+  "acquire invalidated it: the load faults, the SIGSEGV handler hands the "
+  "fault to the rank's fault-server thread, which fetches the "
   "whole unit from rank 0's home store (`loom_dsm_fetch`: `ucp_get_nbx` with "
   "the home's key, then waits), then makes it readable.  Rank 0 meanwhile "
   "waits in `loom_barrier` (so it drives UCX progress).")
@@ -397,14 +398,13 @@ w("The arrays are global page-unit allocations (64 KiB units, block "
   "distribution); each rank works on its own home block only, and the same "
   "steps run on malloc'd arrays in the same job, taking turns with Loom's "
   "in every step.  Steps, separated by barriers that do no release or "
-  "acquire unless named: first writes of a, b, c (init: every Loom unit "
-  "faults, is copied from the home store and twinned); one `loom_barrier` "
-  "(its release diffs the dirty units into the home store, its acquire "
-  "invalidates every clean unit, home ones included); a first triad (every "
-  "Loom unit faults again: a local copy from the home store, and a twin "
-  f"for a); {E['STREAM_REPS']} steady-state triads and sums, Loom and "
-  "malloc alternating which goes first; a `loom_barrier` that releases a; a "
-  "first sum after it (faults again).  Slowest rank's time; bandwidth over "
+  "acquire unless named: first writes of a, b, c (init: each rank's home "
+  "block is kept in place, docs/dsm.md, so no unit faults, is copied or "
+  "twinned: first-touch page allocation, as for malloc); one `loom_barrier` "
+  "(nothing to diff or invalidate: no unit left its home); a first triad; "
+  f"{E['STREAM_REPS']} steady-state triads and sums, Loom and "
+  "malloc alternating which goes first; a `loom_barrier` after a was "
+  "written; a first sum after it.  Slowest rank's time; bandwidth over "
   "both ranks' bytes; per-run ratios as above.")
 w("")
 for cfg in cfgs:
