@@ -2,7 +2,8 @@
  *
  *   access.c    the row accessors (loom_at), loom_reads/writes, the
  *               per-thread state that says what an accessor must do
- *   collect.c   access sets of a range of iterations (deps or reconnaissance)
+ *   collect.c   access sets of a range of iterations (deps or reconnaissance),
+ *               or the k-partite shape's two rows per iteration
  *   plan.c      which plan fits (rotation or groups), the plan cache,
  *               histogram-balanced blocks, prefetch and write-back of rows
  *   layout.c    iterations (and their records) laid out in plan order:
