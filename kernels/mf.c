@@ -9,6 +9,10 @@
 
 #include "rng.h"
 
+/* Compiled for AVX-512, AVX2 and the baseline; the loader picks the best
+ * the CPU has (GCC's target_clones), so the update's simd loops use the
+ * widest vectors without -march flags. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
 double loom_mf_block(const loom_rating *v, long n, const loom_mf *m)
 {
     double loss = 0;

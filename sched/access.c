@@ -22,31 +22,40 @@ loom_dsm_alloc *loom_sched_rows(void *array, const char *fn)
     return a;
 }
 
-/* The allocation of `array` through the thread's one-entry cache. */
+/* The allocation of `array` through the thread's two-entry cache (an
+ * entry is still live if still in the table). */
 static inline loom_dsm_alloc *rows_of(void *array, const char *fn)
 {
-    loom_dsm_alloc *a = loom_ts.last; /* still live if still in the table */
-    if (__builtin_expect(!a || loom_allocs[loom_ts.last_id] != a || a->base != array, 0)) {
-        a = loom_ts.last = loom_sched_rows(array, fn);
-        loom_ts.last_id = a->id;
+    struct loom_ts *t = &loom_ts;
+    for (int x = 0; x < 2; x++) {
+        loom_dsm_alloc *a = t->last[x];
+        if (__builtin_expect(a && loom_allocs[t->last_id[x]] == a && a->base == array, 1))
+            return a;
     }
+    t->last[1] = t->last[0], t->last_id[1] = t->last_id[0];
+    loom_dsm_alloc *a = t->last[0] = loom_sched_rows(array, fn);
+    t->last_id[0] = a->id;
     return a;
 }
 
-static void append(struct loom_deps *d, loom_dsm_alloc *a, size_t row, int write)
+/* Grows d (a borrowed array is copied out) or stops the job. */
+static void grow(struct loom_deps *d)
 {
-    if (d->n == d->cap) {
-        d->cap = d->cap ? 2 * d->cap : 16;
-        loom_acc *a = d->borrowed ? malloc(d->cap * sizeof *a)
-                                  : realloc(d->acc, d->cap * sizeof *d->acc);
-        if (!a)
-            loom_die(2, "loom_for: out of memory recording accesses");
-        if (d->borrowed)
-            memcpy(a, d->acc, d->n * sizeof *a);
-        d->acc = a;
-        d->borrowed = 0;
-    }
-    if (row >= LOOM_ACC_ROWS)
+    d->cap = d->cap ? 2 * d->cap : 16;
+    loom_acc *a = d->borrowed ? malloc(d->cap * sizeof *a) : realloc(d->acc, d->cap * sizeof *d->acc);
+    if (!a)
+        loom_die(2, "loom_for: out of memory recording accesses");
+    if (d->borrowed)
+        memcpy(a, d->acc, d->n * sizeof *a);
+    d->acc = a;
+    d->borrowed = 0;
+}
+
+static inline void append(struct loom_deps *d, loom_dsm_alloc *a, size_t row, int write)
+{
+    if (__builtin_expect(d->n == d->cap, 0))
+        grow(d);
+    if (__builtin_expect(row >= LOOM_ACC_ROWS, 0))
         loom_die(2, "loom_for: row %zu of '%s': a serializable loop names rows below 2^32 only",
                  row, a->name);
     d->acc[d->n++] = (loom_acc){(uint32_t)row, (uint16_t)a->id, (uint16_t)write};
@@ -113,7 +122,7 @@ const void *loom_at_r(void *array, size_t row)
 
 int loom_recording(void) { return loom_ts.mode == TS_RECORD; }
 
-static void declare(loom_deps *d, void *array, size_t row, int write, const char *fn)
+static inline void declare(loom_deps *d, void *array, size_t row, int write, const char *fn)
 {
     loom_dsm_alloc *a = rows_of(array, fn);
     if (row >= a->nunits)

@@ -139,7 +139,7 @@ int loom_groups_build(loom_plan *p)
         }
     if (p->broken)
         loom_sched_break_next_plan = 0;
-    rc = loom_bucket(n, cellof, ncell, NULL, p->gcell_off, p->giters, NULL, NULL);
+    rc = loom_bucket(n, cellof, ncell, p->gcell_off, p->giters, NULL, NULL);
 out:
     free(cellof);
     for (int id = 0; own && id < LOOM_MAX_ALLOCS; id++) {

@@ -3,15 +3,15 @@
  * cell, so that running a cell streams through one contiguous run of
  * iteration numbers and, for a block body (loom_for_records), of records.
  *
- * One parallel histogram-and-scatter pass: each thread counts the cells
- * of its contiguous slice of iterations, a prefix sum over (cell, thread)
- * gives every thread its own write position in every cell, and each
- * thread scatters its slice.  Because slices are in index order and a
- * cell's positions are handed out thread by thread, the order inside a
- * cell is the order of the slices' input (index order, or a given
- * permutation), the same as a serial, stable bucket sort.  Two passes
- * make a two-key sort: the rotation plan orders each cell by its pinned
- * row, so a cell walks its rows of A in order, each once. */
+ * One parallel histogram-and-scatter pass: the iterations are cut into
+ * contiguous slices (several per thread, taken dynamically, so that a
+ * thread the machine holds back does not hold up the others); each slice
+ * counts its keys, a prefix sum over (key, slice) (parallel over ranges
+ * of keys) gives every slice its own write position in every key, and
+ * each slice scatters.  Because slices are in index order and a key's
+ * positions are handed out slice by slice, the order inside a key is
+ * index order, the same as a serial, stable bucket sort.  The rotation plan's key is (cell, pinned
+ * row), so a cell walks its rows of A in order, each once. */
 #include "sched.h"
 
 #include <omp.h>
@@ -33,46 +33,82 @@ void *loom_sched_alloc(size_t bytes)
     return p;
 }
 
-int loom_bucket(long n, const uint32_t *cell, size_t ncell, const uint32_t *order, size_t *off,
-                uint32_t *iters, const loom_body *b, char *recs)
+/* Copies one record of sz bytes: the common sizes as one move. */
+static inline void copy_rec(char *restrict to, const char *restrict from, size_t sz)
 {
-    int T = omp_get_max_threads();
-    size_t *pos = calloc((size_t)T * (ncell + 1), sizeof *pos); /* [thread][cell] */
+    switch (sz) {
+    case 4: memcpy(to, from, 4); break;
+    case 8: memcpy(to, from, 8); break;
+    case 12: memcpy(to, from, 12); break;
+    case 16: memcpy(to, from, 16); break;
+    default: memcpy(to, from, sz);
+    }
+}
+
+int loom_slices(long n, size_t per)
+{
+    int T = omp_get_max_threads(), ns = 8 * T;
+    while (ns > T && (size_t)ns * per > (size_t)n * 4 + (1u << 20))
+        ns /= 2;
+    return ns;
+}
+
+int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
+                const loom_body *b, char *recs)
+{
+    size_t stride = nkey + 1; /* a slice's row of pos */
+    int ns = loom_slices(n, stride * sizeof(uint32_t));
+    uint32_t *pos = loom_sched_alloc((size_t)ns * stride * sizeof *pos); /* [slice][key] */
     if (!pos)
         return LOOM_ERR_NOMEM;
-#pragma omp parallel num_threads(T)
+    size_t sz = b ? b->size : 0;
+    const char *data = b ? b->data : NULL;
+#pragma omp parallel
     {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        long a = (long)((__int128)n * t / nt), z = (long)((__int128)n * (t + 1) / nt);
-        size_t *mine = pos + (size_t)t * (ncell + 1);
-        for (long x = a; x < z; x++) {
-            long k = order ? order[x] : x;
-            if (cell[k] != UINT32_MAX)
-                mine[cell[k]]++;
+#pragma omp for schedule(dynamic, 1)
+        for (int x = 0; x < ns; x++) {
+            uint32_t *mine = pos + (size_t)x * stride;
+            memset(mine, 0, stride * sizeof *mine);
+            for (long k = loom_slice(n, ns, x); k < loom_slice(n, ns, x + 1); k++)
+                if (key[k] != UINT32_MAX)
+                    mine[key[k]]++;
         }
+        /* key c's run: slice 0's part, then slice 1's, ...; each thread
+         * sums its own range of keys, then offsets it by the ranges before */
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        size_t c0 = nkey * (size_t)t / (size_t)nt, c1 = nkey * (size_t)(t + 1) / (size_t)nt;
+        uint32_t at = 0;
+        for (size_t c = c0; c < c1; c++)
+            for (int x = 0; x < ns; x++)
+                at += pos[(size_t)x * stride + c];
+        pos[(size_t)t * stride + nkey] = at; /* the range's total (the last column is free) */
 #pragma omp barrier
-#pragma omp single
-        {
-            size_t at = 0;
-            for (size_t c = 0; c < ncell; c++) {
-                off[c] = at;
-                for (int u = 0; u < nt; u++) {
-                    size_t cnt = pos[(size_t)u * (ncell + 1) + c];
-                    pos[(size_t)u * (ncell + 1) + c] = at;
-                    at += cnt;
-                }
+        uint32_t before = 0;
+        for (int u = 0; u < t; u++)
+            before += pos[(size_t)u * stride + nkey];
+        for (size_t c = c0; c < c1; c++) {
+            off[c] = before;
+            for (int x = 0; x < ns; x++) {
+                uint32_t cnt = pos[(size_t)x * stride + c];
+                pos[(size_t)x * stride + c] = before;
+                before += cnt;
             }
-            off[ncell] = at;
-        } /* implicit barrier: every thread's positions are ready */
-        size_t sz = b ? b->size : 0;
-        for (long y = a; y < z; y++) {
-            long k = order ? order[y] : y;
-            if (cell[k] == UINT32_MAX)
-                continue;
-            size_t x = mine[cell[k]]++;
-            iters[x] = (uint32_t)k;
-            if (recs)
-                memcpy(recs + x * sz, b->data + (size_t)k * sz, sz);
+        }
+        if (t == nt - 1)
+            off[nkey] = before;
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+        for (int x = 0; x < ns; x++) {
+            uint32_t *mine = pos + (size_t)x * stride;
+            for (long k = loom_slice(n, ns, x); k < loom_slice(n, ns, x + 1); k++) {
+                if (key[k] == UINT32_MAX)
+                    continue;
+                uint32_t y = mine[key[k]]++;
+                if (iters)
+                    iters[y] = (uint32_t)k;
+                if (recs)
+                    copy_rec(recs + (size_t)y * sz, data + (size_t)k * sz, sz);
+            }
         }
     }
     free(pos);

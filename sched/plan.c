@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int loom_sched_break_next_plan;
+int loom_sched_break_next_plan, loom_sched_general;
 
 #define CACHE 16
 static loom_plan *cache[CACHE];
@@ -42,8 +42,11 @@ void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds
 }
 
 /* The arrays a loop touches and writes, on any rank: flags per
- * allocation id.  Collective in local mode with several ranks. */
-static void arrays_of(const loom_accset *s, int global, int32_t *touched, int32_t *written)
+ * allocation id, from the access sets or (pair, when s has none) the
+ * k-partite shape's two written arrays.  Collective in local mode with
+ * several ranks. */
+static void arrays_of(const loom_accset *s, const loom_pair *pair, int global, int32_t *touched,
+                      int32_t *written)
 {
     memset(touched, 0, LOOM_MAX_ALLOCS * sizeof *touched);
     memset(written, 0, LOOM_MAX_ALLOCS * sizeof *written);
@@ -51,6 +54,9 @@ static void arrays_of(const loom_accset *s, int global, int32_t *touched, int32_
         touched[s->acc[i].alloc] = 1;
         written[s->acc[i].alloc] |= (int32_t)s->acc[i].write;
     }
+    for (int x = 0; !s->acc && x < 2; x++)
+        if (pair->id[x] >= 0)
+            touched[pair->id[x]] = written[pair->id[x]] = 1;
     if (!global && loom_icv.nranks > 1) {
         loom_allreduce(LOOM_IN_PLACE, touched, LOOM_MAX_ALLOCS, LOOM_INT32, LOOM_MAX);
         loom_allreduce(LOOM_IN_PLACE, written, LOOM_MAX_ALLOCS, LOOM_INT32, LOOM_MAX);
@@ -73,9 +79,10 @@ static int one_row_each(const loom_accset *s, const int32_t *written)
 
 static int is_ring(int id) { return loom_allocs[id]->policy == &loom_policy_ring; }
 
-/* Pick the plan and the rotation's roles.  Returns LOOM_OK or an error
- * after a message. */
-static int choose(loom_plan *p, const int32_t *touched, const int32_t *written)
+/* Pick the plan and the rotation's roles (`pair`: the iterations are
+ * known to have the k-partite shape).  Collective.  Returns LOOM_OK or an
+ * error after a message. */
+static int choose(loom_plan *p, int pair, const int32_t *touched, const int32_t *written)
 {
     int w[LOOM_MAX_ALLOCS], nw = 0, R = loom_icv.nranks;
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
@@ -95,7 +102,7 @@ static int choose(loom_plan *p, const int32_t *touched, const int32_t *written)
             return LOOM_ERR_ARG;
         }
     }
-    int32_t ok = nw <= 2 && one_row_each(&p->acc, written);
+    int32_t ok = nw <= 2 && (pair || one_row_each(&p->acc, written));
     if (!p->local || R == 1)
         ; /* every rank saw the same iterations */
     else
@@ -133,57 +140,62 @@ static int choose(loom_plan *p, const int32_t *touched, const int32_t *written)
     return LOOM_OK;
 }
 
+int loom_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark)
+{
+    loom_dsm_alloc *a = loom_allocs[id];
+    size_t n = 0;
+    for (size_t r = 0; r < a->nunits; r++)
+        n += mark[r] != 0;
+    if (!n)
+        return LOOM_OK;
+    struct loom_rowlist *rl = realloc(p->rl, (size_t)(p->nrl + 1) * sizeof *rl);
+    if (!rl)
+        return LOOM_ERR_NOMEM;
+    p->rl = rl;
+    rl = &p->rl[p->nrl++];
+    *rl = (struct loom_rowlist){phase, id, 0, malloc(n * sizeof(size_t)), malloc(n)};
+    if (!rl->rows || !rl->written)
+        return LOOM_ERR_NOMEM;
+    for (size_t r = 0; r < a->nunits; r++)
+        if (mark[r]) {
+            rl->rows[rl->n] = r;
+            rl->written[rl->n++] = mark[r] >> 1;
+            mark[r] = 0;
+        }
+    return LOOM_OK;
+}
+
 /* Rows of non-ring, coherent arrays that this rank's iterations in each
- * phase touch.  Several ranks only. */
+ * phase touch, from the access sets (without them, a rotation made its
+ * own list).  Several ranks only. */
 static int rowlists(loom_plan *p, const int32_t *touched)
 {
-    if (loom_icv.nranks == 1)
+    if (loom_icv.nranks == 1 || !p->acc.acc)
         return LOOM_OK;
     int nph = p->kind == PLAN_ROTATION ? 1 : p->nphases;
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
         if (!touched[id] || is_ring(id) || !loom_allocs[id]->state)
             continue;
-        loom_dsm_alloc *a = loom_allocs[id];
-        uint8_t *mark = calloc(a->nunits, 1);
+        uint8_t *mark = calloc(loom_allocs[id]->nunits, 1);
         if (!mark)
             return LOOM_ERR_NOMEM;
-        for (int ph = 0; ph < nph; ph++) {
-            const size_t *off = p->kind == PLAN_ROTATION ? p->cell_off : p->gcell_off;
+        int rc = LOOM_OK;
+        for (int ph = 0; ph < nph && !rc; ph++) {
+            const uint32_t *off = p->kind == PLAN_ROTATION ? p->cell_off : p->gcell_off;
             const uint32_t *it = p->kind == PLAN_ROTATION ? p->iters : p->giters;
             size_t c0 = p->kind == PLAN_ROTATION ? 0 : (size_t)ph * (size_t)p->T;
             size_t c1 = p->kind == PLAN_ROTATION ? (size_t)p->R * p->S * p->T : c0 + (size_t)p->T;
-            size_t n = 0;
             for (size_t x = off[c0]; x < off[c1]; x++) {
                 long k = it[x];
                 for (size_t y = p->acc.off[k]; y < p->acc.off[k + 1]; y++)
-                    if ((int)p->acc.acc[y].alloc == id) {
-                        uint8_t *m = &mark[p->acc.acc[y].row];
-                        n += !*m;
-                        *m |= (uint8_t)(1 | (p->acc.acc[y].write ? 2 : 0));
-                    }
+                    if ((int)p->acc.acc[y].alloc == id)
+                        mark[p->acc.acc[y].row] |= (uint8_t)(1 | (p->acc.acc[y].write ? 2 : 0));
             }
-            if (!n)
-                continue;
-            struct loom_rowlist *rl = realloc(p->rl, (size_t)(p->nrl + 1) * sizeof *rl);
-            if (!rl) {
-                free(mark);
-                return LOOM_ERR_NOMEM;
-            }
-            p->rl = rl;
-            rl = &p->rl[p->nrl++];
-            *rl = (struct loom_rowlist){ph, id, 0, malloc(n * sizeof(size_t)), malloc(n)};
-            if (!rl->rows || !rl->written) {
-                free(mark);
-                return LOOM_ERR_NOMEM;
-            }
-            for (size_t r = 0; r < a->nunits; r++)
-                if (mark[r]) {
-                    rl->rows[rl->n] = r;
-                    rl->written[rl->n++] = mark[r] >> 1;
-                    mark[r] = 0;
-                }
+            rc = loom_plan_rowlist(p, ph, id, mark);
         }
         free(mark);
+        if (rc)
+            return rc;
     }
     return LOOM_OK;
 }
@@ -243,6 +255,91 @@ static int same_body(const loom_body *a, const loom_body *b)
            a->size == b->size && a->ctx == b->ctx;
 }
 
+/* The rows of A and B each iteration touches, from its access set: new
+ * arrays in *arow and *brow (LOOM_ACC_ROWS for none). */
+static int roles_from_acc(const loom_plan *p, uint32_t **arow, uint32_t **brow)
+{
+    long n = p->acc.n;
+    uint32_t *a = *arow = loom_sched_alloc((size_t)(n + 1) * sizeof *a);
+    uint32_t *b = *brow = loom_sched_alloc((size_t)(n + 1) * sizeof *b);
+    if (!a || !b)
+        return LOOM_ERR_NOMEM;
+#pragma omp parallel for schedule(dynamic, 1 << 16)
+    for (long k = 0; k < n; k++) {
+        a[k] = b[k] = LOOM_ACC_ROWS;
+        for (size_t x = p->acc.off[k]; x < p->acc.off[k + 1]; x++) {
+            if ((int)p->acc.acc[x].alloc == p->a_id)
+                a[k] = p->acc.acc[x].row;
+            if ((int)p->acc.acc[x].alloc == p->b_id)
+                b[k] = p->acc.acc[x].row;
+        }
+    }
+    return LOOM_OK;
+}
+
+/* Contract: collective.  Builds fresh plan p for its loop site.  The
+ * k-partite shape (loom_collect_pair: every iteration writes at most one
+ * row of each of two arrays) goes from rows straight to the rotation's
+ * layout; any other loop, or one the checker runs, has its access sets
+ * collected (loom_collect).  Outside LOOM_CHECK=serial the access sets
+ * are dropped once the plan is built.  With LOOM_STATS, prints how long
+ * planning took. */
+static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
+{
+    double t0 = loom_wtime();
+    loom_pair pair = {{-1, -1}, {NULL, NULL}};
+    int32_t *touched = malloc(2 * LOOM_MAX_ALLOCS * sizeof *touched);
+    int rc = !touched ? LOOM_ERR_NOMEM
+             : loom_sched_general ? LOOM_PAIR_NO
+             : loom_collect_pair(p->begin, p->end, &p->body, deps, &pair);
+    int fast = rc == LOOM_OK;
+    if (rc == LOOM_PAIR_NO || (fast && loom_icv.check_serial)) /* the checker's real sets */
+        rc = loom_collect(p->begin, p->end, &p->body, deps, &p->acc);
+    p->acc.n = p->end - p->begin;
+    double t1 = loom_wtime();
+    if (!rc) {
+        int32_t *written = touched + LOOM_MAX_ALLOCS;
+        arrays_of(&p->acc, &pair, !p->local, touched, written);
+        for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
+            p->written[id] = written[id] != 0;
+            p->uses[id] = touched[id] != 0;
+        }
+        rc = choose(p, fast, touched, written);
+        if (!rc && p->kind == PLAN_GROUPS && !p->acc.acc)
+            rc = loom_collect(p->begin, p->end, &p->body, deps, &p->acc);
+        if (!rc && p->kind == PLAN_GROUPS) {
+            rc = loom_groups_build(p);
+        } else if (!rc && fast) { /* the slot of A's rows, then B's */
+            int xa = (p->a_id >= 0 && pair.id[1] == p->a_id) || (p->a_id < 0 && pair.id[0] == p->b_id);
+            rc = loom_rotation_build(p, pair.row[xa], pair.row[1 - xa]);
+        } else if (!rc) {
+            uint32_t *arow = NULL, *brow = NULL;
+            rc = roles_from_acc(p, &arow, &brow);
+            if (!rc)
+                rc = loom_rotation_build(p, arow, brow);
+            free(arow);
+            free(brow);
+        }
+        if (!rc)
+            rc = rowlists(p, touched);
+    }
+    free(touched);
+    free(pair.row[0]);
+    free(pair.row[1]);
+    if (!rc && !loom_icv.check_serial) { /* the plan has all it needs */
+        free(p->acc.off);
+        free(p->acc.acc);
+        p->acc.off = NULL;
+        p->acc.acc = NULL;
+        p->acc.nacc = 0;
+    }
+    if (!rc && loom_icv.stats)
+        loom_log("loom_for: planned %ld iterations in %.3f s (%s %.3f s, %s plan %.3f s)",
+                 p->acc.n, loom_wtime() - t0, fast ? "rows of two arrays" : "access sets",
+                 t1 - t0, p->kind == PLAN_ROTATION ? "rotation" : "groups", loom_wtime() - t1);
+    return rc;
+}
+
 /* Contract: collective (every rank, same loop call).  Returns the cached
  * plan of a repeated loop site (same body, ctx, records, range, mode and
  * thread count), else a new plan, cached when o->repeated.  Loop sites are
@@ -264,29 +361,7 @@ loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom
     *p = (loom_plan){.body = *body, .begin = begin, .end = end,
                      .local = local, .nthreads = T, .first = begin,
                      .T = T, .a_id = -1, .b_id = -1};
-    int32_t *touched = malloc(2 * LOOM_MAX_ALLOCS * sizeof *touched);
-    int rc = touched ? loom_collect(begin, end, body, o->deps, &p->acc) : LOOM_ERR_NOMEM;
-    if (!rc) {
-        int32_t *written = touched + LOOM_MAX_ALLOCS;
-        arrays_of(&p->acc, !p->local, touched, written);
-        for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
-            p->written[id] = written[id] != 0;
-            p->uses[id] = touched[id] != 0;
-        }
-        rc = choose(p, touched, written);
-        if (!rc)
-            rc = p->kind == PLAN_ROTATION ? loom_rotation_build(p) : loom_groups_build(p);
-        if (!rc)
-            rc = rowlists(p, touched);
-    }
-    free(touched);
-    if (!rc && !loom_icv.check_serial) { /* the plan has all it needs */
-        free(p->acc.off);
-        free(p->acc.acc);
-        p->acc.off = NULL;
-        p->acc.acc = NULL;
-        p->acc.nacc = 0;
-    }
+    int rc = build(p, o->deps);
     if (rc) {
         if (rc == LOOM_ERR_NOMEM)
             loom_log("loom_for: out of memory planning a loop of %ld iterations", end - begin);

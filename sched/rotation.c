@@ -26,8 +26,6 @@
 #define NONE UINT32_MAX
 #define SUBS 2 /* sub-blocks per thread in a partition: room for a free thread to move on */
 
-
-
 /* The block b with bounds[b] <= row < bounds[b+1] (k blocks). */
 static int block_of(const size_t *bounds, int k, size_t row)
 {
@@ -85,7 +83,7 @@ static int histogram(const uint32_t *row, long n, const uint32_t *mine, uint32_t
 #pragma omp parallel num_threads(nt)
     {
         uint32_t *my = h + (size_t)omp_get_thread_num() * rows;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 1 << 16)
         for (long k = 0; k < n; k++)
             if (row[k] != NONE && (!mine || mine[k] != NONE))
                 my[row[k]]++;
@@ -98,166 +96,175 @@ static int histogram(const uint32_t *row, long n, const uint32_t *mine, uint32_t
     return LOOM_OK;
 }
 
-/* worker[k]: the worker block (of W) that runs iteration k, by its row of
- * A (iterations without one are dealt round-robin). */
-static inline int worker_of(const loom_plan *p, const uint32_t *arow, int W, long k)
+/* Each row's block: tab[r] = b for bounds[b] <= r < bounds[b+1] (k
+ * blocks over rows [bounds[0], bounds[k])), plus `add`. */
+static void block_table(const size_t *bounds, int k, uint32_t add, uint32_t *tab)
 {
-    return arow[k] != NONE ? block_of(p->abounds, W, arow[k]) : (int)(k % W);
+    for (int b = 0; b < k; b++)
+        for (size_t r = bounds[b]; r < bounds[b + 1]; r++)
+            tab[r] = (uint32_t)b + add;
 }
 
-/* Contract: fills p->cell_off, p->iters (and p->recs) with the
- * iterations by cell (q, j, s), ordered inside a cell by row of A, so a
- * cell walks its rows of A in order.  When every iteration of this rank
- * has a row of A and the keys fit, that is one histogram-and-scatter over
- * the key (q, j, row of A): worker s's rows of A are the contiguous range
- * abounds[base + s ...], so each cell is a run of keys.  Otherwise two
- * stable passes, by row of A (into *byrow) and then by cell.  cell[] may
- * be rewritten.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-static int layout(loom_plan *p, long n, const uint32_t *arow, uint32_t *cell, size_t ncell,
-                  int base, uint32_t **byrow)
+static size_t chunks(size_t rows, int ch) { return (rows + ((size_t)1 << ch) - 1) >> ch; }
+
+/* The layout's key of every iteration: its cell c = (q, j, s), then its
+ * chunk of 2^ch rows of A inside worker s's block (one more chunk for
+ * none), as base[c] + chunk; NONE for another rank's iteration.
+ * Iterations without a row of A are dealt to workers round-robin,
+ * without a row of B to sub-block s (mod S) of this rank's partition.
+ * With ch < 0 the key is the cell alone.  Overwrites brow with the keys.
+ * `broken` (tests): that iteration goes to the next sub-block (or
+ * partition). */
+static void keys(const loom_plan *p, long n, const uint32_t *arow, uint32_t *brow,
+                 const uint32_t *wof, const uint32_t *qjof, const uint32_t *base, int ch,
+                 long broken)
 {
-    int T = p->T;
-    size_t nA = p->a_id >= 0 ? loom_allocs[p->a_id]->nunits : 0, nqj = ncell / (size_t)T;
-    if (!nA)
-        return loom_bucket(n, cell, ncell, NULL, p->cell_off, p->iters, &p->body, p->recs);
-    long unplaced = 0;
-#pragma omp parallel for schedule(static) reduction(+ : unplaced)
-    for (long k = 0; k < n; k++)
-        unplaced += cell[k] != NONE && arow[k] == NONE;
-    if (!unplaced && (uint64_t)nqj * nA < NONE) {
-        size_t *koff = malloc((nqj * nA + 1) * sizeof *koff);
-        if (!koff)
-            return LOOM_ERR_NOMEM;
-#pragma omp parallel for schedule(static)
-        for (long k = 0; k < n; k++)
-            if (cell[k] != NONE)
-                cell[k] = cell[k] / (uint32_t)T * (uint32_t)nA + arow[k];
-        int rc = loom_bucket(n, cell, nqj * nA, NULL, koff, p->iters, &p->body, p->recs);
-        for (size_t qj = 0; qj < nqj; qj++)
-            for (int s = 0; s < T; s++)
-                p->cell_off[qj * (size_t)T + (size_t)s] = koff[qj * nA + p->abounds[base + s]];
-        p->cell_off[ncell] = koff[nqj * nA];
-        free(koff);
-        return rc;
+    int T = p->T, S = p->S, R = p->R, me = loom_icv.rank, global = !p->local;
+    int W = global ? loom_icv.nranks * T : T, w0 = global ? me * T : 0;
+#pragma omp parallel for schedule(dynamic, 1 << 16)
+    for (long k = 0; k < n; k++) {
+        uint32_t w = arow[k] != NONE ? wof[arow[k]] : (uint32_t)(k % W);
+        if (global && (int)w / T != me) {
+            brow[k] = NONE; /* another rank's iteration */
+            continue;
+        }
+        uint32_t s = w % (uint32_t)T, qj = (uint32_t)((R > 1 ? me : 0) * S) + s % (uint32_t)S;
+        if (brow[k] != NONE)
+            qj = qjof[brow[k]];
+        if (k == broken)
+            qj = S > 1 ? qj / S * S + (qj % S + 1) % S : (qj / S + 1) % R * S + qj % S;
+        uint32_t c = qj * (uint32_t)T + s;
+        size_t a0 = p->abounds[w0 + s], rows = p->abounds[w0 + s + 1] - a0;
+        brow[k] = ch < 0 ? c : base[c] + (uint32_t)(arow[k] != NONE ? (arow[k] - a0) >> ch : chunks(rows, ch));
     }
-    size_t *aoff = malloc((nA + 1) * sizeof *aoff);
-    int rc = aoff ? loom_bucket(n, arow, nA, NULL, aoff, p->iters, NULL, NULL) : LOOM_ERR_NOMEM;
-    free(aoff);
-    if (!rc && !(*byrow = loom_sched_alloc((size_t)(n + 1) * sizeof **byrow)))
-        rc = LOOM_ERR_NOMEM;
-    if (rc)
-        return rc;
-    memcpy(*byrow, p->iters, (size_t)n * sizeof **byrow);
-    return loom_bucket(n, cell, ncell, *byrow, p->cell_off, p->iters, &p->body, p->recs);
 }
 
-int loom_rotation_build(loom_plan *p)
+/* Contract: the plan from the rows of A and B each iteration touches:
+ * blocks of A per worker and sub-blocks of B per partition, balanced by
+ * histograms; then one histogram-and-scatter (loom_bucket) over the key
+ * (cell, row of A), so p->cell_off, p->recs (block body) and p->iters
+ * (other bodies, or with access sets for the checker) hold the
+ * iterations by cell, each cell in order of row of A (a cell walks its
+ * rows of A once each), index order within a row.  With several ranks
+ * and no access sets, the rows of A this rank touches become its row
+ * list.  Collective. */
+int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
 {
     int nr = loom_icv.nranks, me = loom_icv.rank, T = p->T, global = !p->local;
     long n = p->acc.n;
     loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
     loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
     int R = p->R = B && nr > 1 ? nr : 1, S = p->S = T == 1 ? 1 : SUBS * T, W = global ? nr * T : T;
-    uint32_t *arow = loom_sched_alloc((size_t)(n + 1) * sizeof *arow);
-    uint32_t *brow = loom_sched_alloc((size_t)(n + 1) * sizeof *brow);
-    uint32_t *cell = loom_sched_alloc((size_t)(n + 1) * sizeof *cell);
+    size_t nA = A ? A->nunits : 0, nB = B ? B->nunits : 0, ncell = (size_t)R * (size_t)S * (size_t)T;
     p->abounds = malloc((size_t)(W + 1) * sizeof *p->abounds);
     p->bbounds = calloc((size_t)R + 1, sizeof *p->bbounds);
     p->sub = calloc((size_t)R * (size_t)(S + 1), sizeof *p->sub);
-    size_t ncell = (size_t)R * (size_t)S * (size_t)T;
     p->cell_off = calloc(ncell + 1, sizeof *p->cell_off);
-    p->iters = loom_sched_alloc((size_t)(n + 1) * sizeof *p->iters);
+    uint32_t *wa = calloc(nA + 1, sizeof *wa), *wb = calloc(nB + 1, sizeof *wb);
+    uint32_t *base = malloc((ncell + 1) * sizeof *base), *koff = NULL;
+    uint8_t *mark = NULL;
     int rc = LOOM_ERR_NOMEM;
-    uint32_t *wa = NULL, *wb = NULL, *byrow = NULL;
-    if (!arow || !brow || !cell || !p->abounds || !p->bbounds || !p->sub || !p->cell_off ||
-        !p->iters)
+    if (!p->abounds || !p->bbounds || !p->sub || !p->cell_off || !wa || !wb || !base)
         goto out;
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < n; k++) {
-        arow[k] = brow[k] = NONE;
-        for (size_t x = p->acc.off[k]; x < p->acc.off[k + 1]; x++) {
-            if ((int)p->acc.acc[x].alloc == p->a_id)
-                arow[k] = p->acc.acc[x].row;
-            if ((int)p->acc.acc[x].alloc == p->b_id)
-                brow[k] = p->acc.acc[x].row;
-        }
-    }
     /* A: one block per worker, by histogram */
     if (A) {
-        if (!(wa = calloc(A->nunits, sizeof *wa)) || histogram(arow, n, NULL, wa, A->nunits))
+        if (histogram(arow, n, NULL, wa, nA))
             goto out;
-        loom_balance(wa, 0, A->nunits, W, p->abounds);
+        loom_balance(wa, 0, nA, W, p->abounds);
         if (!global && nr > 1 && (rc = pinned_disjoint(A, wa)))
             goto out;
+        block_table(p->abounds, W, 0, wa); /* wa: row -> worker from now on */
     } else {
         loom_balance(NULL, 0, 0, W, p->abounds);
     }
     /* B: R partitions (shared by all ranks), S sub-blocks each (this rank's) */
     if (B) {
-        if (!(wb = calloc(B->nunits, sizeof *wb)) || histogram(brow, n, NULL, wb, B->nunits))
+        if (histogram(brow, n, NULL, wb, nB))
             goto out;
         if (R > 1) {
             if (!global)
-                loom_allreduce(LOOM_IN_PLACE, wb, B->nunits, LOOM_INT32, LOOM_SUM);
-            loom_balance(wb, 0, B->nunits, R, p->bbounds);
+                loom_allreduce(LOOM_IN_PLACE, wb, nB, LOOM_INT32, LOOM_SUM);
+            loom_balance(wb, 0, nB, R, p->bbounds);
             if (loom_ring_set_bounds(B, p->bbounds)) {
                 loom_log("loom_for: ring array '%s' is in the middle of a rotation; finish it "
                          "(loom_ring_rotate) before a serializable loop", B->name);
                 rc = LOOM_ERR_STATE;
                 goto out;
             }
-            memset(wb, 0, B->nunits * sizeof *wb); /* sub-blocks: this rank's work only */
-#pragma omp parallel for schedule(static)
-            for (long k = 0; k < n; k++)
-                cell[k] = !global || worker_of(p, arow, W, k) / T == me ? 0 : NONE;
-            if (histogram(brow, n, cell, wb, B->nunits)) {
-                rc = LOOM_ERR_NOMEM;
+            memset(wb, 0, nB * sizeof *wb); /* sub-blocks: this rank's work only */
+            uint32_t *mine = global ? loom_sched_alloc((size_t)(n + 1) * sizeof *mine) : NULL;
+            if (global && !mine)
                 goto out;
-            }
+#pragma omp parallel for schedule(dynamic, 1 << 16)
+            for (long k = 0; k < n * global; k++)
+                mine[k] = (int)(arow[k] != NONE ? wa[arow[k]] : (uint32_t)(k % W)) / T == me ? 0 : NONE;
+            rc = histogram(brow, n, mine, wb, nB);
+            free(mine);
+            if (rc)
+                goto out;
+            rc = LOOM_ERR_NOMEM;
         } else {
-            p->bbounds[1] = B->nunits;
+            p->bbounds[1] = nB;
         }
         for (int q = 0; q < R; q++)
             loom_balance(wb, p->bbounds[q], p->bbounds[q + 1], S,
                          p->sub + (size_t)q * (size_t)(S + 1));
+        for (int q = 0; q < R; q++) /* wb: row -> q * S + j from now on */
+            block_table(p->sub + (size_t)q * (size_t)(S + 1), S, (uint32_t)(q * S), wb);
     }
-    /* cells */
-#pragma omp parallel for schedule(static)
-    for (long k = 0; k < n; k++) {
-        int w = worker_of(p, arow, W, k);
-        cell[k] = NONE;
-        if (global && w / T != me)
-            continue; /* another rank's iteration */
-        int s = w % T, q = R > 1 ? me : 0, j = s % S;
-        if (brow[k] != NONE)
-            q = loom_rotation_part(p, brow[k], &j);
-        cell[k] = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
+    /* keys: each cell's run of keys holds its worker's rows of A in chunks
+     * of about 32 KiB (a cell works through its rows of A a chunk at a
+     * time), then one for iterations without a row of A */
+    int ch = 0;
+    while (A && (A->unit << (ch + 1)) <= 32768)
+        ch++;
+    base[0] = 0;
+    for (size_t c = 0; c < ncell; c++) {
+        size_t s = c % (size_t)T, w = (size_t)(global ? me * T : 0) + s;
+        size_t next = base[c] + chunks(p->abounds[w + 1] - p->abounds[w], ch) + 1;
+        base[c + 1] = next < UINT32_MAX ? (uint32_t)next : UINT32_MAX;
     }
-    /* the injected fault (tests): the first iteration with a row of B goes
-     * to a wrong cell */
-    for (long k = 0; loom_sched_break_next_plan && (S > 1 || R > 1) && k < n; k++) {
-        if (brow[k] == NONE || cell[k] == NONE)
-            continue;
-        uint32_t c = cell[k], s = c % (uint32_t)T, j = c / (uint32_t)T % (uint32_t)S,
-                 q = c / (uint32_t)T / (uint32_t)S;
-        if (S > 1)
-            j = (j + 1) % (uint32_t)S;
-        else
-            q = (q + 1) % (uint32_t)R;
-        cell[k] = (q * (uint32_t)S + j) * (uint32_t)T + s;
-        p->broken = 1;
-        loom_sched_break_next_plan = 0;
-    }
-    if (p->body.block && !(p->recs = loom_sched_alloc((size_t)(n + 1) * p->body.size)))
+    /* Ordering cells by chunk pays while keys are fewer than iterations
+     * (rows recur in a cell); beyond, the cells alone. */
+    if (base[ncell] == UINT32_MAX || base[ncell] > (size_t)n + (1u << 16))
+        ch = -1;
+    size_t nkey = ch >= 0 ? base[ncell] : ncell;
+    long broken = -1; /* the injected fault (tests): the first iteration of
+                         this rank with a row of B goes to a wrong cell */
+    for (long k = 0; loom_sched_break_next_plan && (S > 1 || R > 1) && k < n; k++)
+        if (brow[k] != NONE &&
+            (!global || (int)(arow[k] != NONE ? wa[arow[k]] : (uint32_t)(k % W)) / T == me)) {
+            broken = k;
+            p->broken = 1;
+            loom_sched_break_next_plan = 0;
+            break;
+        }
+    keys(p, n, arow, brow, wa, wb, base, ch, broken);
+    int iters = !p->body.block || p->acc.acc;
+    if (!(koff = loom_sched_alloc((nkey + 1) * sizeof *koff)) ||
+        (iters && !(p->iters = loom_sched_alloc((size_t)(n + 1) * sizeof *p->iters))) ||
+        (p->body.block && !(p->recs = loom_sched_alloc((size_t)(n + 1) * p->body.size))) ||
+        loom_bucket(n, brow, nkey, koff, p->iters, &p->body, p->recs))
         goto out;
-    rc = layout(p, n, arow, cell, ncell, global ? me * T : 0, &byrow);
+    for (size_t c = 0; c <= ncell; c++)
+        p->cell_off[c] = koff[ch >= 0 ? base[c] : c];
+    rc = LOOM_OK;
+    /* with no access sets, the rows of a coherent A this rank writes */
+    if (A && nr > 1 && !p->acc.acc && A->policy != &loom_policy_ring && A->state) {
+        if (!(mark = calloc(nA, 1)))
+            rc = LOOM_ERR_NOMEM;
+        for (long k = 0; mark && k < n; k++)
+            if (brow[k] != NONE && arow[k] != NONE)
+                mark[arow[k]] = 3;
+        if (mark)
+            rc = loom_plan_rowlist(p, 0, p->a_id, mark);
+    }
 out:
-    free(byrow);
-    free(arow);
-    free(brow);
-    free(cell);
     free(wa);
     free(wb);
+    free(base);
+    free(koff);
+    free(mark);
     return rc;
 }
 
@@ -268,7 +275,7 @@ static void run_worker(loom_plan *p, int q, int s, _Atomic int *hold)
 {
     int S = p->S, T = p->T, left = 0;
     char visited[S];
-    const size_t *off = p->cell_off;
+    const uint32_t *off = p->cell_off;
     for (int j = 0; j < S; j++) {
         size_t c = ((size_t)q * (size_t)S + (size_t)j) * (size_t)T + (size_t)s;
         visited[j] = off[c] == off[c + 1];

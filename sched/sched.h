@@ -2,7 +2,8 @@
  *
  *   access.c    the row accessors (loom_at), loom_reads/writes, the
  *               per-thread state that says what an accessor must do
- *   collect.c   access sets of a range of iterations (deps or reconnaissance)
+ *   collect.c   access sets of a range of iterations (deps or reconnaissance),
+ *               or the k-partite shape's two rows per iteration
  *   plan.c      which plan fits (rotation or groups), the plan cache,
  *               histogram-balanced blocks, prefetch and write-back of rows
  *   layout.c    iterations (and their records) laid out in plan order:
@@ -78,8 +79,8 @@ struct loom_ts {
     char **scratch;             /* reconnaissance: where writes go */
     size_t *scratch_size;
     int scratch_used, scratch_n;
-    loom_dsm_alloc *last;       /* one-entry lookup cache: live while */
-    int last_id;                /* loom_allocs[last_id] == last */
+    loom_dsm_alloc *last[2];    /* two-entry lookup cache (a body that touches */
+    int last_id[2];             /* W and H): live while loom_allocs[last_id] == last */
     struct loom_stage *stage;   /* TS_STAGE: this thread's staging */
 };
 extern __thread struct loom_ts loom_ts;
@@ -95,6 +96,21 @@ loom_dsm_alloc *loom_sched_rows(void *array, const char *fn);
  * index lo + k.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
 int loom_collect(long lo, long hi, const loom_body *body,
                  void (*deps)(long, loom_deps *, void *), loom_accset *out);
+
+/* The k-partite shape's access sets (MF's: a row of W and a row of H):
+ * row[x][k] is the row of allocation id[x] that iteration k writes
+ * (LOOM_ACC_ROWS: none), 8 bytes per iteration instead of an access set. */
+typedef struct loom_pair {
+    int id[2];                  /* allocation ids, -1 if unused */
+    uint32_t *row[2];
+} loom_pair;
+#define LOOM_PAIR_NO 1          /* loom_collect_pair: the loop has another shape */
+/* Fills *out when every iteration of lo..hi-1 only writes, at most one
+ * row of each of at most two allocations in all (returns LOOM_OK);
+ * LOOM_PAIR_NO at the first iteration that does anything else, with
+ * nothing kept; LOOM_ERR_NOMEM.  Like loom_collect, not collective. */
+int loom_collect_pair(long lo, long hi, const loom_body *body,
+                      void (*deps)(long, loom_deps *, void *), loom_pair *out);
 
 /* ---- plan.c ---------------------------------------------------------- */
 enum { PLAN_ROTATION = 1, PLAN_GROUPS = 2 };
@@ -120,12 +136,13 @@ struct loom_plan {
     size_t *bbounds;            /* R + 1: B's partitions (rows) */
     size_t *sub;                /* R * (S + 1): sub-block bounds in each partition */
     size_t *abounds;            /* T + 1 (local) or R*T + 1 (global): A's blocks */
-    size_t *cell_off;           /* R * S * T + 1 */
-    uint32_t *iters;            /* acc indices, grouped by cell */
+    uint32_t *cell_off;         /* R * S * T + 1 */
+    uint32_t *iters;            /* acc indices, grouped by cell (NULL for a block
+                                   body with no access sets: recs is enough) */
     char *recs;                 /* block bodies: the records in the order of iters */
     /* groups (groups.c): phase 0 private groups, phase 1+p rank p's shared */
     int nphases;
-    size_t *gcell_off;          /* nphases * T + 1 */
+    uint32_t *gcell_off;        /* nphases * T + 1 */
     uint32_t *giters;
     int broken;                 /* a test broke this plan on purpose */
 };
@@ -146,14 +163,21 @@ void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds
  * marked for transparent huge pages, so planning 10^7 iterations takes
  * thousands of page faults, not millions.  NULL when out of memory. */
 void *loom_sched_alloc(size_t bytes);
-/* Group iterations 0..n-1 by cell (UINT32_MAX: none): off[ncell + 1] and
- * iters get the CSR lists.  Inside a cell iterations keep the order of
- * `order` (a permutation of 0..n-1), or index order when it is NULL.
- * With recs, also copies record k of b (b->data, b->size bytes each) to
- * recs at the position of k in iters.  Parallel over this rank's threads;
- * not collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-int loom_bucket(long n, const uint32_t *cell, size_t ncell, const uint32_t *order, size_t *off,
-                uint32_t *iters, const loom_body *b, char *recs);
+/* Parallel passes over n iterations cut them into slices, several per
+ * thread, taken dynamically (a thread the machine holds back does not
+ * hold up the others): loom_slices is how many, given `per` bytes of
+ * state per slice (fewer when that would outgrow the iterations' 4
+ * bytes each); slice x is [loom_slice(n, ns, x), loom_slice(n, ns, x+1)). */
+int loom_slices(long n, size_t per);
+static inline long loom_slice(long n, int ns, int x) { return (long)((__int128)n * x / ns); }
+/* Group iterations 0..n-1 by key (UINT32_MAX: none), a stable bucket
+ * sort: off[nkey + 1] gets where each key's run starts, iters (if not
+ * NULL) the iterations in key order, index order inside a key.  With
+ * recs, also copies record k of b (b->data, b->size bytes each) to recs
+ * at the position of k.  Parallel over this rank's threads; not
+ * collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
+int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
+                const loom_body *b, char *recs);
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
 void loom_plan_prefetch(loom_plan *p, int phase);
@@ -161,12 +185,21 @@ void loom_plan_writeback(loom_plan *p, int phase);
 /* Run iteration k (index into p->acc) of plan p on this thread, checked
  * when LOOM_CHECK=serial. */
 void loom_plan_iter(loom_plan *p, long k, int phase);
-/* Test hook: the next plan built gets one iteration moved to a wrong
- * place, so the checker must catch it. */
+/* Adds to p's row lists the rows of allocation id marked in mark[] (bit
+ * 0: touched, bit 1: written) for `phase`, and clears mark[]. */
+int loom_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark);
+/* Test hooks: the next plan built gets one iteration moved to a wrong
+ * place, so the checker must catch it; while loom_sched_general is set,
+ * plans are built from the access sets even for the k-partite shape (the
+ * fast path's reference). */
 extern int loom_sched_break_next_plan;
+extern int loom_sched_general;
 
 /* ---- rotation.c / groups.c --------------------------------------------- */
-int loom_rotation_build(loom_plan *p);
+/* Builds p's rotation plan from the rows of A and B that each of the n
+ * iterations touches (arow, brow: LOOM_ACC_ROWS for none; both may be
+ * rewritten).  Collective. */
+int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow);
 /* B's partition q of row, and its sub-block *j in q. */
 int loom_rotation_part(const loom_plan *p, size_t row, int *j);
 int loom_rotation_run(loom_plan *p);

@@ -4,11 +4,14 @@
 # on every layout (the serial twin, 1 rank x 2 threads, 2 ranks x 1
 # thread, 3 and 4 ranks), all within 0.005 of each other; the test items
 # unseen in training (u1.test has 32 such ratings) are counted in the log
-# and predicted from what is known, so the RMSE stays finite and low.
+# and predicted from what is known, so the RMSE stays finite and low:
+# the saved rows of unseen items (users) are exactly zero and the reported
+# RMSE is the one of the mean plus the user's (item's) bias, recomputed
+# from the saved model (random factors for unseen rows fail both).
 . "$(dirname "$0")/../lib.sh"
 D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
 [ -f "$D/u1.base" ] || skip_all "needs the shared MovieLens 100K data ($D)"
-plan 8
+plan 10
 rmse() { sed -n 's/.*final test_rmse=\([0-9.]*\).*/\1/p' "$1"; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > 0 && a <= b) }'; }
 min=9 max=0
@@ -33,9 +36,31 @@ awk '{ print $1 "\t" $2 + 2000 "\t" $3 "\t0" }' "$D/u1.test" | head -2000 >"$T/u
 base=$(awk 'NR == FNR { s += $3; n++; next } { d = $3 - s / n; e += d * d; m++ }
             END { printf "%.6f", sqrt(e / m) }' "$D/u1.base" "$T/unseen.test")
 OMP_NUM_THREADS=2 run_job "$T/u" "$LOOMRUN" -n 1 "$B/bin/loom-mf" --train "$D/u1.base" \
-    --test "$T/unseen.test"
+    --test "$T/unseen.test" --model "$T/m"
 r=$(rmse "$T/u")
 [ $rc -eq 0 ] && awk -v a="$r" -v b="$base" 'BEGIN { exit !(a > 0 && a < b - 0.03) }' &&
     has "$T/u" "0 test ratings of users and 2000 of items unseen"
 ok $? "unseen items only: RMSE $r beats the mean's $base by 0.03 (user bias), all 2000 counted"
+# items 1683.. never rated in training: factors and bias exactly 0, and the
+# prediction mean + user bias, nothing else
+zero=$(awk 'FNR > 1682 { for (f = 1; f <= NF; f++) if ($f != 0) bad++ } END { print bad + 0 }' \
+    "$T/m/H.txt" "$T/m/item_bias.txt")
+again=$(awk 'FILENAME ~ /mean/ { mu = $1; next } FILENAME ~ /user_bias/ { b[FNR] = $1; next }
+             { d = $3 - (mu + b[$1]); e += d * d; n++ } END { printf "%.6f", sqrt(e / n) }' \
+    "$T/m/mean.txt" "$T/m/user_bias.txt" "$T/unseen.test")
+[ "$zero" = 0 ] && awk -v a="$r" -v b="$again" 'BEGIN { d = a - b; exit !(d < 5e-5 && d > -5e-5) }'
+ok $? "unseen items: $zero nonzero saved values, RMSE $r = mean + user bias's $again"
+# the same for users 944.. (ids moved past u1's 943): mean + item bias
+awk '{ print $1 + 1000 "\t" $2 "\t" $3 "\t0" }' "$D/u1.test" | head -2000 >"$T/unseen_u.test"
+OMP_NUM_THREADS=2 run_job "$T/uu" "$LOOMRUN" -n 1 "$B/bin/loom-mf" --train "$D/u1.base" \
+    --test "$T/unseen_u.test" --model "$T/mu"
+r=$(rmse "$T/uu")
+zero=$(awk 'FNR > 943 { for (f = 1; f <= NF; f++) if ($f != 0) bad++ } END { print bad + 0 }' \
+    "$T/mu/W.txt" "$T/mu/user_bias.txt")
+again=$(awk 'FILENAME ~ /mean/ { mu = $1; next } FILENAME ~ /item_bias/ { b[FNR] = $1; next }
+             { d = $3 - (mu + b[$2]); e += d * d; n++ } END { printf "%.6f", sqrt(e / n) }' \
+    "$T/mu/mean.txt" "$T/mu/item_bias.txt" "$T/unseen_u.test")
+[ $rc -eq 0 ] && [ "$zero" = 0 ] && has "$T/uu" "2000 test ratings of users and [0-9]+ of items unseen" &&
+    awk -v a="$r" -v b="$again" 'BEGIN { d = a - b; exit !(d < 5e-5 && d > -5e-5) }'
+ok $? "unseen users: $zero nonzero saved values, RMSE $r = mean + item bias's $again"
 finish

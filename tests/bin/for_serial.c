@@ -13,6 +13,13 @@
  *           (each record is its iteration's number), laid out in plan
  *           order by the loop
  *
+ *   for_serial same [local]
+ *     The k-partite fast path (rows of two arrays, no access sets) against
+ *     the plan from the access sets (the hook loom_sched_general): the same
+ *     loom_for_records loop, MF's shape with some iterations touching only
+ *     one of the arrays, must hand the block body the same blocks (the
+ *     same records in the same order in each cell) on every rank.
+ *
  *   for_serial inline [local]
  *     LOOM_FOR, the inlined data-parallel loop: every iteration of the
  *     job's range (or, local, of every rank's own range) runs exactly once
@@ -223,6 +230,86 @@ static int verify(row_t *fa, row_t *fb, row_t *fc)
     return 0;
 }
 
+/* ---- same: the fast path's layout against the general one ---------------- */
+typedef struct { int32_t a, b, k; } pairrec;
+typedef struct { uint64_t hash; long n; } blk;
+static blk *blocks;
+static long nblocks;
+static void record_block(const void *recs, long n, void *ctx)
+{
+    (void)ctx;
+    const pairrec *v = recs;
+    uint64_t h = 0;
+    for (long x = 0; x < n; x++)
+        h = mix(h ^ (uint64_t)v[x].k);
+#pragma omp critical
+    blocks[nblocks++] = (blk){h, n};
+}
+static void pair_deps(long k, loom_deps *d, void *ctx)
+{
+    const pairrec *v = ctx;
+    if (v[k].a >= 0)
+        loom_writes(d, A, (size_t)v[k].a);
+    if (v[k].b >= 0)
+        loom_writes(d, B, (size_t)v[k].b);
+}
+static int by_block(const void *x, const void *y)
+{
+    const blk *a = x, *b = y;
+    return a->hash != b->hash ? (a->hash < b->hash ? -1 : 1) : (a->n > b->n) - (a->n < b->n);
+}
+
+static int same_layout(int loc)
+{
+    extern int loom_sched_general;
+    enum { NRA = 3000, NRB = 700, NREC = 40000 };
+    R = loom_size(), me = loom_rank();
+    loom_alloc_opts ro = {.unit = LOOM_UNIT_ROW, .row_size = 64, .name = "A"};
+    A = loom_alloc((size_t)NRA * 64, &ro);
+    ro.name = "B";
+    ro.coherence = R > 1 ? "ring" : NULL;
+    B = loom_alloc((size_t)NRB * 64, &ro);
+    long n = NREC + (loc ? 97 * me : 0);
+    pairrec *v = malloc((size_t)n * sizeof *v);
+    uint64_t s = 99 + (uint64_t)(loc ? me : 0);
+    for (long k = 0; k < n; k++) { /* skewed rows; 1 in 50 without A, 1 in 40 without B */
+        uint64_t u = next(&s) % 1000, w = next(&s) % (NRA / (loc ? R : 1));
+        int32_t a = (int32_t)(u < 500 ? w % 300 : w) + (loc ? me * (NRA / R) : 0);
+        v[k] = (pairrec){next(&s) % 50 ? a : -1, next(&s) % 40 ? (int32_t)(next(&s) % NRB) : -1,
+                         (int32_t)k};
+    }
+    blk *got[2];
+    long ngot[2];
+    for (int g = 0; g < 2; g++) {
+        loom_sched_general = g;
+        blocks = malloc((size_t)n * sizeof *blocks);
+        nblocks = 0;
+        if (loom_for_records(v, sizeof *v, n, record_block, v,
+                             &(loom_for_opts){.schedule = LOOM_SERIALIZABLE, .local = loc,
+                                              .deps = pair_deps}))
+            return 4;
+        qsort(blocks, (size_t)nblocks, sizeof *blocks, by_block);
+        got[g] = blocks, ngot[g] = nblocks;
+    }
+    loom_sched_general = 0;
+    int bad = ngot[0] != ngot[1] || memcmp(got[0], got[1], (size_t)ngot[0] * sizeof *got[0]);
+    long cells = ngot[0], recs = 0;
+    for (long x = 0; x < ngot[0]; x++)
+        recs += got[0][x].n;
+    int64_t all[2] = {bad || (loc && recs != n), recs}; /* every record once */
+    loom_allreduce(LOOM_IN_PLACE, all, 2, LOOM_INT64, LOOM_SUM);
+    all[0] |= !loc && all[1] != n;
+    if (me == 0)
+        printf("%s - the fast path's blocks equal the general plan's on every rank (%ld blocks, "
+               "%ld records on rank 0, %lld in all)\n", all[0] ? "not ok" : "ok", cells, recs,
+               (long long)all[1]);
+    free(got[0]), free(got[1]), free(v);
+    loom_free(A);
+    loom_free(B);
+    loom_finalize();
+    return all[0] != 0;
+}
+
 /* LOOM_FOR: counts per iteration summed over ranks must all be 1. */
 static int inline_loop(int loc)
 {
@@ -246,6 +333,11 @@ static int inline_loop(int loc)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "same")) {
+        if (loom_init(&argc, &argv))
+            return 2;
+        return same_layout(argc > 2 && !strcmp(argv[2], "local"));
+    }
     if (argc >= 2 && !strcmp(argv[1], "inline")) {
         if (loom_init(&argc, &argv))
             return 2;

@@ -15,6 +15,13 @@
  *     serializable (deps, repeated: planned once), and Hogwild
  *     (loom_for static, data-parallel).  Prints the training objective
  *     and test RMSE after each pass, and updates per second.
+ *   for_bench plan TRAIN REPS [fast|general]
+ *     Planning a serializable loom_for_records over the ratings of TRAIN
+ *     (MF's shape: each writes a row of W and a row of H), not cached,
+ *     with an empty body: the k-partite fast path against the plan from
+ *     the access sets (loom_sched_general), REPS interleaved rounds,
+ *     medians of wall-clock and CPU seconds; or one of them alone (to
+ *     profile it).
  * Output lines are "key value ..." for tests/perf/loop.sh to parse. */
 #include <loom.h>
 #include <math.h>
@@ -22,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../../kernels/ratings.h"
 #include "../rng.h"
 
 static int cmp(const void *a, const void *b)
@@ -268,6 +277,64 @@ static int mf(const char *train, const char *test, int epochs)
     return 0;
 }
 
+/* ---- planning ------------------------------------------------------------ */
+static double cpu_seconds(void) /* of every thread of the process */
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+static void nothing(const void *recs, long n, void *ctx) { (void)recs, (void)n, (void)ctx; }
+static void rating_deps(long k, loom_deps *d, void *ctx)
+{
+    const loom_rating *v = ctx;
+    loom_writes(d, W, (size_t)v[k].u);
+    loom_writes(d, H, (size_t)v[k].i);
+}
+
+static int plan(const char *train, int reps, const char *only)
+{
+    extern int loom_sched_general;
+    loom_ratings tr;
+    char err[512];
+    if (loom_ratings_load(train, NULL, &tr, err, sizeof err)) {
+        fprintf(stderr, "for_bench: %s\n", err);
+        return 2;
+    }
+    const loom_rating *v = tr.v;
+    long n = tr.n;
+    loom_alloc_opts o = {.unit = LOOM_UNIT_ROW, .row_size = 64, .name = "W"};
+    W = loom_alloc((size_t)tr.nusers * 64, &o);
+    o.name = "H";
+    H = loom_alloc((size_t)tr.nitems * 64, &o);
+    double t[2][reps], cpu[2][reps], r[reps];
+    loom_for_opts f = {.schedule = LOOM_SERIALIZABLE, .deps = rating_deps};
+    for (int i = 0; i < reps; i++) {
+        for (int c = 0; c < 2; c++) {
+            int cc = (c + i) % 2;
+            if (only && strcmp(only, cc ? "general" : "fast")) {
+                t[cc][i] = cpu[cc][i] = 1;
+                continue;
+            }
+            loom_sched_general = cc;
+            double t0 = loom_wtime(), c0 = cpu_seconds();
+            if (loom_for_records(v, sizeof *v, n, nothing, (void *)v, &f))
+                return 1;
+            t[cc][i] = loom_wtime() - t0;
+            cpu[cc][i] = cpu_seconds() - c0;
+        }
+        r[i] = t[0][i] / t[1][i];
+    }
+    loom_sched_general = 0;
+    printf("plan threads %d n %ld fast_s %.4f general_s %.4f ratio %.4f fast_cpu_s %.4f "
+           "general_cpu_s %.4f\n", omp_get_max_threads(), n, median(t[0], reps), median(t[1], reps),
+           median(r, reps), median(cpu[0], reps), median(cpu[1], reps));
+    loom_free(W);
+    loom_free(H);
+    loom_ratings_free(&tr);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
@@ -277,8 +344,11 @@ int main(int argc, char **argv)
         rc = kernels(atoi(argv[2]));
     else if (argc >= 5 && !strcmp(argv[1], "mf"))
         rc = mf(argv[2], argv[3], atoi(argv[4]));
+    else if (argc >= 4 && !strcmp(argv[1], "plan"))
+        rc = plan(argv[2], atoi(argv[3]), argc > 4 ? argv[4] : NULL);
     else
-        fprintf(stderr, "usage: for_bench kernels REPS | for_bench mf TRAIN TEST EPOCHS\n");
+        fprintf(stderr, "usage: for_bench kernels REPS | for_bench mf TRAIN TEST EPOCHS | "
+                        "for_bench plan TRAIN REPS [fast|general]\n");
     loom_finalize();
     return rc;
 }

@@ -9,10 +9,14 @@
 # and a deps callback that names the wrong row, must be caught with both
 # iterations and the row named.  The same again as loom_for_records (a
 # block body over records the loop lays out in plan order), on 1-3 ranks,
-# with the checker catching broken plans through the block body; and
-# LOOM_FOR, the inlined data-parallel loop, runs every iteration once.
+# with the checker catching broken plans through the block body (the
+# rotation runs of loom_for_records take the k-partite fast path, so the
+# checker verifies its plans against the real access sets); the fast path
+# hands the block body exactly the blocks the plan from the access sets
+# does; and LOOM_FOR, the inlined data-parallel loop, runs every iteration
+# once.
 . "$(dirname "$0")/../lib.sh"
-plan 57
+plan 63
 i=0
 for n in 1 2 3 4; do
     for t in 1 2; do
@@ -36,6 +40,14 @@ for nt in "1 2" "2 2" "3 1"; do
         [ $rc -eq 0 ] && has "$T/o" "ok - every iteration ran exactly once" &&
             has "$T/o" "ok - the result equals the serial order found"
         ok $? "records: $m, $1 rank(s) x $2 thread(s), LOOM_CHECK=$chk"
+    done
+done
+for nt in "1 2" "2 2" "3 2"; do
+    set -- $nt
+    for loc in "" local; do
+        OMP_NUM_THREADS=$2 run_job "$T/s" "$LOOMRUN" -n $1 "$B/tests/bin/for_serial" same $loc
+        [ $rc -eq 0 ] && has "$T/s" "ok - the fast path's blocks equal the general plan's"
+        ok $? "fast path = general plan, ${loc:-global}, $1 rank(s) x $2 thread(s)"
     done
 done
 for nt in "1 2" "2 1" "3 2"; do
