@@ -228,32 +228,12 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
     return UCS_OK;
 }
 
-/* Whether UCX_TLS (NULL: unset) lets UCX open its shared-memory
- * transports; in doubt, no (UCX warns of a setting no transport reads). */
-static int uses_shm(const char *tls)
-{
-    if (!tls || !*tls)
-        return 1;
-    int named = strstr(tls, "all") || strstr(tls, "shm") || strstr(tls, "posix") ||
-                strstr(tls, "sysv") || strstr(tls, "mm");
-    return tls[0] == '^' ? !named : named;
-}
-
 int loom_tp_open(void **addr, size_t *addrlen)
 {
     ucp_config_t *cfg;
     ucs_status_t st = ucp_config_read(NULL, NULL, &cfg); /* reads UCX_* */
     if (st != UCS_OK)
         goto fail;
-    /* The shared-memory transports pre-fault 512 receive buffers of 8 KiB
-     * each (UCX's default): half a 2-rank start-up's page faults and a
-     * fifth of its CPU time, which a loaded host pays several times over
-     * (docs/launcher.md, "Start-up").  Grow by 64 instead (one key covers
-     * posix and sysv); the pool still grows without bound as traffic
-     * needs.  A UCX_* setting of the user's wins. */
-    if (uses_shm(getenv("UCX_TLS")) && !getenv("UCX_MM_RX_BUFS_GROW") &&
-        !getenv("UCX_POSIX_RX_BUFS_GROW") && !getenv("UCX_SYSV_RX_BUFS_GROW"))
-        (void)ucp_config_modify(cfg, "MM_RX_BUFS_GROW", "64"); /* unknown key: UCX's default stays */
     ucp_params_t pp = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
         .features = UCP_FEATURE_AM | UCP_FEATURE_RMA,
