@@ -87,8 +87,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
          "initial topics and random streams (default 1)"},
         {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0, "per-iteration log"},
         {"model", LOOM_FLAG_STR, &o->model, "DIR", 0, 0,
-         "save DIR/topics.txt (top words),\nDIR/word_topic.txt (counts) and DIR/vocab.txt\n"
-         "(the words of its ids, when known)"},
+         "save DIR/topics.txt (top words),\nDIR/word_topic.txt (counts), DIR/vocab.txt\n"
+         "(the words of its ids, when known),\nDIR/doc_topic.txt (each training document's\n"
+         "topic proportions) and\nDIR/test_doc_topic.txt (held-out documents')"},
         {"top", LOOM_FLAG_LONG, &o->top, "N", 1, 100000,
          "top words per topic in topics.txt (default 10)"},
         {"planted", LOOM_FLAG_STR, &o->planted, "TOPICS", 0, 0,
@@ -252,6 +253,42 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
  * DIR/word_topic.txt: the counts in the UCI layout — lines V, K, NNZ,
  * then "wordID topicID count" (both 1-based) for every nonzero count.
  * Rank 0 only.  Returns 0 or -1 with a message. */
+/* DIR/NAME: the document-topic proportions of the training (test = 0) or
+ * held-out (test = 1) documents, one line per document in order; every
+ * rank writes its own documents in turn (DIR must be one directory for
+ * all ranks, as for checkpoints).  Collective.  Returns 0, or -1 on every
+ * rank after one message if any rank could not write. */
+static int write_theta(const char *dir, const char *name, loom_lda_ring *g, int test,
+                       const struct opts *o)
+{
+    char path[4096], *text = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    /* this rank's lines first (for held-out documents that is collective),
+     * then the ranks append them in turn */
+    FILE *m = open_memstream(&text, &len);
+    int failed = !m || loom_lda_ring_write_theta(g, test, (int32_t)o->test_iters,
+                                                 (uint64_t)o->seed, m) != 0;
+    if (m && fclose(m))
+        failed = 1;
+    if (loom_rank() == 0 && mkdir(dir, 0777) && errno != EEXIST)
+        failed = 1;
+    for (int r = 0; r < loom_size(); r++) {
+        if (r == loom_rank() && !failed) {
+            FILE *f = fopen(path, r ? "a" : "w");
+            failed = !f || fwrite(text, 1, len, f) != len;
+            if (f && fclose(f))
+                failed = 1;
+        }
+        loom_barrier();
+    }
+    free(text);
+    loom_allreduce(LOOM_IN_PLACE, &failed, 1, LOOM_INT32, LOOM_MAX);
+    if (failed && loom_rank() == 0)
+        fprintf(stderr, "loom-lda: %s: cannot write the document-topic proportions\n", path);
+    return failed ? -1 : 0;
+}
+
 static int save_model(const char *dir, const loom_lda_params *p, const int32_t *wt,
                       char **vocab, int32_t top)
 {
@@ -450,6 +487,9 @@ int main(int argc, char **argv)
         loom_lda_ring_table(g, wt, nk);
     int status = 0;
     if (want && o.model && save_model(o.model, &p, wt, train.vocab, (int32_t)o.top))
+        status = 1;
+    if (o.model && (write_theta(o.model, "doc_topic.txt", g, 0, &o) ||
+                    (have_test && write_theta(o.model, "test_doc_topic.txt", g, 1, &o))))
         status = 1;
     if (want && planted)
         printf("loom-lda: planted topics: best-match mean Hellinger distance %.4f (%d planted, "

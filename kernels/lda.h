@@ -187,6 +187,16 @@ int loom_lda_completion(const loom_lda_params *p, const int32_t *wt, size_t stri
                         const int32_t *words, int64_t first_doc, int32_t iters,
                         uint64_t seed, double *loglik, int64_t *n_eval);
 
+/* Document-topic proportions of documents the model did not train on: as
+ * loom_lda_completion, but every token is folded in and nothing is
+ * scored; theta (n_docs rows of K) gets each document's theta_dk.  Same
+ * randomness per (seed, first_doc + d).  Returns LOOM_OK, LOOM_ERR_ARG or
+ * LOOM_ERR_NOMEM. */
+int loom_lda_fold_in(const loom_lda_params *p, const int32_t *wt, size_t stride,
+                     const int64_t *nk, int32_t n_docs, const int64_t *doc_off,
+                     const int32_t *words, int64_t first_doc, int32_t iters, uint64_t seed,
+                     double *theta);
+
 /* exp(-loglik / n_eval) of loom_lda_completion on the given test set; a
  * negative value if it failed or held out no token. */
 double loom_lda_perplexity(const loom_lda_params *p, const int32_t *wt, size_t stride,

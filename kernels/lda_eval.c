@@ -110,25 +110,27 @@ static int32_t fold_draw(struct completion *c, int32_t w, uint64_t *rng)
     return k;
 }
 
-/* One test document w[0..n): fold in the even positions, score the odd
- * ones; adds to *ll and *n_eval. */
-static void complete_doc(struct completion *c, const int32_t *w, int64_t n, int32_t iters,
-                         uint64_t rng, double *ll, int64_t *n_eval)
+/* Fold in the tokens w[0], w[step], w[2 step], ... of a document of n
+ * tokens with the table fixed: Gibbs sweeps over their topics, c->theta
+ * left as theta_dk = (mean n_dk over the second half of the sweeps + a) /
+ * (tokens folded + K a).  Returns how many tokens were folded in. */
+static int64_t fold_in(struct completion *c, const int32_t *w, int64_t n, int64_t step,
+                       int32_t iters, uint64_t *rng)
 {
     const int32_t K = c->p->K;
-    const double a = c->p->alpha, b = c->p->beta;
-    int64_t n_obs = (n + 1) / 2;
+    const double a = c->p->alpha;
+    int64_t n_obs = (n + step - 1) / step;
     memset(c->nd, 0, (size_t)K * sizeof *c->nd);
     memset(c->theta, 0, (size_t)K * sizeof *c->theta);
     for (int64_t i = 0; i < n_obs; i++) { /* sequential initialisation */
-        c->z[i] = fold_draw(c, w[2 * i], &rng);
+        c->z[i] = fold_draw(c, w[step * i], rng);
         c->nd[c->z[i]]++;
     }
     int32_t kept = 0;
     for (int32_t it = 1; it <= iters; it++) {
         for (int64_t i = 0; i < n_obs; i++) {
             c->nd[c->z[i]]--;
-            c->z[i] = fold_draw(c, w[2 * i], &rng);
+            c->z[i] = fold_draw(c, w[step * i], rng);
             c->nd[c->z[i]]++;
         }
         if (2 * it > iters) {
@@ -144,6 +146,17 @@ static void complete_doc(struct completion *c, const int32_t *w, int64_t n, int3
     }
     for (int32_t k = 0; k < K; k++)
         c->theta[k] = (c->theta[k] / kept + a) / ((double)n_obs + K * a);
+    return n_obs;
+}
+
+/* One test document w[0..n): fold in the even positions, score the odd
+ * ones; adds to *ll and *n_eval. */
+static void complete_doc(struct completion *c, const int32_t *w, int64_t n, int32_t iters,
+                         uint64_t rng, double *ll, int64_t *n_eval)
+{
+    const int32_t K = c->p->K;
+    const double b = c->p->beta;
+    fold_in(c, w, n, 2, iters, &rng);
     for (int64_t i = 1; i < n; i += 2) {
         const int32_t *row = c->wt + (size_t)w[i] * c->stride;
         double pw = 0;
@@ -154,14 +167,16 @@ static void complete_doc(struct completion *c, const int32_t *w, int64_t n, int3
     }
 }
 
-int loom_lda_completion(const loom_lda_params *p, const int32_t *wt, size_t stride,
-                        const int64_t *nk, int32_t n_docs, const int64_t *doc_off,
-                        const int32_t *words, int64_t first_doc, int32_t iters,
-                        uint64_t seed, double *loglik, int64_t *n_eval)
+/* The body of loom_lda_completion (theta == NULL) and loom_lda_fold_in
+ * (theta != NULL: every token folded in, each document's theta stored). */
+static int complete(const loom_lda_params *p, const int32_t *wt, size_t stride,
+                    const int64_t *nk, int32_t n_docs, const int64_t *doc_off,
+                    const int32_t *words, int64_t first_doc, int32_t iters, uint64_t seed,
+                    double *loglik, int64_t *n_eval, double *theta)
 {
     if (!p || p->K < 1 || p->V < 1 || !(p->alpha > 0) || !(p->beta > 0) || !wt ||
         stride < (size_t)p->K || !nk || n_docs < 0 || !doc_off || doc_off[0] != 0 ||
-        iters < 0 || !loglik || !n_eval)
+        iters < 0 || (!theta && (!loglik || !n_eval)))
         return LOOM_ERR_ARG;
     int64_t longest = 1;
     for (int32_t d = 0; d < n_docs; d++) {
@@ -178,18 +193,25 @@ int loom_lda_completion(const loom_lda_params *p, const int32_t *wt, size_t stri
         .p = p, .wt = wt, .stride = stride,
         .inv = malloc(K * sizeof(double)), .cum = malloc(K * sizeof(double)),
         .theta = malloc(K * sizeof(double)), .nd = malloc(K * sizeof(int32_t)),
-        .z = malloc((size_t)(longest + 1) / 2 * sizeof(int32_t) + sizeof(int32_t)),
+        .z = malloc((size_t)longest * sizeof(int32_t) + sizeof(int32_t)),
     };
     int err = LOOM_ERR_NOMEM;
     if (c.inv && c.cum && c.theta && c.nd && c.z) {
         for (size_t k = 0; k < K; k++)
             c.inv[k] = 1.0 / ((double)nk[k] + p->V * p->beta);
-        *loglik = 0;
-        *n_eval = 0;
-        for (int32_t d = 0; d < n_docs; d++)
-            complete_doc(&c, words + doc_off[d], doc_off[d + 1] - doc_off[d], iters,
-                         eval_mix(seed ^ eval_mix((uint64_t)(first_doc + d))), loglik,
-                         n_eval);
+        if (!theta)
+            *loglik = 0, *n_eval = 0;
+        for (int32_t d = 0; d < n_docs; d++) {
+            uint64_t rng = eval_mix(seed ^ eval_mix((uint64_t)(first_doc + d)));
+            const int32_t *w = words + doc_off[d];
+            int64_t n = doc_off[d + 1] - doc_off[d];
+            if (!theta) {
+                complete_doc(&c, w, n, iters, rng, loglik, n_eval);
+                continue;
+            }
+            fold_in(&c, w, n, 1, iters, &rng);
+            memcpy(theta + (size_t)d * K, c.theta, K * sizeof *theta);
+        }
         err = LOOM_OK;
     }
     free(c.inv);
@@ -198,6 +220,26 @@ int loom_lda_completion(const loom_lda_params *p, const int32_t *wt, size_t stri
     free(c.nd);
     free(c.z);
     return err;
+}
+
+int loom_lda_completion(const loom_lda_params *p, const int32_t *wt, size_t stride,
+                        const int64_t *nk, int32_t n_docs, const int64_t *doc_off,
+                        const int32_t *words, int64_t first_doc, int32_t iters,
+                        uint64_t seed, double *loglik, int64_t *n_eval)
+{
+    return complete(p, wt, stride, nk, n_docs, doc_off, words, first_doc, iters, seed,
+                    loglik, n_eval, NULL);
+}
+
+int loom_lda_fold_in(const loom_lda_params *p, const int32_t *wt, size_t stride,
+                     const int64_t *nk, int32_t n_docs, const int64_t *doc_off,
+                     const int32_t *words, int64_t first_doc, int32_t iters, uint64_t seed,
+                     double *theta)
+{
+    if (!theta)
+        return LOOM_ERR_ARG;
+    return complete(p, wt, stride, nk, n_docs, doc_off, words, first_doc, iters, seed, NULL,
+                    NULL, theta);
 }
 
 double loom_lda_perplexity(const loom_lda_params *p, const int32_t *wt, size_t stride,

@@ -478,6 +478,56 @@ double loom_lda_ring_perplexity(loom_lda_ring *g, int32_t iters, uint64_t seed, 
     return acc[1] > 0 ? exp(-acc[0] / acc[1]) : -1;
 }
 
+/* This rank's lines of a document-topic file, in global document order
+ * (its workers hold consecutive ranges): "DOC p_1 ... p_K", DOC counted
+ * from 1.  Training documents (test = 0) take theta_dk = (n_dk + a) /
+ * (N_d + K a) from their current assignments; held-out ones are folded in
+ * against the whole table (loom_lda_fold_in).  Collective when test is
+ * set (the table is collected).  Returns 0, or -1 if writing failed. */
+int loom_lda_ring_write_theta(loom_lda_ring *g, int test, int32_t iters, uint64_t seed,
+                              FILE *f)
+{
+    const size_t K = (size_t)g->p.K;
+    const double a = g->p.alpha;
+    double *row = need(K * sizeof *row);
+    int rc = 0;
+    if (!test) {
+        for (int i = 0; i < g->T; i++) {
+            const loom_lda_shard *s = &g->sh[i];
+            for (int32_t d = 0; d < s->n_docs; d++) {
+                int64_t n = s->doc_off[d + 1] - s->doc_off[d];
+                for (size_t k = 0; k < K; k++)
+                    row[k] = a;
+                for (int32_t j = 0; j < s->dt_len[d]; j++)
+                    row[s->dt[s->doc_off[d] + j].topic] += s->dt[s->doc_off[d] + j].count;
+                fprintf(f, "%lld", (long long)(s->first_doc + d + 1));
+                for (size_t k = 0; k < K; k++)
+                    fprintf(f, " %.6g", row[k] / ((double)n + (double)K * a));
+                fputc('\n', f);
+            }
+        }
+        free(row);
+        return ferror(f) ? -1 : 0;
+    }
+    if (!g->serial)
+        loom_ring_collect(g->wt); /* every rank reads the whole table */
+    for (int i = 0; rc == 0 && g->test_n && i < g->T; i++) {
+        double *theta = need((size_t)g->test_n[i] * K * sizeof *theta);
+        if (loom_lda_fold_in(&g->p, g->wt, K, g->nk, g->test_n[i], g->test_off[i],
+                             g->test_words[i], g->test_first[i], iters, seed, theta))
+            loom_abort(1, "lda: out of memory folding in the held-out documents");
+        for (int32_t d = 0; d < g->test_n[i]; d++) {
+            fprintf(f, "%lld", (long long)(g->test_first[i] + d + 1));
+            for (size_t k = 0; k < K; k++)
+                fprintf(f, " %.6g", theta[(size_t)d * K + k]);
+            fputc('\n', f);
+        }
+        free(theta);
+    }
+    free(row);
+    return ferror(f) ? -1 : rc;
+}
+
 void loom_lda_ring_table(loom_lda_ring *g, int32_t *wt, int64_t *nk)
 {
     if (!g->serial)

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "corpus.h"
 #include "lda.h"
@@ -78,6 +79,13 @@ int loom_lda_ring_set_test(loom_lda_ring *g, const loom_corpus *test);
 double loom_lda_ring_perplexity(loom_lda_ring *g, int32_t iters, uint64_t seed,
                                 int64_t *n_eval);
 
+/* This rank's lines of a document-topic file, in global document order:
+ * "DOC p_1 ... p_K" (DOC from 1) for the training documents (test = 0,
+ * from their current topic assignments) or the held-out ones (test = 1,
+ * folded in with `iters` sweeps against the trained table; collective).
+ * Ranks write in turn to build the whole file.  Returns 0 or -1. */
+int loom_lda_ring_write_theta(loom_lda_ring *g, int test, int32_t iters, uint64_t seed,
+                              FILE *f);
 /* Gathers the whole table: when wt is not NULL, wt[w * K + k] = n_wk for
  * the corpus's word ids (V rows of K), and when nk is not NULL, nk[k] =
  * n_k.  Ranks that do not want a copy pass NULLs (but still call). */

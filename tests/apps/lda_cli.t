@@ -5,9 +5,12 @@
 # word; --min-count drops rare words; --model DIR writes vocab.txt beside
 # word_topic.txt so its ids can be read (each topic's top word in
 # topics.txt is the vocab.txt word of its largest count); a missing stop
-# list is named with exit 1; --stopwords without --text is refused.
+# list is named with exit 1; --stopwords without --text is refused;
+# doc_topic.txt holds one proportion row per training document, in order,
+# that tells the two themes apart, on 1 and 2 ranks, and
+# test_doc_topic.txt the same for held-out documents.
 . "$(dirname "$0")/../lib.sh"
-plan 6
+plan 9
 L=$B/bin/loom-lda
 # 400 documents: two themes, each line padded with function words and
 # one rare word per document
@@ -50,4 +53,27 @@ ok $? "a missing stop-word file is named, exit 1"
 run_job "$T/u" "$L" --train "$T/t.txt" --topics 2 --stopwords "$T/stop"
 [ $rc -eq 2 ] && has "$T/u" "--stopwords goes with --text"
 ok $? "--stopwords without --text is refused, exit 2"
+# theta FILE N: N rows "d p1 p2" numbered 1..N in order, each summing to 1;
+# prints the share of documents whose larger topic agrees with the parity
+# of their number (the two themes alternate), the larger of it and 1 - it
+theta() {
+    awk -v n="$2" 'NF != 3 || $1 != NR || ($2 + $3 - 1) ^ 2 > 1e-8 { bad = 1 }
+        { same += (($2 > $3) == ($1 % 2)) }
+        END { if (bad || NR != n) print "bad"; else { s = same / NR; print (s > 1 - s ? s : 1 - s) } }' "$1"
+}
+for n in 1 2; do
+    OMP_NUM_THREADS=1 run_job "$T/th$n" "$LOOMRUN" -n $n "$L" --text "$T/t.txt" --topics 2 --iters 30 \
+        --model "$T/mt$n"
+    a=$(theta "$T/mt$n/doc_topic.txt" 400)
+    [ $rc -eq 0 ] && [ "$a" != bad ] && awk -v a="$a" 'BEGIN { exit !(a >= 0.95) }'
+    ok $? "$n rank(s): doc_topic.txt has 400 rows in order and tells the themes apart (share $a)"
+done
+OMP_NUM_THREADS=1 run_job "$T/tt" "$LOOMRUN" -n 2 "$L" --text "$T/t.txt" --topics 2 --iters 30 \
+    --model "$T/mtt" --test-frac 0.25
+ntest=$(wc -l <"$T/mtt/test_doc_topic.txt") ntrain=$(wc -l <"$T/mtt/doc_topic.txt")
+at=$(awk 'NF != 3 || $1 != NR || ($2 + $3 - 1) ^ 2 > 1e-8 { print "bad"; exit }
+    { s += $2 > $3 ? $2 : $3 } END { print s / NR }' "$T/mtt/test_doc_topic.txt")
+[ $rc -eq 0 ] && [ "$at" != bad ] && [ $((ntest + ntrain)) -eq 400 ] && [ "$ntest" -gt 50 ] &&
+    awk -v t="$at" 'BEGIN { exit !(t >= 0.8) }'
+ok $? "test_doc_topic.txt: $ntest held-out rows beside $ntrain training rows, folded in (mean top share $at)"
 finish
