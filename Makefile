@@ -31,7 +31,7 @@ CFLAGS_ALL   := $(CPPFLAGS_ALL) $(WARN) $(CFLAGS) -fPIC -fopenmp $(SAN)
 LDLIBS_ALL   := -lucp -lucs -lnuma -lz -lpthread -lm
 LDFLAGS_ALL  := -fopenmp $(SAN) $(LDFLAGS)
 
-LIB_SRC  := $(wildcard lib/*.c dsm/*.c sched/*.c kernels/*.c)
+LIB_SRC  := $(wildcard lib/*.c dsm/*.c sched/*.c lifecycle/*.c kernels/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 RUN_SRC  := $(wildcard apps/loomrun/*.c)
 RUN_OBJ  := $(RUN_SRC:%.c=$(BUILD)/obj/%.o)
@@ -88,6 +88,7 @@ check:
 	@tools/deps.sh
 	@tools/deps.sh --optional fuzz valgrind install
 	@$(MAKE) --no-print-directory all
+	tools/layers.sh $(LIB_OBJ)
 	LOOMTEST_BUILD=$(abspath $(BUILD)) LOOMTEST_SANITIZE=$(SANITIZE) prove --exec '' $(UNITS) $(TESTS_SH)
 
 # ---- fuzzing: libFuzzer harnesses (tests/fuzz/fuzz_*.c), built with clang,

@@ -1,5 +1,6 @@
-/* alloc.c — loom_alloc / loom_free, and the release and acquire that
- * loom_barrier wraps around the barrier.
+/* alloc.c — loom_alloc / loom_free, the release and acquire that
+ * loom_dsm_barrier (the public loom_barrier) wraps around the runtime's
+ * barrier, and the DSM's part of loom_init and loom_finalize.
  *
  * Both allocation calls are collective and start by agreeing: every rank
  * contributes a hash of what it asked for, and an allreduce of its
@@ -59,7 +60,7 @@ static int agree(uint64_t v)
 static const loom_policy *choose_policy(const char *name, const char *opt)
 {
     if (loom_icv.nranks == 1)
-        return &loom_policy_local;
+        return loom_policy_find("local");
     const char *want = opt;
     for (int i = 0; !want && i < loom_icv.ncoherence_named; i++)
         if (name && !strcasecmp(loom_icv.coherence_named[i].alloc, name))
@@ -124,9 +125,8 @@ static void destroy(loom_dsm_alloc *a)
  * numbering as a separate store's).  Sets a->inplace and a->home0. */
 static void choose_inplace(loom_dsm_alloc *a)
 {
-    const loom_policy *p = a->policy;
     if (a->kind != LOOM_UNIT_PAGE || a->merge != LOOM_MERGE_OVERWRITE || loom_dsm_check ||
-        !a->nhome || (p != &loom_policy_bsp && p != &loom_policy_ssp && p != &loom_policy_priority))
+        !a->nhome || !a->policy->homes_in_place)
         return;
     size_t u0 = 0;
     while (a->home[u0] != loom_icv.rank)
@@ -271,8 +271,10 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     int bad = validate(bytes, o, why, sizeof why);
     const loom_policy *pol = bad ? NULL : choose_policy(o->name, o->coherence);
     if (!bad && !pol) {
-        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: local, bsp, ssp, ring, priority)",
-                 o->coherence);
+        char names[100];
+        loom_policy_names(names, sizeof names);
+        snprintf(why, sizeof why, "unknown coherence policy '%s' (available: %s)", o->coherence,
+                 names);
         bad = 1;
     }
     /* Agree on everything that shapes the allocation. */
@@ -326,7 +328,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     a->memfd = -1;
     int rc = LOOM_OK;
     size_t plen = (a->mapped + 4095) & ~(size_t)4095;
-    if (pol == &loom_policy_local) { /* plain memory */
+    if (pol->plain) { /* plain memory */
         if (loom_restart_open())
             loom_restart_check(a); /* collective */
         a->base = mmap(NULL, plen, PROT_READ | PROT_WRITE,
@@ -353,7 +355,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
         a->stamp = calloc(a->nunits, sizeof *a->stamp);
-        a->staleness = pol != &loom_policy_ssp && pol != &loom_policy_priority ? 0
+        a->staleness = !pol->uses_staleness ? 0
                        : o->staleness_set ? o->staleness : loom_icv.staleness;
         if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
                     !a->ulock || !a->twin || !a->stamp || (a->kind == LOOM_UNIT_ROW && !a->put)))
@@ -400,13 +402,13 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         destroy(a);
         return NULL;
     }
-    if (pol == &loom_policy_local && (rc = start_policy(a))) {
+    if (pol->plain && (rc = start_policy(a))) {
         destroy(a);
         return NULL;
     }
     publish(a, n);
     next_serial++;
-    if (pol != &loom_policy_local) { /* homes must answer while computing */
+    if (!pol->plain) { /* homes must answer while computing */
         loom_agent_hold();
         a->agent = 1;
     }
@@ -414,6 +416,13 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
 }
 
 static void print_stats(const loom_dsm_alloc *a);
+
+static void (*on_free)(const loom_dsm_alloc *a);
+
+void loom_dsm_on_free(void (*fn)(const loom_dsm_alloc *a))
+{
+    on_free = fn;
+}
 
 /* LOOM_STATS=1 prints the allocation's statistics as it is freed. */
 int loom_free(void *p)
@@ -434,7 +443,8 @@ int loom_free(void *p)
         loom_coll_barrier(); /* nobody reads our store any more */
     if (loom_icv.stats)
         print_stats(a);
-    loom_plan_forget(a);
+    if (on_free)
+        on_free(a);
     a->live = 0;
     loom_allocs[a->id] = NULL;
     destroy(a);
@@ -470,7 +480,8 @@ int loom_acquire(void)
     return LOOM_OK;
 }
 
-void loom_dsm_epoch_end(void)
+/* A barrier ended an epoch: check mode forgets the epoch's writers. */
+static void epoch_end(void)
 {
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++)
@@ -478,36 +489,52 @@ void loom_dsm_epoch_end(void)
             loom_dsm_new_epoch(loom_allocs[i]);
 }
 
-const loom_policy *loom_policy_find(const char *name)
+int loom_dsm_barrier(void)
 {
-    if (!strcasecmp(name, "local"))
-        return &loom_policy_local;
-    if (!strcasecmp(name, "bsp"))
-        return &loom_policy_bsp;
-    if (!strcasecmp(name, "ssp"))
-        return &loom_policy_ssp;
-    if (!strcasecmp(name, "ring"))
-        return &loom_policy_ring;
-    if (!strcasecmp(name, "priority"))
-        return &loom_policy_priority;
-    return NULL;
+    if (loom_state != 1)
+        return LOOM_ERR_STATE;
+    if (loom_icv.nranks == 1)
+        return LOOM_OK;
+    loom_release();
+    loom_coll_barrier();
+    loom_acquire();
+    epoch_end();
+    return LOOM_OK;
 }
 
 int loom_dsm_init(void)
 {
-    loom_dsm_check = loom_icv.check_dsm;
-    loom_dsm_wire_init();
-    loom_lock_init();
-    loom_clock_init();
-    loom_allreduce_ssp_init();
-    loom_ring_init();
-    return loom_fault_init();
+    if (loom_icv.nranks > 1) {
+        loom_dsm_check = loom_icv.check_dsm;
+        loom_dsm_wire_init();
+        loom_lock_init();
+        loom_clock_init();
+        loom_allreduce_ssp_init();
+        loom_policy_setup_all();
+        /* the collectives copy Loom memory aside (lib/coll.c) */
+        loom_coll_set_bounce(loom_arena_contains);
+        int rc = loom_fault_init();
+        if (rc)
+            return rc;
+    }
+    loom_restart_init();
+    return LOOM_OK;
 }
+
+void loom_dsm_quiesce(void)
+{
+    loom_allreduce_ssp_quiesce();
+}
+
+static void print_all_stats(void);
 
 /* At finalize, after the last barrier: free what the program left
  * allocated, so no registration outlives the transport. */
 void loom_dsm_fini(void)
 {
+    loom_allreduce_ssp_fini();
+    if (loom_icv.stats)
+        print_all_stats();
     loom_agent_fini();
     loom_fault_fini();
     int n = atomic_load(&loom_nallocs);
@@ -572,9 +599,14 @@ static void print_stats(const loom_dsm_alloc *a)
              (unsigned long long)s.forwarded, (unsigned long long)s.early_bytes);
 }
 
+void loom_dsm_fini_records(void)
+{
+    loom_lock_fini();
+}
+
 /* LOOM_STATS=1 at finalize: the allocations still live (loom_free printed
  * the others). */
-void loom_dsm_print_stats(void)
+static void print_all_stats(void)
 {
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++)

@@ -323,14 +323,14 @@ static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bound
     r->homehash = loom_ckpt_home_hash(a);
     *nb = 0;
     int j = 0;
-    if (a->policy == &loom_policy_local) {
+    if (a->policy->plain) {
         r->what = CK_LOCAL;
         *data = a->base;
         *dlen = a->bytes;
-    } else if (a->policy == &loom_policy_ring) {
-        const size_t *lo = loom_ring_bounds(a, &j);
+    } else if (loom_policy_rotates(a->policy)) {
+        const size_t *lo = a->policy->bounds(a, &j);
         r->what = CK_RING;
-        r->ring_t = loom_ring_subepoch(a);
+        r->ring_t = a->policy->subepoch(a);
         for (int q = 0; q <= loom_icv.nranks; q++)
             bounds[q] = lo[q];
         *nb = ((size_t)loom_icv.nranks + 1) * sizeof *bounds;

@@ -278,7 +278,7 @@ int loom_dmap_free(loom_dmap *m)
 {
     if (!m)
         return LOOM_ERR_ARG;
-    loom_barrier(); /* nobody asks this map any more */
+    loom_dsm_barrier(); /* nobody asks this map any more */
     maps[m->id] = NULL;
     int rc = loom_free(m->values);
     int rc2 = loom_free(m->shard);

@@ -136,8 +136,41 @@ loom_dsm_alloc *loom_dsm_find(const void *p);
 loom_dsm_alloc *loom_dsm_lookup_base(const void *p);
 extern int loom_dsm_check; /* LOOM_CHECK includes dsm conflict checks */
 
-/* sched/plan.c: drop cached loop plans that use allocation a. */
-void loom_plan_forget(const loom_dsm_alloc *a);
+/* A layer above (the scheduler's plan cache) learns of every allocation
+ * loom_free is about to destroy through fn, called with a still intact
+ * (one hook; NULL removes it). */
+void loom_dsm_on_free(void (*fn)(const loom_dsm_alloc *a));
+
+/* The DSM's part of the lifecycle (lifecycle/lifecycle.c calls them, in
+ * this order).  loom_dsm_init: after the runtime is up; with several
+ * ranks, the message handlers, the fault handler and the collectives'
+ * bounce test; then, with LOOM_RESTART, the checkpoint to resume from
+ * (collective).  loom_dsm_quiesce: finalize, nothing of the SSP allreduce
+ * left in flight.  loom_dsm_fini: after the last loom_dsm_barrier, free
+ * every allocation left (LOOM_STATS first prints them).
+ * loom_dsm_fini_records: after the transport closed (no handler runs any
+ * more), free the lock records. */
+int loom_dsm_init(void);
+void loom_dsm_quiesce(void);
+void loom_dsm_fini(void);
+void loom_dsm_fini_records(void);
+/* The DSM's synchronization point, which the public loom_barrier is:
+ * release this rank's writes, the runtime's barrier, drop what may be
+ * stale, and a new epoch (check mode).  Collective; LOOM_ERR_STATE outside
+ * loom_init..loom_finalize. */
+int loom_dsm_barrier(void);
+/* 1 if p lies in the global arena of Loom's multi-rank allocations. */
+int loom_arena_contains(const void *p);
+void loom_allreduce_ssp_init(void);
+void loom_allreduce_ssp_quiesce(void); /* nothing left in flight */
+void loom_allreduce_ssp_fini(void);
+void loom_lock_init(void);
+void loom_lock_fini(void);       /* free the lock records (after the last message) */
+size_t loom_lock_records(void);  /* live lock records this rank manages (tests) */
+/* restart.c: with LOOM_RESTART, find the checkpoint to resume from and
+ * restore the clock (collective; stops the job with one message when the
+ * checkpoint cannot be used).  From loom_dsm_init. */
+void loom_restart_init(void);
 
 /* ---- dist.c ------------------------------------------------------------ */
 /* Fill a->home, a->slot, a->nhome.  Returns LOOM_OK or LOOM_ERR_ARG (an
@@ -203,18 +236,6 @@ void loom_dmap_init(void);
 void loom_agent_hold(void);
 void loom_agent_release(void);
 void loom_agent_fini(void); /* finalize: stop the thread */
-
-/* ---- policy_ring.c ----------------------------------------------------- */
-void loom_ring_init(void);
-/* policy_ring.c: partition boundaries, for the loop planner (sched/). */
-int loom_ring_set_bounds(loom_dsm_alloc *a, const size_t *lo);
-const size_t *loom_ring_bounds(loom_dsm_alloc *a, int *owned);
-
-/* Checkpoints: a's sub-epoch; and, on restart before a is published, set
- * a's sub-epoch and partition boundaries (lo[0..P]).  LOOM_ERR_ARG for
- * boundaries that do not cut a's units. */
-uint64_t loom_ring_subepoch(loom_dsm_alloc *a);
-int loom_ring_restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo);
 
 /* ---- checkpoint.c, restart.c (docs/checkpoint.md) ---------------------- */
 /* loom_clock's part: LOOM_CHECKPOINT_EVERY and LOOM_TEST_KILL at the

@@ -269,6 +269,7 @@ void loom_rc_clock(loom_dsm_alloc *a)
 
 const loom_policy loom_policy_bsp = {
     .name = "bsp",
+    .homes_in_place = 1,
     .read_miss = loom_rc_read_miss,
     .first_write = loom_rc_first_write,
     .row_miss = loom_rc_row_miss,

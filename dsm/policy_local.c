@@ -9,6 +9,7 @@ static void nothing(loom_dsm_alloc *a) { (void)a; }
 
 const loom_policy loom_policy_local = {
     .name = "local",
+    .plain = 1,
     .read_miss = nothing_unit,
     .first_write = nothing_unit,
     .row_miss = nothing_unit,

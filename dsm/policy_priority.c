@@ -40,6 +40,8 @@
 #define TICK_S 0.005
 #define MAX_UNACKED 32
 
+extern const loom_policy loom_policy_priority; /* the table, at the end of this file */
+
 static pthread_t sender;
 static int sender_running;
 static _Atomic int sender_stop;
@@ -241,6 +243,8 @@ static void fini(loom_dsm_alloc *a)
 
 const loom_policy loom_policy_priority = {
     .name = "priority",
+    .uses_staleness = 1,
+    .homes_in_place = 1,
     .read_miss = loom_rc_read_miss,
     .first_write = loom_rc_first_write,
     .row_miss = loom_rc_row_miss,

@@ -25,6 +25,8 @@
 
 #define AM_RING 11
 
+extern const loom_policy loom_policy_ring; /* the table, at the end of this file */
+
 struct ring {
     uint64_t t;               /* sub-epoch */
     size_t *lo;               /* P + 1 partition boundaries, in units */
@@ -128,16 +130,6 @@ static void fini(loom_dsm_alloc *a)
     a->policy_data = NULL;
 }
 
-const loom_policy loom_policy_ring = {
-    .name = "ring",
-    .read_miss = violation,
-    .first_write = violation,
-    .row_miss = violation,
-    .release = release,
-    .acquire = nothing,
-    .init = init,
-    .fini = fini,
-};
 
 /* ---- messages -------------------------------------------------------- */
 
@@ -182,7 +174,7 @@ static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
     atomic_fetch_add(&g->arrived[h.part], (long)h.n);
 }
 
-void loom_ring_init(void)
+static void setup(void)
 {
     loom_tp_am_register(AM_RING, on_ring);
 }
@@ -192,7 +184,7 @@ void loom_ring_init(void)
 static loom_dsm_alloc *ring_alloc(void *array, const char *fn)
 {
     loom_dsm_alloc *a = loom_dsm_lookup_base(array);
-    if (!a || (a->policy != &loom_policy_ring && a->policy != &loom_policy_local)) {
+    if (!a || (a->policy != &loom_policy_ring && !a->policy->plain)) {
         loom_log("%s: %p is not a ring allocation", fn, array);
         return NULL;
     }
@@ -224,7 +216,7 @@ int loom_ring_done(void *array, size_t unit)
     loom_dsm_alloc *a = ring_alloc(array, "loom_ring_done");
     if (!a)
         return LOOM_ERR_ARG;
-    if (a->policy == &loom_policy_local)
+    if (a->policy->plain)
         return unit < a->nunits ? LOOM_OK : LOOM_ERR_ARG;
     struct ring *g = a->policy_data;
     int j = owned_part(g);
@@ -289,7 +281,7 @@ int loom_ring_collect(void *array)
     loom_dsm_alloc *a = ring_alloc(array, "loom_ring_collect");
     if (!a)
         return LOOM_ERR_ARG;
-    if (a->policy == &loom_policy_local)
+    if (a->policy->plain)
         return LOOM_OK;
     struct ring *g = a->policy_data;
     for (int j = 0; j < P(); j++) {
@@ -307,10 +299,8 @@ int loom_ring_collect(void *array)
  * Every rank gets every partition first (as loom_ring_collect), so each
  * rank then holds its new partition.  Returns LOOM_ERR_ARG (nothing
  * changed) for bad bounds or a rotation in progress. */
-int loom_ring_set_bounds(loom_dsm_alloc *a, const size_t *lo)
+static int set_bounds(loom_dsm_alloc *a, const size_t *lo)
 {
-    if (a->policy != &loom_policy_ring)
-        return LOOM_OK;
     struct ring *g = a->policy_data;
     if (g->t % (uint64_t)P() != 0 || lo[0] != 0 || lo[P()] != a->nunits)
         return LOOM_ERR_ARG;
@@ -331,20 +321,18 @@ int loom_ring_set_bounds(loom_dsm_alloc *a, const size_t *lo)
 
 /* The partition boundaries (P + 1 units) and the partition this rank owns
  * now, for the loop planner. */
-const size_t *loom_ring_bounds(loom_dsm_alloc *a, int *owned)
+static const size_t *bounds(loom_dsm_alloc *a, int *owned)
 {
-    if (a->policy != &loom_policy_ring)
-        return NULL;
     struct ring *g = a->policy_data;
     if (owned)
         *owned = owned_part(g);
     return g->lo;
 }
 
-uint64_t loom_ring_subepoch(loom_dsm_alloc *a)
+static uint64_t subepoch(loom_dsm_alloc *a)
 {
-    struct ring *g = a->policy == &loom_policy_ring ? a->policy_data : NULL;
-    return g ? g->t : 0;
+    struct ring *g = a->policy_data;
+    return g->t;
 }
 
 /* Contract (restart.c, inside loom_alloc after init and before a is
@@ -353,10 +341,8 @@ uint64_t loom_ring_subepoch(loom_dsm_alloc *a)
  * is in flight or sent, so the next rotation forwards whole partitions.
  * Returns LOOM_ERR_ARG (nothing changed) for boundaries that do not cut
  * a's units into P ordered partitions. */
-int loom_ring_restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
+static int restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
 {
-    if (a->policy != &loom_policy_ring)
-        return LOOM_OK;
     struct ring *g = a->policy_data;
     if (lo[0] != 0 || lo[P()] != a->nunits)
         return LOOM_ERR_ARG;
@@ -372,3 +358,20 @@ int loom_ring_restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
     }
     return LOOM_OK;
 }
+
+const loom_policy loom_policy_ring = {
+    .name = "ring",
+    .read_miss = violation,
+    .first_write = violation,
+    .row_miss = violation,
+    .release = release,
+    .acquire = nothing,
+    .init = init,
+    .fini = fini,
+    .setup = setup,
+    .bounds = bounds,
+    .set_bounds = set_bounds,
+    .rotate = loom_ring_rotate,
+    .subepoch = subepoch,
+    .restore = restore,
+};

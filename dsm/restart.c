@@ -302,16 +302,16 @@ void loom_restart_fill(loom_dsm_alloc *a)
     char *dst = NULL;
     if (!meta) {
         loom_abort(1, "restart: %s: the layout of '%s' is damaged", S.f.path, a->name);
-    } else if (c->what == CK_RING && a->policy == &loom_policy_ring) {
-        if (loom_ring_restore(a, c->ring_t, meta))
+    } else if (c->what == CK_RING && loom_policy_rotates(a->policy)) {
+        if (a->policy->restore(a, c->ring_t, meta))
             loom_abort(1, "restart: %s: the ring state of '%s' is damaged", S.f.path, a->name);
         int j;
-        const size_t *b = loom_ring_bounds(a, &j);
+        const size_t *b = a->policy->bounds(a, &j);
         dst = (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + b[j] * a->unit;
         if (c->len != (b[j + 1] - b[j]) * a->unit)
             loom_abort(1, "restart: %s: the partition of '%s' has the wrong size", S.f.path,
                        a->name);
-    } else if (c->what == CK_LOCAL && a->policy == &loom_policy_local && c->len == a->bytes) {
+    } else if (c->what == CK_LOCAL && a->policy->plain && c->len == a->bytes) {
         dst = a->base;
     } else if (c->what == CK_HOME && a->store && c->len == a->nhome * a->unit) {
         dst = a->store;

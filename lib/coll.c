@@ -71,21 +71,6 @@ static int check_state(void)
     return loom_state == 1 ? LOOM_OK : LOOM_ERR_STATE;
 }
 
-/* A barrier is also the DSM's synchronization point: writes are released
- * before it, stale copies dropped after it, and it ends an epoch. */
-int loom_barrier(void)
-{
-    if (check_state())
-        return LOOM_ERR_STATE;
-    if (loom_icv.nranks == 1)
-        return LOOM_OK;
-    loom_release();
-    loom_coll_barrier();
-    loom_acquire();
-    loom_dsm_epoch_end();
-    return LOOM_OK;
-}
-
 int loom_coll_barrier(void)
 {
     if (check_state())
@@ -100,6 +85,13 @@ int loom_coll_barrier(void)
     return LOOM_OK;
 }
 
+static int (*is_loom_memory)(const void *p);
+
+void loom_coll_set_bounce(int (*fn)(const void *p))
+{
+    is_loom_memory = fn;
+}
+
 /* Collectives on Loom memory run on a private copy (the bounce buffer):
  * the transport cannot take the page path's faults, and the intermediate
  * values of a reduction must not live where other ranks' diffs land (a
@@ -107,7 +99,7 @@ int loom_coll_barrier(void)
  * with plain stores, at the end.  Returns buf itself for other memory. */
 static char *bounce_in(void *buf, size_t bytes, int copy)
 {
-    if (!bytes || !loom_arena_contains(buf))
+    if (!bytes || !is_loom_memory || !is_loom_memory(buf))
         return buf;
     char *t = malloc(bytes);
     if (!t)

@@ -137,11 +137,6 @@ static int set_rv_host(const char *v)
 {
     return set_string(loom_icv.rendezvous_host, sizeof loom_icv.rendezvous_host, v);
 }
-static int known_policy(const char *v)
-{
-    return !strcasecmp(v, "local") || !strcasecmp(v, "bsp") || !strcasecmp(v, "ssp") ||
-           !strcasecmp(v, "ring") || !strcasecmp(v, "priority");
-}
 static int set_staleness(const char *v)
 {
     long x;
@@ -188,9 +183,11 @@ static int set_wire(const char *v)
     }
     return -1;
 }
+/* A policy's name, kept as given: the DSM's registry (dsm/policy.c)
+ * checks it in loom_init, with a message of the same form. */
 static int set_coherence(const char *v)
 {
-    return known_policy(v) ? set_string(loom_icv.coherence, sizeof loom_icv.coherence, v) : -1;
+    return set_string(loom_icv.coherence, sizeof loom_icv.coherence, v);
 }
 /* LOOM_CHECK: comma-separated checks; "dsm" (overwrite conflicts),
  * "serial" (serializable loops), "all"/"1" for every check, "0"/"none"
@@ -341,7 +338,7 @@ static const struct var {
     {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
     {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
     {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
-    {"LOOM_COHERENCE", set_coherence, show_coherence, "local, bsp, ssp, ring or priority", 0},
+    {"LOOM_COHERENCE", set_coherence, show_coherence, "a coherence policy's name (docs/dsm.md)", 0},
     {"LOOM_STALENESS", set_staleness, show_staleness, "an integer >= 0 (clocks an ssp read may lag)", 0},
     {"LOOM_BANDWIDTH", set_bandwidth, show_bandwidth, "a number of Mbit/s >= 0 (priority's budget per rank; 0 = no early sending)", 0},
     {"LOOM_PRIORITY", set_priority, show_priority, "relative, absolute, random or roundrobin", 0},
@@ -364,7 +361,8 @@ static const struct var {
 
 #define COH_PREFIX "LOOM_COHERENCE_"
 
-/* LOOM_COHERENCE_<NAME>=policy for the allocation named NAME. */
+/* LOOM_COHERENCE_<NAME>=policy for the allocation named NAME (the policy
+ * name is checked as LOOM_COHERENCE's is). */
 static int load_named(char *err, size_t errlen)
 {
     extern char **environ;
@@ -373,11 +371,12 @@ static int load_named(char *err, size_t errlen)
             continue;
         const char *name = *e + strlen(COH_PREFIX), *eq = strchr(name, '=');
         size_t nl = eq ? (size_t)(eq - name) : 0;
-        if (!eq || !nl || nl >= 64 || !known_policy(eq + 1) ||
+        size_t pl = eq ? strlen(eq + 1) : 0;
+        if (!eq || !nl || nl >= 64 || !pl || pl >= sizeof loom_icv.coherence_named[0].policy ||
             loom_icv.ncoherence_named == 16) {
             size_t vl = strcspn(*e, "=");
-            snprintf(err, errlen, "%.*s%s is not valid: expected LOOM_COHERENCE_<NAME>=local, "
-                     "bsp, ssp, ring or priority, NAME an allocation's name (at most 16 such variables)",
+            snprintf(err, errlen, "%.*s%s is not valid: expected LOOM_COHERENCE_<NAME>=<a coherence "
+                     "policy's name>, NAME an allocation's name (at most 16 such variables)",
                      LOOM_SHOWN(vl), *e, vl > LOOM_SHOWN_MAX ? "..." : "");
             return LOOM_ERR_ENV;
         }

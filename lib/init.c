@@ -1,4 +1,5 @@
-/* init.c — loom_init / loom_finalize, and where a rank learns who it is.
+/* init.c — the runtime's start and end (loom_init and loom_finalize, in
+ * lifecycle/, call them), and where a rank learns who it is.
  *
  * A rank takes its identity from the first launcher it recognizes:
  *   loomrun  LOOM_RANK, LOOM_NRANKS, LOOM_LOCAL_RANK
@@ -141,19 +142,10 @@ static int start_server(void)
     return LOOM_OK;
 }
 
-int loom_init(int *argc, char ***argv)
+/* Contract: see internal.h.  With one rank: no network at all. */
+int loom_rt_start(void)
 {
-    (void)argc;
-    (void)argv;
-    if (loom_state == 1) {
-        loom_log("loom_init called twice");
-        return LOOM_ERR_STATE;
-    }
-    char err[512], unknown[512];
-    if (loom_env_load(err, sizeof err) || loom_discover_rank(err, sizeof err)) {
-        loom_log("%s", err);
-        return LOOM_ERR_ENV;
-    }
+    char unknown[512];
     /* Under loomrun stdout is a pipe to the tagger: print lines as they
      * come, so progress shows while the job runs. */
     if (loom_icv.source == LOOM_SRC_LOOMRUN)
@@ -164,7 +156,6 @@ int loom_init(int *argc, char ***argv)
         loom_env_display(loom_icv.display_env == 2);
     if (loom_icv.nranks == 1) {
         loom_state = 1;
-        loom_restart_init();
         return LOOM_OK;
     }
     int rc;
@@ -181,39 +172,25 @@ int loom_init(int *argc, char ***argv)
         return rc;
     loom_tp_set_peers(peers, loom_icv.nranks);
     loom_state = 1;
-    if ((rc = loom_dsm_init()))
-        return rc;
     if (loom_icv.stats) /* where start-up went (docs/launcher.md, "Start-up") */
         loom_log("start-up: UCX %.3f s, rendezvous and the rest %.3f s", t1 - t0,
                  loom_wtime() - t1);
-    loom_restart_init();
     return LOOM_OK;
 }
 
-int loom_finalize(void)
+/* Contract: see internal.h.  Several ranks only; the layers above have
+ * sent their last message. */
+void loom_rt_finalize(void)
 {
-    if (loom_state != 1)
-        return LOOM_ERR_STATE;
-    if (loom_icv.nranks > 1) {
-        loom_allreduce_ssp_quiesce();
-        loom_barrier(); /* also releases what is still dirty */
-        loom_allreduce_ssp_fini();
-        if (loom_icv.stats)
-            loom_dsm_print_stats();
-        loom_dsm_fini();
-        loom_tp_closing();
-        loom_coll_barrier();
-        loom_tp_close();
-        loom_lock_fini(); /* no handler runs any more */
-        loom_join_leave();
-        loom_join_free(peers, loom_icv.nranks);
-        peers = NULL;
-        if (server) {
-            pthread_join(server_thread, NULL);
-            loom_rv_close(server);
-            server = NULL;
-        }
+    loom_tp_closing();
+    loom_coll_barrier();
+    loom_tp_close();
+    loom_join_leave();
+    loom_join_free(peers, loom_icv.nranks);
+    peers = NULL;
+    if (server) {
+        pthread_join(server_thread, NULL);
+        loom_rv_close(server);
+        server = NULL;
     }
-    loom_state = 2;
-    return LOOM_OK;
 }

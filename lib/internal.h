@@ -9,8 +9,12 @@
  *   join.c       a rank's side of the rendezvous, and its heartbeat thread
  *   transport.c  UCX context, worker, endpoints; matched messages over AM
  *   coll.c       barrier, bcast, allreduce
- *   init.c       loom_init / loom_finalize, rank discovery
- *   time.c       loom_wtime */
+ *   init.c       the runtime's start and end, rank discovery
+ *   time.c       loom_wtime
+ * The runtime is the bottom layer: nothing here includes or calls dsm/ or
+ * sched/ (docs/architecture.md, "Layers"; tools/layers.sh checks it).
+ * What the layers above must tell it, they register: the collectives'
+ * bounce test (loom_coll_set_bounce). */
 #ifndef LOOM_INTERNAL_H
 #define LOOM_INTERNAL_H
 
@@ -312,34 +316,28 @@ void loom_tp_wait_send(loom_sreq *r);
 void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len);
 
 /* ---- coll.c ---------------------------------------------------------- */
-/* The barrier alone, without the DSM's release and acquire. */
+/* The runtime's barrier (the public loom_barrier adds the DSM's release
+ * and acquire around it). */
 int loom_coll_barrier(void);
+/* Memory that loom_bcast and loom_allreduce must not work in, but on a
+ * private copy (the DSM registers its arena test at init); NULL: none. */
+void loom_coll_set_bounce(int (*is_loom_memory)(const void *p));
 size_t loom_type_size(loom_type t);
 /* Every rank's len bytes, in rank order, into all (P * len bytes). */
 int loom_allgather(const void *mine, void *all, size_t len);
 /* a[i] = a[i] op b[i] for i < n.  Exported for the unit tests. */
 void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op);
 
-/* ---- dsm/ (called by init and the barrier) ---------------------------- */
-int loom_dsm_init(void);       /* message handlers and the fault handler */
-/* 1 if p lies in the global arena of Loom's multi-rank allocations. */
-int loom_arena_contains(const void *p);
-void loom_dsm_fini(void);      /* free every allocation left (finalize) */
-void loom_dsm_print_stats(void); /* LOOM_STATS */
-void loom_allreduce_ssp_init(void);
-void loom_allreduce_ssp_quiesce(void); /* finalize: nothing left in flight */
-void loom_allreduce_ssp_fini(void);
-void loom_dsm_epoch_end(void); /* a barrier ended an epoch */
-void loom_lock_init(void);
-/* restart.c: with LOOM_RESTART, find the checkpoint to resume from and
- * restore the clock (collective; stops the job with one message when the
- * checkpoint cannot be used).  Called by loom_init once the DSM is up. */
-void loom_restart_init(void);
-void loom_lock_fini(void);     /* free the lock records (after the last message) */
-size_t loom_lock_records(void); /* live lock records this rank manages (tests) */
-
 /* ---- init.c ---------------------------------------------------------- */
 extern int loom_state; /* 0 before init, 1 running, 2 finalized */
+/* The runtime's part of loom_init, after loom_env_load and
+ * loom_discover_rank: under a foreign launcher rank 0's rendezvous, UCX,
+ * the rendezvous, the peers; loom_state becomes 1.  Returns LOOM_OK or an
+ * error after one message.  loom_rt_finalize: the last runtime barrier,
+ * the transport closed, BYE said, the rendezvous thread joined.  Both
+ * from lifecycle/lifecycle.c only. */
+int loom_rt_start(void);
+void loom_rt_finalize(void);
 /* Discover rank/size from loomrun, Slurm, mpirun or PMI variables.
  * Fills loom_icv.rank/nranks/local_rank/source; returns LOOM_OK or
  * LOOM_ERR_ENV with a message in err. */

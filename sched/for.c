@@ -118,7 +118,7 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
         }
         loom_stage_flush(ss, ns);
         if (o->sync == LOOM_BSP)
-            loom_barrier();
+            loom_dsm_barrier();
         else if (R > 1)
             loom_clock_tick(); /* not the program's clock: no checkpoint here */
     }
@@ -256,6 +256,6 @@ int loom_for_span_end(loom_span *s)
 {
     (void)s;
     if (loom_icv.nranks > 1)
-        loom_barrier();
+        loom_dsm_barrier();
     return 0;
 }

@@ -180,7 +180,7 @@ int loom_groups_run(loom_plan *p)
             loom_check_phase_end(p, ph);
         loom_plan_writeback(p, ph);
         if (nr > 1)
-            loom_barrier();
+            loom_dsm_barrier();
     }
     return LOOM_OK;
 }

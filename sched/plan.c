@@ -77,7 +77,8 @@ static int one_row_each(const loom_accset *s, const int32_t *written)
     return ok;
 }
 
-static int is_ring(int id) { return loom_allocs[id]->policy == &loom_policy_ring; }
+/* 1 if allocation id rotates ownership (ring): the loop rotates it. */
+static int is_ring(int id) { return loom_policy_rotates(loom_allocs[id]->policy); }
 
 /* Pick the plan and the rotation's roles (`pair`: the iterations are
  * known to have the k-partite shape).  Collective.  Returns LOOM_OK or an
@@ -379,7 +380,8 @@ loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom
 }
 
 /* Drop cached plans that use allocation a (loom_free calls this). */
-void loom_plan_forget(const loom_dsm_alloc *a)
+/* Drop the cached plans that use allocation a (loom_free's hook). */
+static void forget(const loom_dsm_alloc *a)
 {
     for (int i = 0; i < ncache;) {
         loom_plan *c = cache[i];
@@ -390,6 +392,11 @@ void loom_plan_forget(const loom_dsm_alloc *a)
             i++;
         }
     }
+}
+
+void loom_sched_init(void)
+{
+    loom_dsm_on_free(forget);
 }
 
 int loom_plan_cached(const loom_plan *p)

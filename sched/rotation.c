@@ -185,7 +185,7 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
             if (!global)
                 loom_allreduce(LOOM_IN_PLACE, wb, nB, LOOM_INT32, LOOM_SUM);
             loom_balance(wb, 0, nB, R, p->bbounds);
-            if (loom_ring_set_bounds(B, p->bbounds)) {
+            if (B->policy->set_bounds(B, p->bbounds)) {
                 loom_log("loom_for: ring array '%s' is in the middle of a rotation; finish it "
                          "(loom_ring_rotate) before a serializable loop", B->name);
                 rc = LOOM_ERR_STATE;
@@ -250,7 +250,7 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
         p->cell_off[c] = koff[ch >= 0 ? base[c] : c];
     rc = LOOM_OK;
     /* with no access sets, the rows of a coherent A this rank writes */
-    if (A && nr > 1 && !p->acc.acc && A->policy != &loom_policy_ring && A->state) {
+    if (A && nr > 1 && !p->acc.acc && !loom_policy_rotates(A->policy) && A->state) {
         if (!(mark = calloc(nA, 1)))
             rc = LOOM_ERR_NOMEM;
         for (long k = 0; mark && k < n; k++)
@@ -336,7 +336,7 @@ int loom_rotation_run(loom_plan *p)
     for (int t = 0; t < p->R; t++) {
         int q = 0;
         if (p->R > 1)
-            loom_ring_bounds(B, &q);
+            B->policy->bounds(B, &q);
 #pragma omp parallel num_threads(p->T)
         {
             int nt = omp_get_num_threads();
@@ -344,11 +344,11 @@ int loom_rotation_run(loom_plan *p)
                 run_worker(p, q, s, hold);
         }
         if (p->R > 1)
-            loom_ring_rotate();
+            B->policy->rotate();
     }
     free(hold);
     if (loom_icv.check_serial)
         loom_check_phase_end(p, 0);
     loom_plan_writeback(p, 0);
-    return nr > 1 ? loom_barrier() : LOOM_OK;
+    return nr > 1 ? loom_dsm_barrier() : LOOM_OK;
 }

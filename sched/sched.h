@@ -153,6 +153,10 @@ loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom
 void loom_plan_free(loom_plan *p);
 /* 1 if p is in the cache (the caller must not free it). */
 int loom_plan_cached(const loom_plan *p);
+/* The scheduler's part of loom_init (lifecycle/): the plan cache learns,
+ * through the DSM's free hook, of every allocation freed, and drops the
+ * plans that use it. */
+void loom_sched_init(void);
 /* Run the plan (rotation or groups).  Collective. */
 int loom_plan_run(loom_plan *p);
 /* Split rows [lo, hi) into k contiguous blocks of about equal weight:

@@ -12,6 +12,7 @@
  * Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job the same way. */
 #include "internal.h"
 #include "loomrun.h"
+#include "../../dsm/policy.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -419,7 +420,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[600];
-    if (loom_env_load(err, sizeof err)) {
+    if (loom_env_load(err, sizeof err) || loom_policy_check_env(err, sizeof err)) {
         msg("%s", err);
         return 1;
     }

@@ -41,7 +41,7 @@ static loom_dsm_alloc *make(int id, const char *name, loom_unit_kind kind, size_
     a->base = calloc(nunits, unit);
     a->state = calloc(nunits, sizeof *a->state);
     a->ulock = calloc(nunits, sizeof *a->ulock);
-    if (pol != &loom_policy_local) {
+    if (!pol->plain) {
         a->home = calloc(nunits, sizeof *a->home);
         a->slot = calloc(nunits, sizeof *a->slot);
         if (loom_dist_place(a, dist, NULL, NULL))
@@ -80,7 +80,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     loom_lock_init();
     loom_clock_init();
     loom_allreduce_ssp_init();
-    loom_ring_init();
+    loom_policy_setup_all();
     return 0;
 }
 
@@ -88,13 +88,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     loom_dsm_alloc *a[NALLOC] = {
         make(0, "pages", LOOM_UNIT_PAGE, 4096, 8, LOOM_MERGE_OVERWRITE, LOOM_INT32,
-             LOOM_DIST_CYCLIC, &loom_policy_bsp),
+             LOOM_DIST_CYCLIC, loom_policy_find("bsp")),
         make(1, "rows", LOOM_UNIT_ROW, 40, 32, LOOM_MERGE_ADD, LOOM_FLOAT, LOOM_DIST_BLOCK,
-             &loom_policy_bsp),
+             loom_policy_find("bsp")),
         make(2, "ring", LOOM_UNIT_ROW, 16, 16, LOOM_MERGE_OVERWRITE, LOOM_INT32,
-             LOOM_DIST_BLOCK, &loom_policy_ring),
+             LOOM_DIST_BLOCK, loom_policy_find("ring")),
         make(3, "local", LOOM_UNIT_ROW, 8, 4, LOOM_MERGE_ADD, LOOM_INT64, LOOM_DIST_BLOCK,
-             &loom_policy_local),
+             loom_policy_find("local")),
     };
     for (int i = 0; i < NALLOC; i++)
         loom_allocs[i] = a[i];

@@ -1,7 +1,8 @@
 /* fuzz_env.c — the environment parser (lib/env.c) and rank discovery
  * (lib/init.c): the input is an environment, one NAME=VALUE a line (bytes
  * after the first '=' are the value), installed as environ for one call of
- * loom_env_load, loom_discover_rank and loom_env_unknown; every value also
+ * loom_env_load (with the policy-name check, dsm/policy.c), loom_discover_rank
+ * and loom_env_unknown; every value also
  * goes through the low-level parsers.  Invariants of an accepted
  * environment: every control variable inside the range env.md gives;
  * rank discovery yields 0 <= rank < nranks; a refusal says which variable. */
@@ -55,6 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     loom_icv.rank = 0;
     loom_icv.nranks = 1;
     int rc = loom_env_load(err, sizeof err);
+    if (rc == LOOM_OK) /* as loom_init: the DSM checks the policy names */
+        rc = loom_policy_check_env(err, sizeof err);
     if (rc == LOOM_OK) {
         const struct loom_icv *c = &loom_icv;
         FUZZ_CHECK(c->timeout > 0 && c->timeout <= 1e6 && c->join_timeout > 0 &&

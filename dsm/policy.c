@@ -1,0 +1,71 @@
+/* policy.c — the registry of coherence policies: the one list of their
+ * names, which loom_alloc, LOOM_COHERENCE and LOOM_COHERENCE_<NAME> are
+ * checked against.  Each policy is one file, policy_<name>.c, defining
+ * `const loom_policy loom_policy_<name>`; adding one is that file plus one
+ * line in POLICIES below (docs/dsm.md, "Adding a policy"). */
+#include "dsm.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define POLICIES(X) \
+    X(local)        \
+    X(bsp)          \
+    X(ssp)          \
+    X(ring)         \
+    X(priority)     \
+    X(writethrough)
+
+#define DECLARE(n) extern const loom_policy loom_policy_##n;
+POLICIES(DECLARE)
+#define ENTRY(n) &loom_policy_##n,
+static const loom_policy *const registry[] = {POLICIES(ENTRY)};
+#define NPOLICIES (sizeof registry / sizeof registry[0])
+
+const loom_policy *loom_policy_find(const char *name)
+{
+    for (size_t i = 0; name && i < NPOLICIES; i++)
+        if (!strcasecmp(name, registry[i]->name))
+            return registry[i];
+    return NULL;
+}
+
+void loom_policy_names(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < NPOLICIES && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s",
+                                 !i ? "" : i + 1 < NPOLICIES ? ", " : " or ", registry[i]->name);
+}
+
+/* Contract: reads loom_icv only (after loom_env_load); the message, on a
+ * name no policy has, is the same one line lib/env.c writes for any other
+ * bad variable: the variable, its value, what is allowed. */
+int loom_policy_check_env(char *err, size_t errlen)
+{
+    char names[256];
+    loom_policy_names(names, sizeof names);
+    const char *v = loom_icv.coherence;
+    if (v[0] && !loom_policy_find(v)) {
+        snprintf(err, errlen, "LOOM_COHERENCE='%.*s%s' is not valid: expected %s",
+                 LOOM_SHOWN(strlen(v)), v, strlen(v) > LOOM_SHOWN_MAX ? "..." : "", names);
+        return LOOM_ERR_ENV;
+    }
+    for (int i = 0; i < loom_icv.ncoherence_named; i++)
+        if (!loom_policy_find(loom_icv.coherence_named[i].policy)) {
+            snprintf(err, errlen, "LOOM_COHERENCE_%s is not valid: expected "
+                     "LOOM_COHERENCE_<NAME>=%s, NAME an allocation's name (at most 16 such "
+                     "variables)", loom_icv.coherence_named[i].alloc, names);
+            return LOOM_ERR_ENV;
+        }
+    return LOOM_OK;
+}
+
+void loom_policy_setup_all(void)
+{
+    for (size_t i = 0; i < NPOLICIES; i++)
+        if (registry[i]->setup)
+            registry[i]->setup();
+}

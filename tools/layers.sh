@@ -1,0 +1,53 @@
+#!/bin/sh
+# layers.sh — the layers call downward only (docs/architecture.md, "Layers").
+#
+#   tools/layers.sh OBJ...     the library's object files, build/obj/<folder>/<file>.o
+#
+# The layers, bottom up:  lib  <  dsm  <  sched  <  lifecycle  <  any other folder
+# (kernels, data, apps/common: code written against the public API).  A folder
+# may use what its own and lower folders define, never what a higher one
+# does.  Checked twice:
+#   - at link level: every symbol an object leaves undefined (nm -u) must not
+#     be one that an object of a higher folder defines (nm --defined-only);
+#   - at source level: no file in lib/ includes a header of dsm/ or sched/,
+#     and none in dsm/ includes one of sched/.
+# Prints one line per violation (file, symbol, the folder defining it) and
+# exits 1 if there is any; exits 0 in silence otherwise.
+set -eu
+[ $# -gt 0 ] || { echo "usage: tools/layers.sh OBJ..." >&2; exit 2; }
+src=$(cd "$(dirname "$0")/.." && pwd)
+
+# The rank of a folder: its position bottom up; any other folder is above all.
+rank() {
+    case $1 in
+    lib) echo 0 ;; dsm) echo 1 ;; sched) echo 2 ;; lifecycle) echo 3 ;; *) echo 4 ;;
+    esac
+}
+
+# "rank folder symbol" lines: what each object defines (D) and leaves undefined (U).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for o in "$@"; do
+    f=${o#*/obj/}
+    folder=${f%/*}
+    r=$(rank "$folder")
+    nm --defined-only -g "$o" | awk -v r="$r" -v d="$folder" 'NF == 3 { print r, d, $3 }' >>"$tmp/def"
+    nm -u "$o" | awk -v r="$r" -v f="$f" '{ print r, f, $NF }' >>"$tmp/undef"
+done
+bad=0
+# An undefined symbol defined by a folder of higher rank than the user's.
+awk 'NR == FNR { if (!($3 in top) || $1 > top[$3]) { top[$3] = $1; by[$3] = $2 }; next }
+     ($3 in top) && top[$3] > $1 {
+         printf "layers: %s calls %s, defined in %s/ (a higher layer)\n", $2, $3, by[$3]; bad = 1 }
+     END { exit bad }' "$tmp/def" "$tmp/undef" || bad=1
+# Headers: lib/ knows no dsm/ or sched/ header, dsm/ no sched/ header.
+for pat in "lib:dsm\.h|policy\.h|sched\.h|checkpoint\.h|\.\./dsm/|\.\./sched/" "dsm:sched\.h|\.\./sched/"; do
+    dir=${pat%%:*}
+    hits=$(grep -nE "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"(${pat#*:})" \
+        "$src/$dir"/*.c "$src/$dir"/*.h 2>/dev/null || true)
+    if [ -n "$hits" ]; then
+        echo "$hits" | sed "s|^$src/|layers: includes a higher layer's header: |"
+        bad=1
+    fi
+done
+exit $bad
