@@ -331,8 +331,9 @@ void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op
 /* ---- init.c ---------------------------------------------------------- */
 extern int loom_state; /* 0 before init, 1 running, 2 finalized */
 /* The runtime's part of loom_init, after loom_env_load and
- * loom_discover_rank: under a foreign launcher rank 0's rendezvous, UCX,
- * the rendezvous, the peers; loom_state becomes 1.  Returns LOOM_OK or an
+ * loom_discover_rank: the unknown-variable warning, LOOM_DISPLAY_ENV,
+ * then with several ranks (under a foreign launcher rank 0's rendezvous)
+ * UCX, the rendezvous, the peers; loom_state becomes 1.  Returns LOOM_OK or an
  * error after one message.  loom_rt_finalize: the last runtime barrier,
  * the transport closed, BYE said, the rendezvous thread joined.  Both
  * from lifecycle/lifecycle.c only. */
