@@ -15,9 +15,9 @@
  * Counts may be written 10000000 or 1e7.  Flags go through kernels/flags.c
  * (--flag=value or --flag value; `loom-gen --help` lists every command's).
  * Exit status: 0, 1 when writing failed, 2 for bad arguments. */
-#include "../kernels/flags.h"
-#include "../kernels/gen.h"
-#include "../kernels/gen_lasso.h"
+#include "common/flags.h"
+#include "../data/gen.h"
+#include "../data/gen_lasso.h"
 
 #include <loom.h>
 

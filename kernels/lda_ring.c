@@ -29,8 +29,6 @@
  * R*T blocks carry equal token counts; the barriers then cost little. */
 #include "lda_ring.h"
 
-#include "report.h"
-
 #include <loom.h>
 #include <math.h>
 #include <omp.h>
@@ -44,6 +42,7 @@
 struct loom_lda_ring {
     loom_lda_params p;
     int serial, forward;
+    void (*tick)(int64_t n); /* progress (opts->tick), or NULL */
     int R, rank, T;
     uint64_t t;              /* sub-epochs so far (the ring's clock) */
     int64_t M;               /* tokens of the whole training corpus */
@@ -148,7 +147,8 @@ static void work(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, in
             loom_abort(70, "lda: bad word range [%d, %d) (internal error)", (int)w, (int)w2);
         if (op == SAMPLE) {
             g->sampled[(size_t)i * 8] += n;
-            loom_report_tick(n);
+            if (g->tick)
+                g->tick(n);
         }
         for (int32_t u = w; forward && u < w2; u++)
             loom_ring_done(g->wt, (size_t)u);
@@ -288,6 +288,7 @@ int loom_lda_ring_init(loom_lda_ring **out, const loom_lda_params *p, const loom
     g->p = *p;
     g->serial = opts && opts->serial;
     g->forward = opts && opts->forward;
+    g->tick = opts ? opts->tick : NULL;
     g->R = loom_size();
     g->rank = loom_rank();
     g->T = g->serial ? 1 : omp_get_max_threads();
