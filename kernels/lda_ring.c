@@ -112,27 +112,23 @@ static int32_t first_word(const loom_lda_shard *s, int32_t w)
     return lo;
 }
 
-/* What one pass of the rotation does to each block. */
+/* What one pass does to each word block. */
 struct pass {
     loom_lda_ring *g;
     enum op op;
     int forward; /* forward each finished row of a worker's last block */
 };
 
-/* The loom_for_ring body: thread b->thread's work on word block [lo, hi),
- * which it holds alone now: count its shard's tokens into the table and
- * its delta (COUNT), or sample them (SAMPLE), in chunks of about
- * CHUNK_TOKENS tokens so that progress ticks; when forwarding, each
- * finished row of the last block goes to the ring successor at once. */
-static void work(const loom_ring_block *b, void *ctx)
+/* Shard i's tokens of words [lo, hi), which its worker holds alone now:
+ * counted into the table and into `sums` (COUNT), or sampled against the
+ * topic sums nk, recording moves in delta (may be NULL) (SAMPLE), in chunks
+ * of about CHUNK_TOKENS tokens so that progress ticks; with `forward`,
+ * each finished row goes to the ring successor at once. */
+static void sweep(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, int64_t *nk,
+                  int64_t *delta, int forward)
 {
-    const struct pass *ps = ctx;
-    loom_lda_ring *g = ps->g;
-    const int i = b->thread, forward = ps->forward && b->last;
-    const int32_t lo = (int32_t)b->lo, hi = (int32_t)b->hi;
     loom_lda_shard *s = &g->sh[i];
     const size_t K = (size_t)g->p.K;
-    int64_t *nk = local_of(g, i), *delta = delta_of(g, i);
     int32_t x = first_word(s, lo), end = first_word(s, hi), w = lo;
     while (w < hi) { /* words [w, w2): the shard's words x .. y-1, about CHUNK_TOKENS tokens */
         int64_t tokens = 0;
@@ -143,11 +139,11 @@ static void work(const loom_ring_block *b, void *ctx)
         }
         int32_t w2 = y < end ? s->word_id[y] : hi;
         int32_t *rows = g->wt + (size_t)w * K;
-        int64_t n = ps->op == COUNT ? loom_lda_count_range(s, w, w2, rows, K, delta)
-                                    : loom_lda_sample_range(s, w, w2, rows, K, nk, delta);
+        int64_t n = op == COUNT ? loom_lda_count_range(s, w, w2, rows, K, delta ? delta : nk)
+                                : loom_lda_sample_range(s, w, w2, rows, K, nk, delta);
         if (n < 0)
             loom_abort(70, "lda: bad word range [%d, %d) (internal error)", (int)w, (int)w2);
-        if (ps->op == SAMPLE) {
+        if (op == SAMPLE) {
             g->sampled[(size_t)i * 8] += n;
             if (g->tick)
                 g->tick(n);
@@ -159,21 +155,23 @@ static void work(const loom_ring_block *b, void *ctx)
     }
 }
 
-/* One pass of every worker over every word block: the rotation, or the
- * serial twin's one sweep over the whole vocabulary. */
+/* The loom_for_ring body: worker (this rank, b->thread) on its word block,
+ * against its own copy of the sums. */
+static void work(const loom_ring_block *b, void *ctx)
+{
+    const struct pass *ps = ctx;
+    sweep(ps->g, b->thread, (int32_t)b->lo, (int32_t)b->hi, ps->op, local_of(ps->g, b->thread),
+          delta_of(ps->g, b->thread), ps->forward && b->last);
+}
+
+/* One pass over every token: the rotation (loom_for_ring), or for the
+ * serial twin the plain serial sampler, loom_lda_sweep's one shard over
+ * the whole vocabulary with the exact sums (cut in chunks for progress:
+ * the same draws). */
 static void rotate_all(loom_lda_ring *g, enum op op)
 {
     if (g->serial) {
-        loom_lda_shard *s = &g->sh[0];
-        int64_t n = op == COUNT ? loom_lda_count_range(s, 0, g->p.V, g->wt, (size_t)g->p.K, g->nk)
-                                : loom_lda_sweep(s, g->wt, g->nk);
-        if (n < 0)
-            loom_abort(70, "lda: the serial sweep failed (internal error)");
-        if (op == SAMPLE) {
-            g->sampled[0] += n;
-            if (g->tick)
-                g->tick(n);
-        }
+        sweep(g, 0, 0, g->p.V, op, g->nk, NULL, 0);
         g->t++;
         return;
     }
