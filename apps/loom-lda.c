@@ -21,7 +21,7 @@
  * reasons are spelled out atop kernels/lda_ring.c.  --serial runs the
  * kernel's serial twin instead (one rank, one thread, exact sums).
  *
- * Output (kernels/report.h): one line per iteration and the CSV log with
+ * Output (apps/common/report.h): one line per iteration and the CSV log with
  * columns iter,samples,seconds,loglik[,perplexity],s_error,tokens_per_s
  * (samples and seconds cumulative, seconds counting the training rounds
  * only); progress every few seconds; `final loglik=...` at the end.
