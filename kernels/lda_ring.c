@@ -120,10 +120,11 @@ struct pass {
 };
 
 /* Shard i's tokens of words [lo, hi), which its worker holds alone now:
- * counted into the table and into `sums` (COUNT), or sampled against the
- * topic sums nk, recording moves in delta (may be NULL) (SAMPLE), in chunks
- * of about CHUNK_TOKENS tokens so that progress ticks; with `forward`,
- * each finished row goes to the ring successor at once. */
+ * counted into the table and into delta, or nk when delta is NULL (COUNT),
+ * or sampled against the topic sums nk, recording moves in delta when not
+ * NULL (SAMPLE); in chunks of about CHUNK_TOKENS tokens so that progress
+ * ticks; with `forward`, each finished row goes to the ring successor at
+ * once. */
 static void sweep(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, int64_t *nk,
                   int64_t *delta, int forward)
 {
@@ -176,7 +177,8 @@ static void rotate_all(loom_lda_ring *g, enum op op)
         return;
     }
     struct pass ps = {g, op, g->forward && g->R > 1 && op == SAMPLE};
-    loom_for_ring(g->wt, g->p.V, work, &ps);
+    if (loom_for_ring(g->wt, g->p.V, work, &ps))
+        loom_abort(70, "lda: loom_for_ring refused the word-topic table (internal error)");
     g->t += (uint64_t)g->R;
 }
 
