@@ -1,5 +1,5 @@
-# Makefile — GNU Make only.  Builds the runtime (libloom.a, libloom.so), the
-# launcher, the apps and the tests into $(BUILD); `make help` lists targets.
+# Makefile — GNU Make only.  Builds the runtime (libloom.a, libloom.so), the ML code
+# (libloom-ml.a), the launcher, the apps and the tests into $(BUILD); `make help` lists targets.
 #
 #   make                 build everything into build/
 #   make check           install missing packages, build, run the TAP suite
@@ -31,8 +31,15 @@ CFLAGS_ALL   := $(CPPFLAGS_ALL) $(WARN) $(CFLAGS) -fPIC -fopenmp $(SAN)
 LDLIBS_ALL   := -lucp -lucs -lnuma -lz -lpthread -lm
 LDFLAGS_ALL  := -fopenmp $(SAN) $(LDFLAGS)
 
-LIB_SRC  := $(wildcard lib/*.c dsm/*.c sched/*.c lifecycle/*.c kernels/*.c)
+LIB_SRC  := $(wildcard lib/*.c dsm/*.c sched/*.c lifecycle/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# The ML code (algorithms, file readers, generators) and the apps' shared
+# command-line helpers: static archives the apps link, never part of
+# libloom (tests/apps/libsplit.t checks it with nm).
+ML_SRC   := $(wildcard kernels/*.c data/*.c)
+ML_OBJ   := $(ML_SRC:%.c=$(BUILD)/obj/%.o)
+APPC_SRC := $(wildcard apps/common/*.c)
+APPC_OBJ := $(APPC_SRC:%.c=$(BUILD)/obj/%.o)
 RUN_SRC  := $(wildcard apps/loomrun/*.c)
 RUN_OBJ  := $(RUN_SRC:%.c=$(BUILD)/obj/%.o)
 APP_SRC  := $(wildcard apps/*.c)
@@ -46,10 +53,11 @@ PERFS    := $(PERF_SRC:tests/perf/%.c=$(BUILD)/tests/perf/%)
 
 .PHONY: all check check-tsan demo bench plots install deps clean help fuzz fuzz-build
 .SECONDARY:
-all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/bin/loomrun $(APPS) \
+all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/libloom-ml.a $(BUILD)/bin/loomrun $(APPS) \
      $(UNITS) $(TBINS) $(PERFS)
 
-HEADERS  := $(wildcard lib/*.h dsm/*.h sched/*.h kernels/*.h apps/loomrun/*.h tests/*.h)
+HEADERS  := $(wildcard lib/*.h dsm/*.h sched/*.h kernels/*.h data/*.h apps/common/*.h \
+                      apps/loomrun/*.h tests/*.h)
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
@@ -61,23 +69,32 @@ $(BUILD)/libloom.a: $(LIB_OBJ)
 $(BUILD)/libloom.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libloom.so.0 $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+$(BUILD)/libloom-ml.a: $(ML_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libloom-apps.a: $(APPC_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/bin/loomrun: $(RUN_OBJ) $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/bin/%: $(BUILD)/obj/apps/%.o $(BUILD)/libloom.a
+$(BUILD)/bin/%: $(BUILD)/obj/apps/%.o $(BUILD)/libloom-apps.a $(BUILD)/libloom-ml.a $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o \
-                       $(filter-out $(BUILD)/obj/apps/loomrun/loomrun.o,$(RUN_OBJ)) $(BUILD)/libloom.a
+                       $(filter-out $(BUILD)/obj/apps/loomrun/loomrun.o,$(RUN_OBJ)) \
+                       $(BUILD)/libloom-ml.a $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/tests/bin/%: $(BUILD)/obj/tests/bin/%.o $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
-$(BUILD)/tests/perf/%: $(BUILD)/obj/tests/perf/%.o $(BUILD)/libloom.a
+$(BUILD)/tests/perf/%: $(BUILD)/obj/tests/perf/%.o $(BUILD)/libloom-ml.a $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
@@ -100,9 +117,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # -Wno-pass-failed: at -O1 clang may not honour an `omp simd` hint; a hint
 # is not a fault.
-FUZZ_CFLAGS  := $(CPPFLAGS_ALL) -Ikernels -Iapps/loomrun -Idsm -Itests/fuzz $(WARN) -O1 -g \
+FUZZ_CFLAGS  := $(CPPFLAGS_ALL) -Idata -Iapps/loomrun -Idsm -Itests/fuzz $(WARN) -O1 -g \
                 -Wno-pass-failed -fno-omit-frame-pointer -fopenmp -fsanitize=fuzzer-no-link $(FUZZ_SAN)
-FUZZ_LIB_SRC := $(filter-out lib/transport.c,$(LIB_SRC)) apps/loomrun/hostfile.c
+FUZZ_LIB_SRC := $(filter-out lib/transport.c,$(LIB_SRC)) $(wildcard data/*.c) apps/loomrun/hostfile.c
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_SUPPORT := $(FUZZ_BUILD)/obj/tests/fuzz/fuzz.o $(FUZZ_BUILD)/obj/tests/fuzz/stub_transport.o
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)

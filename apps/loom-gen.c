@@ -1,7 +1,7 @@
 /* loom-gen.c — the data generator command: Netflix-shaped ratings from a
  * planted low-rank model, a corpus drawn from the LDA generative model, or
  * a planted sparse regression problem for loom-lasso,
- * so that runs of 10^7-10^8 samples need no download (kernels/gen.c does
+ * so that runs of 10^7-10^8 samples need no download (data/gen.c does
  * the work; docs/data.md describes the models and the files).
  *
  *   loom-gen ratings --users U --items I --rank K --samples N --out PREFIX
@@ -12,12 +12,12 @@
  *   loom-gen lasso --samples N --features P --nonzeros K --out PREFIX
  *                  [--noise S] [--correlation C] [--density D] [--seed S]
  *
- * Counts may be written 10000000 or 1e7.  Flags go through kernels/flags.c
+ * Counts may be written 10000000 or 1e7.  Flags go through apps/common/flags.c
  * (--flag=value or --flag value; `loom-gen --help` lists every command's).
  * Exit status: 0, 1 when writing failed, 2 for bad arguments. */
-#include "../kernels/flags.h"
-#include "../kernels/gen.h"
-#include "../kernels/gen_lasso.h"
+#include "common/flags.h"
+#include "../data/gen.h"
+#include "../data/gen_lasso.h"
 
 #include <loom.h>
 

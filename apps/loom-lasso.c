@@ -21,9 +21,9 @@
  *
  * Exit status: 0; 1 for unreadable or malformed data (FILE:LINE named) or
  * a failed write; 2 for bad arguments; 3 when the objective diverges. */
-#include "../kernels/flags.h"
+#include "common/flags.h"
 #include "../kernels/lasso.h"
-#include "../kernels/report.h"
+#include "common/report.h"
 
 #include <loom.h>
 

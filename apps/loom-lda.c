@@ -21,19 +21,19 @@
  * reasons are spelled out atop kernels/lda_ring.c.  --serial runs the
  * kernel's serial twin instead (one rank, one thread, exact sums).
  *
- * Output (kernels/report.h): one line per iteration and the CSV log with
+ * Output (apps/common/report.h): one line per iteration and the CSV log with
  * columns iter,samples,seconds,loglik[,perplexity],s_error,tokens_per_s
  * (samples and seconds cumulative, seconds counting the training rounds
  * only); progress every few seconds; `final loglik=...` at the end.
  * Exit status: 0; 1 for unreadable or malformed input (FILE:LINE: ...);
  * 2 for bad arguments. */
-#include "../kernels/corpus.h"
-#include "../kernels/flags.h"
-#include "../kernels/gen.h"
+#include "../data/corpus.h"
+#include "common/flags.h"
+#include "../data/gen.h"
 #include "../kernels/lda.h"
 #include "../kernels/lda_ring.h"
-#include "../kernels/report.h"
-#include "../kernels/stopwords.h"
+#include "common/report.h"
+#include "../data/stopwords.h"
 
 #include <loom.h>
 
@@ -405,7 +405,8 @@ int main(int argc, char **argv)
     loom_lda_ring *g;
     double t0 = loom_wtime();
     rc = loom_lda_ring_init(&g, &p, &train, &(loom_lda_ring_opts){.serial = o.serial,
-                                                                  .forward = o.forward},
+                                                                  .forward = o.forward,
+                                                                  .tick = loom_report_tick},
                             err, sizeof err);
     if (rc) {
         if (loom_rank() == 0)

@@ -33,11 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/idx.h"
-#include "../kernels/libsvm.h"
+#include "../data/idx.h"
+#include "../data/libsvm.h"
 #include "../kernels/lr.h"
-#include "../kernels/flags.h"
-#include "../kernels/report.h"
+#include "common/flags.h"
+#include "common/report.h"
 
 #define FMNIST "/usr/share/datasets/fashion-mnist"
 

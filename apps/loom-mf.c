@@ -34,9 +34,9 @@
 #include <sys/stat.h>
 
 #include "../kernels/mf.h"
-#include "../kernels/ratings.h"
-#include "../kernels/flags.h"
-#include "../kernels/report.h"
+#include "../data/ratings.h"
+#include "common/flags.h"
+#include "common/report.h"
 
 struct opts {
     const char *train, *test, *log, *model;

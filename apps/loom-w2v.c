@@ -34,9 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/corpus.h"
-#include "../kernels/flags.h"
-#include "../kernels/report.h"
+#include "../data/corpus.h"
+#include "common/flags.h"
+#include "common/report.h"
 #include "../kernels/w2v.h"
 
 #define SLOTS 256

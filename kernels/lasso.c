@@ -3,9 +3,9 @@
  * LIBSVM input, the update (soft threshold, residual kept current), the
  * serial pass, objective, duality gap, and the model file. */
 #include "lasso.h"
-#include "libsvm.h"
-#include "matrixmarket.h"
-#include "rng.h"
+#include "../data/libsvm.h"
+#include "../data/matrixmarket.h"
+#include "../data/rng.h"
 
 #include <loom.h>
 

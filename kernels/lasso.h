@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lines.h"
+#include "../data/lines.h"
 
 typedef struct loom_lasso {
     int64_t n;        /* rows held by this rank */

@@ -10,7 +10,7 @@
  * the same value from the same sample in the same order, so every rank's
  * conflict test answers alike. */
 #include "lasso.h"
-#include "rng.h"
+#include "../data/rng.h"
 
 #include <loom.h>
 

@@ -23,37 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- random numbers: SplitMix64 (Steele, Lea, Flood 2014) ---- */
-
-static inline uint64_t lda_mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-/* A uniform double in [0, 1) from the stream whose state is *s. */
-static inline double lda_uniform(uint64_t *s)
-{
-    uint64_t x = lda_mix(*s);
-    *s += 0x9e3779b97f4a7c15ULL;
-    return (double)(x >> 11) * 0x1.0p-53;
-}
-
-/* h mapped onto [0, K) without a division (Lemire's multiply-shift). */
-static inline int32_t lda_below(uint64_t h, int32_t K)
-{
-    return (int32_t)(((h >> 32) * (uint64_t)K) >> 32);
-}
-
 /* The initial topic of token j of global document gdoc: a function of the
- * seed and the token's place in the corpus only. */
+ * seed and the token's place in the corpus only (the first draw of a
+ * stream started at a hash of the three, data/rng.h). */
 static int32_t initial_topic(uint64_t seed, int64_t gdoc, int64_t j, int32_t K)
 {
-    uint64_t h = lda_mix(lda_mix(seed ^ 0x6c64615f7a300000ULL) + lda_mix((uint64_t)gdoc) +
-                         (uint64_t)j * 0x9e3779b97f4a7c15ULL);
-    return lda_below(lda_mix(h), K);
+    loom_rng g = {loom_mix64(loom_mix64(seed ^ 0x6c64615f7a300000ULL) + loom_mix64((uint64_t)gdoc) +
+                             (uint64_t)j * 0x9e3779b97f4a7c15ULL)};
+    return (int32_t)loom_rng_below(&g, (uint32_t)K);
 }
 
 /* ---- the shard ---- */
@@ -204,7 +181,7 @@ int loom_lda_shard_init(loom_lda_shard *s, const loom_lda_params *p, int32_t n_d
     if ((err = build_word_major(s, words)) != LOOM_OK ||
         (err = build_doc_topics(s)) != LOOM_OK)
         goto fail;
-    s->rng = lda_mix(p->seed ^ lda_mix(worker ^ 0x776f726b65720000ULL));
+    s->rng = (loom_rng){loom_mix64(p->seed ^ loom_mix64(worker ^ 0x776f726b65720000ULL))};
     return LOOM_OK;
 fail:
     loom_lda_shard_free(s);
@@ -396,7 +373,7 @@ static void sweep_ftree(loom_lda_shard *s, int32_t i0, int32_t i1, int32_t w_lo,
             double sum = (s0 + s1) + (s2 + s3) - leaf[t];
             cum[qt] -= leaf[t];
             /* draw */
-            double u = lda_uniform(&s->rng) * (sum + a * tree[1]);
+            double u = loom_rng_uniform(&s->rng) * (sum + a * tree[1]);
             int32_t k;
             if (u < sum) {
                 double acc = cum[0];
@@ -453,7 +430,7 @@ static void sweep_dense(loom_lda_shard *s, int32_t i0, int32_t i1, int32_t w_lo,
             }
             for (int32_t q = 0; q < *len; q++)
                 nd[tc[q].topic] = 0;
-            double u = lda_uniform(&s->rng) * sum;
+            double u = loom_rng_uniform(&s->rng) * sum;
             int32_t k = 0;
             while (k < K - 1 && cum[k] <= u)
                 k++;

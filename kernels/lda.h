@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../data/rng.h"
+
 /* Which per-token sampler loom_lda_sample_range uses.  Both draw from the
  * exact collapsed conditional; DENSE is the O(K) reference. */
 typedef enum loom_lda_sampler {
@@ -76,7 +78,7 @@ typedef struct loom_lda_shard {
     int32_t *dt_len;     /* [n_docs] distinct topics of each document */
     loom_lda_tc *dt;     /* [n_tokens] doc-topic counts, see above */
     /* sampler state (private) */
-    uint64_t rng;        /* SplitMix64 state, seeded from (seed, worker) */
+    loom_rng rng;        /* random stream, seeded from (seed, worker) */
     int32_t kp;          /* leaves of the F+tree: K rounded up to a power of 2 */
     double *tree;        /* [2 kp] F+tree over the word bucket */
     double *inv;         /* [K] 1 / (n_k + V beta) */

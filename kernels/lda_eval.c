@@ -65,21 +65,6 @@ double loom_lda_loglik(const loom_lda_shard *s, const int32_t *wt, const int64_t
 
 /* ---- held-out perplexity: document completion ---- */
 
-static inline uint64_t eval_mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-static inline double eval_uniform(uint64_t *s)
-{
-    uint64_t x = eval_mix(*s);
-    *s += 0x9e3779b97f4a7c15ULL;
-    return (double)(x >> 11) * 0x1.0p-53;
-}
-
 /* Scratch for one completion run. */
 struct completion {
     const loom_lda_params *p;
@@ -93,7 +78,7 @@ struct completion {
 };
 
 /* Draw a topic for word w from (n_dk + a) phi_wk. */
-static int32_t fold_draw(struct completion *c, int32_t w, uint64_t *rng)
+static int32_t fold_draw(struct completion *c, int32_t w, loom_rng *rng)
 {
     const int32_t K = c->p->K;
     const double a = c->p->alpha, b = c->p->beta;
@@ -103,7 +88,7 @@ static int32_t fold_draw(struct completion *c, int32_t w, uint64_t *rng)
         sum += (c->nd[k] + a) * (row[k] + b) * c->inv[k];
         c->cum[k] = sum;
     }
-    double u = eval_uniform(rng) * sum;
+    double u = loom_rng_uniform(rng) * sum;
     int32_t k = 0;
     while (k < K - 1 && c->cum[k] <= u)
         k++;
@@ -115,7 +100,7 @@ static int32_t fold_draw(struct completion *c, int32_t w, uint64_t *rng)
  * left as theta_dk = (mean n_dk over the second half of the sweeps + a) /
  * (tokens folded + K a).  Returns how many tokens were folded in. */
 static int64_t fold_in(struct completion *c, const int32_t *w, int64_t n, int64_t step,
-                       int32_t iters, uint64_t *rng)
+                       int32_t iters, loom_rng *rng)
 {
     const int32_t K = c->p->K;
     const double a = c->p->alpha;
@@ -152,7 +137,7 @@ static int64_t fold_in(struct completion *c, const int32_t *w, int64_t n, int64_
 /* One test document w[0..n): fold in the even positions, score the odd
  * ones; adds to *ll and *n_eval. */
 static void complete_doc(struct completion *c, const int32_t *w, int64_t n, int32_t iters,
-                         uint64_t rng, double *ll, int64_t *n_eval)
+                         loom_rng rng, double *ll, int64_t *n_eval)
 {
     const int32_t K = c->p->K;
     const double b = c->p->beta;
@@ -202,7 +187,7 @@ static int complete(const loom_lda_params *p, const int32_t *wt, size_t stride,
         if (!theta)
             *loglik = 0, *n_eval = 0;
         for (int32_t d = 0; d < n_docs; d++) {
-            uint64_t rng = eval_mix(seed ^ eval_mix((uint64_t)(first_doc + d)));
+            loom_rng rng = {loom_mix64(seed ^ loom_mix64((uint64_t)(first_doc + d)))};
             const int32_t *w = words + doc_off[d];
             int64_t n = doc_off[d + 1] - doc_off[d];
             if (!theta) {

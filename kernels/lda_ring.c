@@ -1,35 +1,24 @@
 /* lda_ring.c — the LDA word rotation over ranks and threads (lda_ring.h),
  * and its serial twin.
  *
- * Why the rotation is driven here with loom_ring_part / loom_ring_rotate
- * and an OpenMP sub-rotation, not with loom_for(LOOM_SERIALIZABLE): the
- * kernel's unit of work is a word range of one shard (loom_lda_sample_range
- * builds each word's F+tree once and sweeps all of the word's tokens
- * against it), and a document's topic counts are a sparse, variable-length
- * list inside the shard, not a row of a Loom allocation.  loom_for's
- * rotation plan wants an iteration per token touching one row of each of
- * two row allocations, with the pinned one under bsp: it would cost a call
- * and a tree per token and a dense n_docs x K doc-topic table (1.2 GB for
- * NYTimes at K = 1000).  The stale per-worker topic sums, merged once per
- * round, are also outside what loom_for models.  The schedule itself is
- * short:
+ * The rotation is loom_for_ring's (sched/ring_for.c): the word-topic table
+ * is a ring allocation of V rows, cut into P = ranks x threads word
+ * blocks; at every sub-step each worker samples its own document shard's
+ * tokens of one block it holds alone (loom_lda_sample_range builds each
+ * word's F+tree once and sweeps all of the word's tokens against it), and
+ * over a round each worker meets every block once.  Why not
+ * loom_for(LOOM_SERIALIZABLE): its plan wants an iteration per token
+ * touching one row of each of two Loom row allocations — a call and a tree
+ * per token and a dense n_docs x K doc-topic table (1.2 GB for NYTimes at
+ * K = 1000) — while a document's topic counts are a sparse list inside the
+ * worker's shard.  The stale per-worker topic sums, merged once per round
+ * with loom_allreduce, stay here.  The vocabulary is relabelled
+ * (loom_lda_balance_words) so the P blocks carry equal token counts, so
+ * the sub-steps' barriers cost little.
  *
- *   for each of the R sub-epochs of a round (rank r owns ring partition
- *   j = (r - t) mod R, T word blocks j*T .. j*T+T-1 of the R*T blocks):
- *       omp parallel, thread i:  for s in 0..T-1: sample block j*T + (i+s) mod T
- *                                (an omp barrier between the T sub-steps)
- *       loom_ring_rotate()
- *   merge the topic-sum deltas: loom_allreduce(LOOM_INT64)
- *
- * In every (sub-epoch, sub-step) the R*T workers hold R*T distinct word
- * blocks, so every word row has exactly one writer and every document one
- * sampler; over a round each worker meets every block once.  The blocks of
- * the R*T cut nest in the ring's R partitions (both are floor(x V / n)
- * cuts), and the vocabulary is relabelled (loom_lda_balance_words) so the
- * R*T blocks carry equal token counts; the barriers then cost little. */
+ * The serial twin is the plain serial sampler: loom_lda_sweep over one
+ * shard holding every document, a malloc'd table and exact topic sums. */
 #include "lda_ring.h"
-
-#include "report.h"
 
 #include <loom.h>
 #include <math.h>
@@ -44,6 +33,7 @@
 struct loom_lda_ring {
     loom_lda_params p;
     int serial, forward;
+    void (*tick)(int64_t n); /* progress (opts->tick), or NULL */
     int R, rank, T;
     uint64_t t;              /* sub-epochs so far (the ring's clock) */
     int64_t M;               /* tokens of the whole training corpus */
@@ -122,18 +112,26 @@ static int32_t first_word(const loom_lda_shard *s, int32_t w)
     return lo;
 }
 
-/* Worker i's work on word block [lo, hi), which it owns exclusively now:
- * count its tokens into the table and its delta (COUNT), or sample them
- * (SAMPLE), in chunks of about CHUNK_TOKENS tokens so that progress
- * ticks; with `forward`, each finished row goes to the ring successor. */
-static void work(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, int forward)
+/* What one pass does to each word block. */
+struct pass {
+    loom_lda_ring *g;
+    enum op op;
+    int forward; /* forward each finished row of a worker's last block */
+};
+
+/* Shard i's tokens of words [lo, hi), which its worker holds alone now:
+ * counted into the table and into delta, or nk when delta is NULL (COUNT),
+ * or sampled against the topic sums nk, recording moves in delta when not
+ * NULL (SAMPLE); in chunks of about CHUNK_TOKENS tokens so that progress
+ * ticks; with `forward`, each finished row goes to the ring successor at
+ * once. */
+static void sweep(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, int64_t *nk,
+                  int64_t *delta, int forward)
 {
     loom_lda_shard *s = &g->sh[i];
     const size_t K = (size_t)g->p.K;
-    int64_t *nk = g->serial ? g->nk : local_of(g, i);
-    int64_t *delta = g->serial ? NULL : delta_of(g, i);
     int32_t x = first_word(s, lo), end = first_word(s, hi), w = lo;
-    do { /* words [w, w2): the shard's words x .. y-1, about CHUNK_TOKENS tokens */
+    while (w < hi) { /* words [w, w2): the shard's words x .. y-1, about CHUNK_TOKENS tokens */
         int64_t tokens = 0;
         int32_t y = x;
         while (y < end && tokens < CHUNK_TOKENS) {
@@ -142,59 +140,46 @@ static void work(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, in
         }
         int32_t w2 = y < end ? s->word_id[y] : hi;
         int32_t *rows = g->wt + (size_t)w * K;
-        int64_t n = op == COUNT ? loom_lda_count_range(s, w, w2, rows, K, g->serial ? nk : delta)
+        int64_t n = op == COUNT ? loom_lda_count_range(s, w, w2, rows, K, delta ? delta : nk)
                                 : loom_lda_sample_range(s, w, w2, rows, K, nk, delta);
         if (n < 0)
             loom_abort(70, "lda: bad word range [%d, %d) (internal error)", (int)w, (int)w2);
         if (op == SAMPLE) {
             g->sampled[(size_t)i * 8] += n;
-            loom_report_tick(n);
+            if (g->tick)
+                g->tick(n);
         }
         for (int32_t u = w; forward && u < w2; u++)
             loom_ring_done(g->wt, (size_t)u);
         x = y;
         w = w2;
-    } while (w < hi);
+    }
 }
 
-/* One pass of every worker over every word block (see the top comment). */
+/* The loom_for_ring body: worker (this rank, b->thread) on its word block,
+ * against its own copy of the sums. */
+static void work(const loom_ring_block *b, void *ctx)
+{
+    const struct pass *ps = ctx;
+    sweep(ps->g, b->thread, (int32_t)b->lo, (int32_t)b->hi, ps->op, local_of(ps->g, b->thread),
+          delta_of(ps->g, b->thread), ps->forward && b->last);
+}
+
+/* One pass over every token: the rotation (loom_for_ring), or for the
+ * serial twin the plain serial sampler, loom_lda_sweep's one shard over
+ * the whole vocabulary with the exact sums (cut in chunks for progress:
+ * the same draws). */
 static void rotate_all(loom_lda_ring *g, enum op op)
 {
-    const int R = g->serial ? 1 : g->R, T = g->T;
-    for (int t = 0; t < R; t++) {
-        int j = (g->rank + R - (int)(g->t % (uint64_t)R)) % R;
-        int32_t plo, phi;
-        loom_lda_word_block(g->p.V, R, j, &plo, &phi);
-        if (!g->serial) {
-            size_t first, n;
-            if (loom_ring_part(g->wt, NULL, NULL, &first, &n) || first != (size_t)plo ||
-                n != (size_t)(phi - plo))
-                loom_abort(70, "lda: rank %d expected to own word rows [%d, %d) in sub-epoch "
-                           "%llu (internal error)", g->rank, (int)plo, (int)phi,
-                           (unsigned long long)g->t);
-        }
-        int bad = 0;
-        int fwd = g->forward && !g->serial && R > 1 && op == SAMPLE;
-#pragma omp parallel num_threads(T) reduction(| : bad)
-        {
-            int i = omp_get_thread_num();
-            if (omp_get_num_threads() != T)
-                bad = 1;
-            for (int s = 0; !bad && s < T; s++) {
-                int32_t lo, hi;
-                loom_lda_word_block(g->p.V, R * T, j * T + (i + s) % T, &lo, &hi);
-                work(g, i, lo, hi, op, fwd && s == T - 1);
-                if (s + 1 < T) {
-#pragma omp barrier
-                }
-            }
-        }
-        if (bad)
-            loom_abort(70, "lda: OpenMP gave fewer than %d threads", T);
-        if (!g->serial)
-            loom_ring_rotate();
+    if (g->serial) {
+        sweep(g, 0, 0, g->p.V, op, g->nk, NULL, 0);
         g->t++;
+        return;
     }
+    struct pass ps = {g, op, g->forward && g->R > 1 && op == SAMPLE};
+    if (loom_for_ring(g->wt, g->p.V, work, &ps))
+        loom_abort(70, "lda: loom_for_ring refused the word-topic table (internal error)");
+    g->t += (uint64_t)g->R;
 }
 
 /* Sum the workers' deltas over ranks into the synced sums; the s-error of
@@ -288,6 +273,7 @@ int loom_lda_ring_init(loom_lda_ring **out, const loom_lda_params *p, const loom
     g->p = *p;
     g->serial = opts && opts->serial;
     g->forward = opts && opts->forward;
+    g->tick = opts ? opts->tick : NULL;
     g->R = loom_size();
     g->rank = loom_rank();
     g->T = g->serial ? 1 : omp_get_max_threads();

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "corpus.h"
+#include "../data/corpus.h"
 #include "lda.h"
 
 typedef struct loom_lda_ring loom_lda_ring;
@@ -40,6 +40,9 @@ typedef struct loom_lda_ring_opts {
     int forward; /* 1: macro-synchronization — each finished word row goes to
                     the ring successor at once (loom_ring_done) instead of
                     the whole partition at loom_ring_rotate */
+    void (*tick)(int64_t n); /* told of every n tokens sampled, from the
+                                sampling thread (a progress display, say
+                                loom_report_tick); NULL: nobody */
 } loom_lda_ring_opts;
 
 /* Builds this rank's shards from the whole training corpus c (word ids
@@ -55,7 +58,7 @@ int loom_lda_ring_init(loom_lda_ring **g, const loom_lda_params *p, const loom_c
 
 /* One round: every token of the corpus sampled once (P sub-epochs for
  * every worker, each on another word block), then the topic sums merged.
- * Ticks the progress of loom_report (report.h) as it goes.  *s_error
+ * Calls opts->tick as it goes.  *s_error
  * (may be NULL) gets seed 002's s-error of the round: the mean over the P
  * workers of ||local sums - true sums||_1 / M (0 for the serial twin).
  * Returns the tokens sampled by all ranks together (M). */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rng.h"
+#include "../data/rng.h"
 
 /* Compiled for AVX-512, AVX2 and the baseline; the loader picks the best
  * the CPU has (GCC's target_clones), so the update's simd loops use the

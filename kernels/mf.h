@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "ratings.h"
+#include "../data/ratings.h"
 
 /* The model and this epoch's rates: what the loop body reads. */
 typedef struct loom_mf {

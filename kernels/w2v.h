@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "rng.h"
+#include "../data/rng.h"
 
 typedef struct loom_w2v_params {
     int dim;          /* vector size */

@@ -236,6 +236,24 @@ int loom_ring_done(void *array, size_t unit);
 int loom_ring_rotate(void);
 int loom_ring_collect(void *array);
 
+/* One rotation of a ring allocation's `rows` rows among every worker (rank
+ * x OpenMP thread) for a body over a block of rows (sched/ring_for.c,
+ * docs/loop.md "Ring rotation"): the rows are cut into ranks x threads
+ * floor-cut blocks; in each of loom_size() sub-epochs every thread of the
+ * rank owning partition j runs body on each of the partition's blocks in
+ * turn (block j T + (i + s) mod T at sub-step s, a team barrier between),
+ * then the ring rotates.  Each block has one worker at a time, and each
+ * worker meets every block once.  `last` marks a worker's final block of
+ * the sub-epoch: rows it finishes may go on at once (loom_ring_done).
+ * Collective; returns LOOM_OK or LOOM_ERR_ARG. */
+typedef struct loom_ring_block {
+    int thread;  /* the OpenMP thread running the block (0 .. threads-1) */
+    long lo, hi; /* rows [lo, hi), this worker's alone until body returns */
+    int last;    /* 1: the worker's last block before the ring rotates */
+} loom_ring_block;
+int loom_for_ring(void *array, long rows, void (*body)(const loom_ring_block *b, void *ctx),
+                  void *ctx);
+
 /* Statistics of one allocation (array = its address) or, with NULL, of all
  * of this rank's allocations together. */
 typedef struct loom_stats {

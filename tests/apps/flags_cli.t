@@ -1,6 +1,6 @@
 #!/bin/sh
 # flags_cli.t — the apps' command lines as GNU tools have them
-# (kernels/flags.c over getopt_long): every flag --help lists has a
+# (apps/common/flags.c over getopt_long): every flag --help lists has a
 # description; --flag=value is --flag value (the same run, the same
 # figures); an unambiguous prefix works; --version prints loomrun's
 # version; a bad flag under loomrun -n 2 is named once, exit 2; a flag that

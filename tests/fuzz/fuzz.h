@@ -7,7 +7,7 @@
  * clang, ASan and UBSan against the runtime (with stub_transport.c in place
  * of UCX), and tests/fuzz/run.sh runs them all.  A parser that reads a file
  * by path gets the input through fuzz_file().  Adding a harness for a new
- * loader is a few lines, e.g. for kernels/libsvm.c:
+ * loader is a few lines, e.g. for data/libsvm.c:
  *
  *     #include "fuzz.h"
  *     #include "libsvm.h"

@@ -1,4 +1,4 @@
-/* fuzz_corpus.c — the corpus loaders (kernels/corpus.c): UCI bag-of-words
+/* fuzz_corpus.c — the corpus loaders (data/corpus.c): UCI bag-of-words
  * (docword, and optionally vocab) and plain text, then the train/test
  * split.  Input: byte 0 picks the loader (mod 3: UCI docword alone, UCI
  * with a vocabulary, plain text) and, for text, min_count (byte 0 / 3);

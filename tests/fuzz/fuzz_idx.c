@@ -1,4 +1,4 @@
-/* fuzz_idx.c — the IDX reader (kernels/idx.c), plain input (zlib reads
+/* fuzz_idx.c — the IDX reader (data/idx.c), plain input (zlib reads
  * uncompressed files through the same calls).  Invariants of an accepted
  * file: 1..4 dimensions, none zero, n their product, exactly n data bytes
  * (the harness reads them all, so ASan sees any short buffer); a refusal

@@ -1,4 +1,4 @@
-/* fuzz_libsvm.c — the LIBSVM reader (kernels/libsvm.c).  The first input
+/* fuzz_libsvm.c — the LIBSVM reader (data/libsvm.c).  The first input
  * byte picks the row share (0: all rows, else part / parts of at most 8),
  * the rest is the file.  Invariants of an accepted file: row pointers
  * increase from 0 to nnz, indices lie in [0, cols) and increase within a

@@ -1,4 +1,4 @@
-/* fuzz_lines.c — the text input every loader stands on (kernels/lines.c):
+/* fuzz_lines.c — the text input every loader stands on (data/lines.c):
  * the line reader, the number scanners and the token excerpt.
  * Invariants: the lines read back are exactly the file cut at '\n' (one
  * '\r' before a '\n' or the end dropped), each NUL-terminated with no '\n'

@@ -1,4 +1,4 @@
-/* fuzz_matrixmarket.c — the MatrixMarket reader (kernels/matrixmarket.c):
+/* fuzz_matrixmarket.c — the MatrixMarket reader (data/matrixmarket.c):
  * coordinate, array, vector and pattern files.  The first input byte
  * picks the row share (0: all rows), the rest is the file.  Invariants of
  * an accepted file: every kept entry lies inside the declared size with a

@@ -1,4 +1,4 @@
-/* fuzz_ratings.c — the ratings loader (kernels/ratings.c): MovieLens-style
+/* fuzz_ratings.c — the ratings loader (data/ratings.c): MovieLens-style
  * triples and MatrixMarket coordinate files.  The first input byte picks
  * the user filter (0: none, else a block [lo, hi) of small ids), the rest
  * is the file.  Invariants of an accepted file: every kept rating has

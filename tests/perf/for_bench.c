@@ -31,7 +31,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../kernels/ratings.h"
+#include "../../data/ratings.h"
 #include "../rng.h"
 
 static int cmp(const void *a, const void *b)

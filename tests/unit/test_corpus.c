@@ -3,7 +3,7 @@
  * vocab file named FILE:LINE, plain text tokenized and lowercased into a
  * first-occurrence vocabulary with min_count pruning, and the train/test
  * split (deterministic, disjoint, complete, same tokens). */
-#include "../../kernels/corpus.h"
+#include "../../data/corpus.h"
 #include "../data.h"
 #include "../tap.h"
 

@@ -6,10 +6,10 @@
  * word frequencies following the planted topics), byte-identical output
  * for the same seed whatever the thread count, different output for
  * another seed, option errors, and the samplers' moments. */
-#include "../../kernels/corpus.h"
-#include "../../kernels/gen.h"
-#include "../../kernels/ratings.h"
-#include "../../kernels/rng.h"
+#include "../../data/corpus.h"
+#include "../../data/gen.h"
+#include "../../data/ratings.h"
+#include "../../data/rng.h"
 #include "../data.h"
 #include "../tap.h"
 

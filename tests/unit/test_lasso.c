@@ -7,10 +7,10 @@
  * optimality conditions with a zero duality gap; the correlation filter
  * (exact pairs, a table that grows instead of forgetting, the row sample);
  * standardizing; and the planted-problem generator's files. */
-#include "../../kernels/gen_lasso.h"
+#include "../../data/gen_lasso.h"
 #include "../../kernels/lasso.h"
-#include "../../kernels/libsvm.h"
-#include "../../kernels/matrixmarket.h"
+#include "../../data/libsvm.h"
+#include "../../data/matrixmarket.h"
 #include "../data.h"
 #include "../tap.h"
 

@@ -6,8 +6,8 @@
  * read buffer, the number scanners against strtof/strtoll, the parallel
  * parse of a large file (the same ratings and the same first error as one
  * thread), and the split of users by rating count. */
-#include "../../kernels/lines.h"
-#include "../../kernels/ratings.h"
+#include "../../data/lines.h"
+#include "../../data/ratings.h"
 #include "../data.h"
 #include "../tap.h"
 #include "../rng.h"

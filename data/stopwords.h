@@ -1,8 +1,8 @@
 /* stopwords.h — dropping stop words from a text corpus: a built-in
  * English list (loom_stopwords_english) or a file of one word per line,
  * removed from the corpus's vocabulary and tokens (loom-lda --stopwords). */
-#ifndef LOOM_KERNELS_STOPWORDS_H
-#define LOOM_KERNELS_STOPWORDS_H
+#ifndef LOOM_DATA_STOPWORDS_H
+#define LOOM_DATA_STOPWORDS_H
 
 #include <stddef.h>
 

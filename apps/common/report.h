@@ -13,8 +13,8 @@
  *   loom_report_close(r);
  *
  * The CSV is flushed after every row, so a killed job keeps its log. */
-#ifndef LOOM_KERNELS_REPORT_H
-#define LOOM_KERNELS_REPORT_H
+#ifndef LOOM_APPS_REPORT_H
+#define LOOM_APPS_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -13,8 +13,8 @@
  *                         .usage = "loom-mf --train FILE --test FILE [OPTION]...",
  *                         .about = "SGD matrix factorization."};
  *   int rc = loom_flags_parse(&cli, argc, argv, 1);   // 0, 1 (help), -1 */
-#ifndef LOOM_KERNELS_FLAGS_H
-#define LOOM_KERNELS_FLAGS_H
+#ifndef LOOM_APPS_FLAGS_H
+#define LOOM_APPS_FLAGS_H
 
 #include <stdio.h>
 
