@@ -222,39 +222,53 @@ static struct file *file_of(uint32_t q, uint64_t seq)
     return f;
 }
 
-/* A restart on another number of ranks: 1 and why when the checkpoint
- * holds what cannot be split among them (kept private state, a local
- * allocation with no rows declared), else 0.  Every rank finds the
- * same. */
-static int unsplittable(char *why, size_t wn)
+/* The first range kept with loom_checkpoint_keep in any old rank's file,
+ * or NULL. */
+static const char *first_kept(void)
 {
     for (uint32_t q = 0; q < S.oldP; q++) {
         const struct file *f = file_of(q, S.f.seq);
-        for (uint32_t i = 0; i < f->head.nallocs; i++) {
-            const struct loom_ckpt_rec *c = &f->rec[i];
-            const char *what = NULL;
-            uint64_t runs = 0;
-            for (uint32_t r = 0; q == 0 && c->what == CK_LOCAL && r < S.oldP; r++) {
-                const struct file *o = file_of(r, S.f.seq);
-                for (uint32_t k = 0; k < o->head.nallocs; k++)
-                    if (o->rec[k].serial == c->serial && o->rec[k].what == CK_LOCAL)
-                        runs += o->rec[k].nruns;
-            }
-            if (c->what == CK_KEPT)
-                what = "private state of each rank (loom_checkpoint_keep), which cannot be "
-                       "split among another number of ranks";
-            else if (q == 0 && c->what == CK_LOCAL && S.oldP > 1 && !runs)
-                what = "a local allocation whose rows no rank declared current "
-                       "(loom_checkpoint_rows), so each rank's copy is its own";
-            if (what) {
-                snprintf(why, wn, "restart: checkpoint %s was written by %u rank%s and this job "
-                         "has %d, but it holds '%s', %s: restart it with -n %u", S.cdir, S.oldP,
-                         S.oldP == 1 ? "" : "s", loom_icv.nranks, c->name, what, S.oldP);
-                return 1;
-            }
-        }
+        for (uint32_t i = 0; i < f->head.nallocs; i++)
+            if (f->rec[i].what == CK_KEPT)
+                return f->rec[i].name;
     }
-    return 0;
+    return NULL;
+}
+
+/* The first local allocation of a checkpoint of several ranks whose rows
+ * no old rank declared (loom_checkpoint_rows), or NULL. */
+static const char *first_undeclared(void)
+{
+    for (uint32_t i = 0; S.oldP > 1 && i < S.f.head.nallocs; i++) {
+        const struct loom_ckpt_rec *c = &S.f.rec[i];
+        uint64_t runs = 0;
+        for (uint32_t q = 0; c->what == CK_LOCAL && q < S.oldP; q++) {
+            const struct file *f = file_of(q, S.f.seq);
+            for (uint32_t k = 0; k < f->head.nallocs; k++)
+                if (f->rec[k].serial == c->serial && f->rec[k].what == CK_LOCAL)
+                    runs += f->rec[k].nruns;
+        }
+        if (c->what == CK_LOCAL && !runs)
+            return c->name;
+    }
+    return NULL;
+}
+
+/* A restart on another number of ranks: 1 and why when the checkpoint
+ * holds what cannot be split among them, else 0.  Every rank finds the
+ * same. */
+static int unsplittable(char *why, size_t wn)
+{
+    const char *name = first_kept(), *what = "private state of each rank "
+        "(loom_checkpoint_keep), which cannot be split among another number of ranks";
+    if (!name && (name = first_undeclared()))
+        what = "a local allocation whose rows no rank declared current "
+               "(loom_checkpoint_rows), so each rank's copy is its own";
+    if (name)
+        snprintf(why, wn, "restart: checkpoint %s was written by %u rank%s and this job has %d, "
+                 "but it holds '%s', %s: restart it with -n %u", S.cdir, S.oldP,
+                 S.oldP == 1 ? "" : "s", loom_icv.nranks, name, what, S.oldP);
+    return name != NULL;
 }
 
 void loom_restart_init(void)
