@@ -300,17 +300,27 @@ void loom_restart_init(void)
                           "copy of it)", dir, (long long)hi);
     agree(bad, why);
     snprintf(S.cdir, sizeof S.cdir, "%s/ckpt-%06llu", dir, (unsigned long long)lo);
-    /* old rank 0's file says how many ranks wrote the checkpoint */
+    /* this rank's own file; old rank 0's says how many ranks wrote the
+     * checkpoint (on several hosts without a shared directory each host
+     * has only its own ranks' files: enough for the same number) */
     uint32_t P = (uint32_t)loom_icv.nranks, me = (uint32_t)loom_icv.rank;
-    bad = open_rank_file((uint64_t)lo, 0, 0, &S.f, why, sizeof why) != 0;
-    agree(bad, why);
-    S.oldP = S.f.head.nranks;
+    int have = !open_rank_file((uint64_t)lo, me, 0, &S.f, why, sizeof why);
+    int64_t oldP = have && me == 0 ? S.f.head.nranks : 0;
+    agree(me == 0 && !have, why);
+    loom_allreduce(LOOM_IN_PLACE, &oldP, 1, LOOM_INT64, LOOM_MAX);
+    S.oldP = (uint32_t)oldP;
     S.reshape = S.oldP != P;
-    if (!S.reshape && me) { /* the same number: this rank's own file */
+    if (!S.reshape) {
+        bad = !have;
+        if (have && S.f.head.nranks != P)
+            bad = 1, snprintf(why, sizeof why, "restart: %s was written by a job of %u ranks, but "
+                              "rank 0's file of its checkpoint by one of %u: it is misplaced or "
+                              "damaged", S.f.path, S.f.head.nranks, P);
+    } else if (me) { /* another number: old rank 0's file leads, then every other */
         close_file(&S.f);
-        bad = open_rank_file((uint64_t)lo, me, P, &S.f, why, sizeof why) != 0;
+        bad = open_rank_file((uint64_t)lo, 0, S.oldP, &S.f, why, sizeof why) != 0;
     }
-    for (uint32_t q = 1; S.reshape && !bad && q < S.oldP; q++) /* another: every old file */
+    for (uint32_t q = 1; S.reshape && !bad && q < S.oldP; q++)
         bad = !open_more(q, (uint64_t)lo, why, sizeof why);
     if (!bad && !(S.claimed = calloc((size_t)S.f.head.nallocs + 1, 1)))
         bad = 1, snprintf(why, sizeof why, "restart: out of memory");

@@ -47,10 +47,10 @@ done
 
 # loom-lr (sparse binary; a planted linear rule), 5 epochs, a checkpoint
 # every 2, killed after epoch 3: resumes after epoch 2.
-"$B/bin/loom-gen" lasso --samples 12000 --features 1000 --nonzeros 60 --density 0.03 \
+"$B/bin/loom-gen" lasso --samples 6000 --features 1000 --nonzeros 60 --density 0.03 \
     --out "$T/ls" >/dev/null
 awk '{ $1 = ($1 > 0) ? 1 : 0; print }' "$T/ls.svm" >"$T/b.svm"
-head -10000 "$T/b.svm" >"$T/b.train"; tail -2000 "$T/b.svm" >"$T/b.test"
+head -5000 "$T/b.svm" >"$T/b.train"; tail -1000 "$T/b.svm" >"$T/b.test"
 lr() { # NAME RANKS EPOCHS [LOOMRUN OPTIONS]
     name=$1 n=$2 e=$3; shift 3
     LOOM_CHECKPOINT_EVERY=2 LOOM_CHECKPOINT_DIR=$T/${dir:-$name} run_job "$T/$name.out" \
