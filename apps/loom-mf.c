@@ -225,6 +225,9 @@ int main(int argc, char **argv)
     if (!W || !H)
         loom_abort(1, "loom-mf: cannot allocate the model (%d + %d rows of %d floats)", nu, ni,
                    D);
+    /* this rank's users' rows of W are current here: a restart on another
+     * number of ranks takes each row from the rank that held it */
+    loom_checkpoint_rows(W, (size_t)mine.lo, (size_t)(mine.hi - mine.lo));
     size_t hfirst, hn;
     loom_ring_part(H, NULL, NULL, &hfirst, &hn);
     int done = (int)loom_clock_now(); /* epochs before a restart: W and H came back */

@@ -303,6 +303,46 @@ void loom_ckpt_track_set(uint64_t serial, uint64_t region, uint64_t nchunks, uin
 
 /* ---- the rank file --------------------------------------------------- */
 
+/* Appends unit u to the layout runs v[0 .. 3 * *n) ({first, count,
+ * stride}): extends the last run when u continues it. */
+static void run_add(uint64_t *v, uint64_t *n, uint64_t u)
+{
+    uint64_t *l = *n ? v + 3 * (*n - 1) : NULL;
+    if (l && l[1] == 1 && u > l[0])
+        l[1] = 2, l[2] = u - l[0];
+    else if (l && u == l[0] + l[1] * l[2])
+        l[1]++;
+    else
+        v[3 * *n] = u, v[3 * *n + 1] = 1, v[3 * *n + 2] = 1, ++*n;
+}
+
+/* The layout of a's record on this rank (checkpoint.h): a malloc'd array
+ * of *nruns runs, or NULL with *nruns 0 (none, or out of memory: then a
+ * restart on another number of ranks is refused, never wrong). */
+static uint64_t *layout(loom_dsm_alloc *a, uint32_t what, uint64_t *nruns)
+{
+    *nruns = 0;
+    if (what == CK_LOCAL) {
+        size_t k = loom_ckpt_rows_of(a->base, NULL, 0);
+        uint64_t *v = k ? malloc(k * 3 * sizeof *v) : NULL;
+        if (v)
+            *nruns = loom_ckpt_rows_of(a->base, v, k);
+        return v;
+    }
+    if (what != CK_HOME || !a->nhome)
+        return NULL;
+    uint64_t *units = malloc(a->nhome * sizeof *units), *v = malloc(a->nhome * 3 * sizeof *v);
+    if (units && v) {
+        for (size_t u = 0; u < a->nunits; u++) /* in store-slot order */
+            if (a->home[u] == loom_icv.rank)
+                units[a->slot[u]] = u;
+        for (size_t k = 0; k < a->nhome; k++)
+            run_add(v, nruns, units[k]);
+    }
+    free(units);
+    return *nruns ? v : (free(v), NULL);
+}
+
 /* What rank `loom_icv.rank` saves of a: the record (without the places
  * and checksums), the meta's ring boundaries (into bounds, P + 1 entries,
  * *nb bytes) and the data. */
@@ -354,12 +394,12 @@ static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bound
  * record's places and checksums, t's next_* and *written; -1 with errno
  * on a failed write. */
 static int write_record(int fd, uint64_t seq, struct loom_ckpt_rec *r, const void *bounds,
-                        size_t nb, const char *data, size_t dlen, struct track *t,
-                        uint64_t *off, uint64_t *written)
+                        size_t nb, const uint64_t *lay, uint64_t nruns, const char *data,
+                        size_t dlen, struct track *t, uint64_t *off, uint64_t *written)
 {
     uint64_t chunk = r->chunk, nc = dlen ? (dlen + chunk - 1) / chunk : 0;
     uint64_t *sums = malloc((nc + 1) * sizeof *sums);
-    char *meta = malloc(nb + (nc + 1) * sizeof *sums);
+    char *meta = malloc(nb + (nc + 1 + 3 * nruns) * sizeof *sums);
     if (!sums || !meta) {
         free(sums);
         free(meta);
@@ -375,8 +415,11 @@ static int write_record(int fd, uint64_t seq, struct loom_ckpt_rec *r, const voi
         sums[c] = loom_ckpt_chunk_sum(data + c * chunk, len, c);
         map[c] = old && t->sum[c] == sums[c] && t->src[c] + chain > seq ? t->src[c] : seq;
     }
+    if (nruns)
+        memcpy(map + nc, lay, 3 * nruns * sizeof *lay);
+    r->nruns = nruns;
     r->meta_off = *off;
-    r->meta_len = nb + nc * sizeof *map;
+    r->meta_len = nb + (nc + 3 * nruns) * sizeof *map;
     r->metasum = loom_ckpt_sum(meta, r->meta_len, 0x6d657461);
     r->off = (r->meta_off + r->meta_len + 4095) & ~(uint64_t)4095; /* page-aligned */
     r->len = dlen;
@@ -441,8 +484,10 @@ static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, i
         const void *data;
         size_t dlen, nb = 0;
         struct track *t = NULL;
+        uint64_t *lay = NULL, nruns = 0;
         if (i < n) {
             describe(v[i], &rec[i], bounds, &nb, &data, &dlen);
+            lay = layout(v[i], rec[i].what, &nruns);
             if (!(t = track_of(v[i]->serial))) {
                 errno = ENOMEM;
                 goto io;
@@ -455,7 +500,10 @@ static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, i
             rec[i].bytes = dlen;
             rec[i].chunk = dlen ? dlen : 1;
         }
-        if (write_record(fd, seq, &rec[i], bounds, nb, data, dlen, t, &off, written))
+        int bad = write_record(fd, seq, &rec[i], bounds, nb, lay, nruns, data, dlen, t, &off,
+                               written);
+        free(lay);
+        if (bad)
             goto io;
         *total += dlen;
         if (i == 0)

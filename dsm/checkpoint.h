@@ -6,7 +6,7 @@
  *       struct loom_ckpt_head
  *       struct loom_ckpt_rec x nallocs   live allocations in creation order,
  *                                        then the kept private ranges
- *       per record: its meta (ring boundaries, chunk map) and its data
+ *       per record: its meta (ring boundaries, chunk map, layout) and its data
  *   DIR/ckpt-000007/INFO         a summary for people (rank 0)
  *
  * A record's data is a home store (CK_HOME), the rank's own copy of a
@@ -18,6 +18,13 @@
  * older one when the chunk did not change (an incremental checkpoint, at
  * most LOOM_CHECKPOINT_CHAIN checkpoints back).  Chunk c lies at
  * off + c * chunk in the file that holds it; in the others it is a hole.
+ * The layout says which units the data holds, so that a job can resume on
+ * another number of ranks (restart.c): for CK_HOME the units this rank
+ * homes, in store-slot order (the k-th unit listed is at k * unit); for
+ * CK_LOCAL the rows the program declared current on this rank
+ * (loom_checkpoint_rows; each at its own place in the copy).  It is a list
+ * of runs {first, count, stride} (uint64 each): one run for a block or
+ * cyclic distribution.
  * Integers are in the machine's byte order: a checkpoint is read back on
  * the same kind of machine, which the magic and version check. */
 #ifndef LOOM_DSM_CHECKPOINT_H
@@ -27,7 +34,7 @@
 #include <stdint.h>
 
 #define LOOM_CKPT_MAGIC "LOOMCKPT"
-#define LOOM_CKPT_VERSION 2u
+#define LOOM_CKPT_VERSION 3u
 
 enum { CK_HOME = 1, CK_LOCAL = 2, CK_RING = 3, CK_KEPT = 4 };
 
@@ -51,7 +58,8 @@ struct loom_ckpt_rec {
     uint64_t ring_t;    /* CK_RING: the sub-epoch */
     uint64_t region;    /* a hash of what the data is (kind, partition, size): an
                            older record's chunks are used only if it matches */
-    uint64_t meta_off, meta_len; /* [ring boundaries] chunk map (uint64 seq each) */
+    uint64_t meta_off, meta_len; /* [ring boundaries] chunk map (uint64 seq each) [layout] */
+    uint64_t nruns;     /* the layout's runs at the meta's end (3 uint64 each) */
     uint64_t metasum;   /* its checksum */
     uint64_t off, len;  /* the data: len bytes from off, page-aligned */
     uint64_t chunk, nchunks;
@@ -80,5 +88,10 @@ uint64_t loom_ckpt_data_sum(const uint64_t *chunk_sums, uint64_t nchunks);
  * the next checkpoint writes only what changes.  Takes both arrays. */
 void loom_ckpt_track_set(uint64_t serial, uint64_t region, uint64_t nchunks, uint64_t *sums,
                          uint64_t *src);
+
+/* ckpt_keep.c -> checkpoint.c: the rows of the local allocation at p this
+ * rank declared current (loom_checkpoint_rows), as layout runs {first,
+ * count, 1}: copies up to cap runs into runs, returns how many there are. */
+size_t loom_ckpt_rows_of(const void *p, uint64_t *runs, size_t cap);
 
 #endif

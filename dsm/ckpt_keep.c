@@ -10,7 +10,12 @@
  * loom_checkpoint_keep of the same name copies in.  A name's contents wait
  * until it is registered again (the priority schedule makes its state at
  * its first loop, long after the restore window of the allocations
- * closed). */
+ * closed).
+ *
+ * Also here: the rows of a "local" allocation each rank declares current
+ * (loom_checkpoint_rows).  checkpoint.c writes them as the record's
+ * layout, so that a restart on another number of ranks can take each row
+ * from the rank that held it (restart.c). */
 #include "checkpoint.h"
 #include "dsm.h"
 
@@ -27,6 +32,12 @@ struct kept {
 
 static struct kept *reg, *pend; /* registered ranges; restored contents (p malloc'd) */
 static int nreg, npend, capreg, cappend;
+struct rows {
+    const void *p;
+    size_t first, n;
+};
+static struct rows *rows; /* declared rows of local allocations, in call order */
+static size_t nrows, caprows;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static int grow(struct kept **v, int *cap, int n)
@@ -84,7 +95,52 @@ void loom_checkpoint_forget(const void *p)
             memmove(&reg[i], &reg[i + 1], (size_t)(--nreg - i) * sizeof *reg);
         else
             i++;
+    size_t k = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].p != p)
+            rows[k++] = rows[i];
+    nrows = k;
     pthread_mutex_unlock(&mu);
+}
+
+int loom_checkpoint_rows(void *p, size_t first, size_t n)
+{
+    loom_dsm_alloc *a = p ? loom_dsm_lookup_base(p) : NULL;
+    if (!a || !a->policy->plain || first > a->nunits || n > a->nunits - first)
+        return LOOM_ERR_ARG;
+    if (!n)
+        return LOOM_OK;
+    pthread_mutex_lock(&mu);
+    int rc = LOOM_OK;
+    if (nrows == caprows) {
+        size_t c = caprows ? 2 * caprows : 8;
+        struct rows *w = realloc(rows, c * sizeof *w);
+        if (w)
+            rows = w, caprows = c;
+        else
+            rc = LOOM_ERR_NOMEM;
+    }
+    if (!rc)
+        rows[nrows++] = (struct rows){p, first, n};
+    pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+size_t loom_ckpt_rows_of(const void *p, uint64_t *runs, size_t cap)
+{
+    pthread_mutex_lock(&mu);
+    size_t k = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].p == p) {
+            if (k < cap) {
+                runs[3 * k] = rows[i].first;
+                runs[3 * k + 1] = rows[i].n;
+                runs[3 * k + 2] = 1;
+            }
+            k++;
+        }
+    pthread_mutex_unlock(&mu);
+    return k;
 }
 
 int loom_ckpt_kept(int i, const char **name, const void **p, size_t *n)

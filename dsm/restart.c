@@ -9,6 +9,16 @@
  * loom_alloc fills each allocation whose creation order matches one the
  * checkpoint holds: a mismatch of name, size or options stops the job.
  *
+ * On another number of ranks than the checkpoint's (a machine lost, a
+ * smaller allocation) every rank reads every old rank's file, rebuilds
+ * each allocation's whole contents from the old layout that the files
+ * record (home stores by their unit lists, ring partitions by their
+ * boundaries, local copies by the rows each rank declared current) and
+ * keeps what its new role needs: the units it homes, the partition it
+ * owns, or the whole copy.  Kept private state cannot be split: such a
+ * checkpoint is refused with one message, as is a local allocation whose
+ * rows no rank declared (docs/checkpoint.md, "Another number of ranks").
+ *
  * Every refusal is agreed on: the lowest rank that finds a problem stops
  * the job with its message, so the user reads one line. */
 #include "checkpoint.h"
@@ -24,6 +34,7 @@
 /* One rank file of a checkpoint: its header and table, checked. */
 struct file {
     uint64_t seq;
+    uint32_t rank;              /* the old rank that wrote it */
     int fd;
     char path[1300];
     struct loom_ckpt_head head;
@@ -33,10 +44,14 @@ struct file {
 static struct {
     int on;                     /* this run resumed from a checkpoint */
     int open;                   /* loom_alloc still restores */
+    int reshape;                /* the checkpoint has another number of ranks */
+    uint32_t oldP;              /* the checkpoint's number of ranks */
     char cdir[1100];
-    struct file f;              /* this rank's file of the checkpoint resumed */
-    struct file *older;         /* files of older checkpoints its chunks lie in */
-    int nolder;
+    struct file f;              /* this rank's file of the checkpoint resumed
+                                   (reshape: old rank 0's) */
+    struct file **more;         /* every other file opened: other old ranks', and
+                                   older checkpoints' that chunks lie in */
+    int nmore;
     uint8_t *claimed;
 } S = {.f.fd = -1};
 
@@ -73,20 +88,22 @@ static int read_at(int fd, void *p, size_t n, uint64_t off)
     return 0;
 }
 
-/* Open and check this rank's file of checkpoint seq into *f; 0, or -1
- * with why. */
-static int open_rank_file(uint64_t seq, struct file *f, char *why, size_t wn)
+/* Open and check old rank q's file of checkpoint seq into *f, written by
+ * a job of P ranks (0: any); 0, or -1 with why. */
+static int open_rank_file(uint64_t seq, uint32_t q, uint32_t P, struct file *f, char *why,
+                          size_t wn)
 {
     struct loom_ckpt_head *h = &f->head;
     char cdir[1100];
     snprintf(cdir, sizeof cdir, "%s/ckpt-%06llu", loom_icv.checkpoint_dir,
              (unsigned long long)seq);
-    snprintf(f->path, sizeof f->path, "%s/rank-%d.ckpt", cdir, loom_icv.rank);
+    snprintf(f->path, sizeof f->path, "%s/rank-%u.ckpt", cdir, q);
     f->seq = seq;
+    f->rank = q;
     if ((f->fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0) {
         snprintf(why, wn, "restart: %s: %s%s", f->path, strerror(errno),
-                 errno == ENOENT && f == &S.f ? " (does this job have more ranks than the "
-                                                "checkpoint's?)" : "");
+                 errno == ENOENT && S.reshape ? " (a restart on another number of ranks reads "
+                 "every rank's file: every host needs all of them, e.g. a shared directory)" : "");
         return -1;
     }
     if (read_at(f->fd, h, sizeof *h, 0) || memcmp(h->magic, LOOM_CKPT_MAGIC, 8) ||
@@ -95,14 +112,13 @@ static int open_rank_file(uint64_t seq, struct file *f, char *why, size_t wn)
         return -1;
     }
     if (h->headsum != loom_ckpt_sum(h, offsetof(struct loom_ckpt_head, headsum), 0) ||
-        h->seq != seq || h->rank != (uint32_t)loom_icv.rank || h->nallocs > 1u << 20) {
+        h->seq != seq || h->rank != q || h->nranks == 0 || h->nallocs > 1u << 20) {
         snprintf(why, wn, "restart: %s is damaged (its header does not check out)", f->path);
         return -1;
     }
-    if (h->nranks != (uint32_t)loom_icv.nranks) {
-        snprintf(why, wn, "restart: checkpoint %s was written by %u rank%s, but this job has "
-                 "%d: restart it with -n %u", cdir, h->nranks, h->nranks == 1 ? "" : "s",
-                 loom_icv.nranks, h->nranks);
+    if (P && h->nranks != P) {
+        snprintf(why, wn, "restart: %s was written by a job of %u ranks, but the other files of "
+                 "its checkpoint by one of %u: it is misplaced or damaged", f->path, h->nranks, P);
         return -1;
     }
     if (!(f->rec = calloc((size_t)h->nallocs + 1, sizeof *f->rec))) {
@@ -128,13 +144,18 @@ static void close_file(struct file *f)
 }
 
 /* Reads record c's meta (of c->meta_len bytes, malloc'd) from f and checks
- * it; aborts the job on a damaged file. */
-static uint64_t *read_meta(const struct file *f, const struct loom_ckpt_rec *c)
+ * it: nb bytes of ring boundaries first, then the chunk map and c->nruns
+ * layout runs (nb < 0: any shape, for kept ranges).  Aborts the job on a
+ * damaged file. */
+static uint64_t *read_meta(const struct file *f, const struct loom_ckpt_rec *c, long nb)
 {
     uint64_t *m = malloc(c->meta_len + 8);
     if (!m)
         loom_abort(1, "restart: out of memory");
-    if (read_at(f->fd, m, c->meta_len, c->meta_off) ||
+    if ((nb >= 0 && (!c->chunk || c->nchunks != (c->len + c->chunk - 1) / c->chunk ||
+                     c->nruns > c->meta_len || c->nchunks > c->meta_len ||
+                     c->meta_len != (uint64_t)nb + (c->nchunks + 3 * c->nruns) * 8)) ||
+        read_at(f->fd, m, c->meta_len, c->meta_off) ||
         loom_ckpt_sum(m, c->meta_len, 0x6d657461) != c->metasum)
         loom_abort(1, "restart: %s: the layout of '%s' is damaged", f->path, c->name);
     return m;
@@ -149,7 +170,7 @@ static void read_kept(void)
         if (c->what != CK_KEPT)
             continue;
         char *d = malloc(c->len + 1);
-        uint64_t *m = read_meta(&S.f, c);
+        uint64_t *m = read_meta(&S.f, c, -1);
         if (!d || c->nchunks > 1 || (c->nchunks && m[0] != S.f.seq) ||
             (c->len && read_at(S.f.fd, d, c->len, c->off)) ||
             loom_ckpt_data_sum((uint64_t[]){loom_ckpt_chunk_sum(d, c->len, 0)}, c->nchunks) !=
@@ -159,6 +180,95 @@ static void read_kept(void)
         if (loom_ckpt_pending(c->name, d, c->len))
             loom_abort(1, "restart: out of memory");
     }
+}
+
+/* Opens old rank q's file of checkpoint seq (of the resumed checkpoint's
+ * number of ranks) and keeps it with the others; NULL with why. */
+static struct file *open_more(uint32_t q, uint64_t seq, char *why, size_t wn)
+{
+    struct file **m = realloc(S.more, ((size_t)S.nmore + 1) * sizeof *m);
+    struct file *f = malloc(sizeof *f);
+    if (m)
+        S.more = m;
+    if (!m || !f) {
+        free(f);
+        snprintf(why, wn, "restart: out of memory");
+        return NULL;
+    }
+    *f = (struct file){.fd = -1};
+    S.more[S.nmore++] = f;
+    if (seq > S.f.seq) {
+        snprintf(why, wn, "restart: a chunk map names a newer checkpoint");
+        return NULL;
+    }
+    return open_rank_file(seq, q, S.oldP, f, why, wn) ? NULL : f;
+}
+
+/* Old rank q's file of checkpoint seq (the resumed one, or an older one
+ * its chunks lie in), opened once; aborts the job if it is missing or
+ * bad. */
+static struct file *file_of(uint32_t q, uint64_t seq)
+{
+    if (seq == S.f.seq && q == S.f.rank)
+        return &S.f;
+    for (int i = 0; i < S.nmore; i++)
+        if (S.more[i]->seq == seq && S.more[i]->rank == q)
+            return S.more[i];
+    char why[1600];
+    struct file *f = open_more(q, seq, why, sizeof why);
+    if (!f)
+        loom_abort(1, "%s (checkpoint %s needs it: its unchanged data lies there)", why,
+                   S.cdir);
+    return f;
+}
+
+/* The first range kept with loom_checkpoint_keep in any old rank's file,
+ * or NULL. */
+static const char *first_kept(void)
+{
+    for (uint32_t q = 0; q < S.oldP; q++) {
+        const struct file *f = file_of(q, S.f.seq);
+        for (uint32_t i = 0; i < f->head.nallocs; i++)
+            if (f->rec[i].what == CK_KEPT)
+                return f->rec[i].name;
+    }
+    return NULL;
+}
+
+/* The first local allocation of a checkpoint of several ranks whose rows
+ * no old rank declared (loom_checkpoint_rows), or NULL. */
+static const char *first_undeclared(void)
+{
+    for (uint32_t i = 0; S.oldP > 1 && i < S.f.head.nallocs; i++) {
+        const struct loom_ckpt_rec *c = &S.f.rec[i];
+        uint64_t runs = 0;
+        for (uint32_t q = 0; c->what == CK_LOCAL && q < S.oldP; q++) {
+            const struct file *f = file_of(q, S.f.seq);
+            for (uint32_t k = 0; k < f->head.nallocs; k++)
+                if (f->rec[k].serial == c->serial && f->rec[k].what == CK_LOCAL)
+                    runs += f->rec[k].nruns;
+        }
+        if (c->what == CK_LOCAL && !runs)
+            return c->name;
+    }
+    return NULL;
+}
+
+/* A restart on another number of ranks: 1 and why when the checkpoint
+ * holds what cannot be split among them, else 0.  Every rank finds the
+ * same. */
+static int unsplittable(char *why, size_t wn)
+{
+    const char *name = first_kept(), *what = "private state of each rank "
+        "(loom_checkpoint_keep), which cannot be split among another number of ranks";
+    if (!name && (name = first_undeclared()))
+        what = "a local allocation whose rows no rank declared current "
+               "(loom_checkpoint_rows), so each rank's copy is its own";
+    if (name)
+        snprintf(why, wn, "restart: checkpoint %s was written by %u rank%s and this job has %d, "
+                 "but it holds '%s', %s: restart it with -n %u", S.cdir, S.oldP,
+                 S.oldP == 1 ? "" : "s", loom_icv.nranks, name, what, S.oldP);
+    return name != NULL;
 }
 
 void loom_restart_init(void)
@@ -190,20 +300,48 @@ void loom_restart_init(void)
                           "copy of it)", dir, (long long)hi);
     agree(bad, why);
     snprintf(S.cdir, sizeof S.cdir, "%s/ckpt-%06llu", dir, (unsigned long long)lo);
-    bad = open_rank_file((uint64_t)lo, &S.f, why, sizeof why) != 0;
+    /* this rank's own file; old rank 0's says how many ranks wrote the
+     * checkpoint (on several hosts without a shared directory each host
+     * has only its own ranks' files: enough for the same number) */
+    uint32_t P = (uint32_t)loom_icv.nranks, me = (uint32_t)loom_icv.rank;
+    int have = !open_rank_file((uint64_t)lo, me, 0, &S.f, why, sizeof why);
+    int64_t oldP = have && me == 0 ? S.f.head.nranks : 0;
+    agree(me == 0 && !have, why);
+    loom_allreduce(LOOM_IN_PLACE, &oldP, 1, LOOM_INT64, LOOM_MAX);
+    S.oldP = (uint32_t)oldP;
+    S.reshape = S.oldP != P;
+    if (!S.reshape) {
+        bad = !have;
+        if (have && S.f.head.nranks != P)
+            bad = 1, snprintf(why, sizeof why, "restart: %s was written by a job of %u ranks, but "
+                              "rank 0's file of its checkpoint by one of %u: it is misplaced or "
+                              "damaged", S.f.path, S.f.head.nranks, P);
+    } else if (me) { /* another number: old rank 0's file leads, then every other */
+        close_file(&S.f);
+        bad = open_rank_file((uint64_t)lo, 0, S.oldP, &S.f, why, sizeof why) != 0;
+    }
+    for (uint32_t q = 1; S.reshape && !bad && q < S.oldP; q++)
+        bad = !open_more(q, (uint64_t)lo, why, sizeof why);
     if (!bad && !(S.claimed = calloc((size_t)S.f.head.nallocs + 1, 1)))
         bad = 1, snprintf(why, sizeof why, "restart: out of memory");
     agree(bad, why);
-    read_kept();
+    if (S.reshape)
+        agree(unsplittable(why, sizeof why), why);
+    else
+        read_kept();
     loom_clock_restore(S.f.head.clock, S.f.head.calls);
     loom_ckpt_last_seq = (uint64_t)lo;
     S.on = S.open = 1;
     uint32_t na = 0;
     for (uint32_t i = 0; i < S.f.head.nallocs; i++)
         na += S.f.rec[i].what != CK_KEPT;
+    char from[80] = "";
+    if (S.reshape)
+        snprintf(from, sizeof from, "; written by %u rank%s, redistributed to %u", S.oldP,
+                 S.oldP == 1 ? "" : "s", P);
     if (loom_icv.rank == 0)
-        loom_log("restart: resuming from %s (loom_clock %llu, %u allocation%s)", S.cdir,
-                 (unsigned long long)S.f.head.calls, na, na == 1 ? "" : "s");
+        loom_log("restart: resuming from %s (loom_clock %llu, %u allocation%s%s)", S.cdir,
+                 (unsigned long long)S.f.head.calls, na, na == 1 ? "" : "s", from);
 }
 
 static struct loom_ckpt_rec *find(const loom_dsm_alloc *a, size_t *idx)
@@ -233,12 +371,15 @@ void loom_restart_check(loom_dsm_alloc *a)
         return; /* every rank: same table, same serial */
     char mine[300], theirs[300], why[2000];
     const char *diff = NULL;
+    /* one rank runs every allocation "local": its policy may differ then */
+    int policy = !S.reshape || (S.oldP > 1 && loom_icv.nranks > 1);
     if (strcmp(c->name, a->name) || c->bytes != a->bytes || c->kind != (uint32_t)a->kind ||
-        c->unit != a->unit || c->nunits != a->nunits || strcmp(c->policy, a->policy->name))
+        c->unit != a->unit || c->nunits != a->nunits ||
+        (policy && strcmp(c->policy, a->policy->name)))
         diff = "";
     else if (c->merge != (uint32_t)a->merge || c->type != (uint32_t)a->type)
         diff = " (its merge mode or element type differs)";
-    else if (c->nhome != a->nhome || c->homehash != loom_ckpt_home_hash(a))
+    else if (!S.reshape && (c->nhome != a->nhome || c->homehash != loom_ckpt_home_hash(a)))
         diff = " (its units have other homes: another distribution)";
     if (diff) {
         shape(mine, sizeof mine, a->name, a->bytes, (uint32_t)a->kind, a->nunits, a->unit,
@@ -249,29 +390,6 @@ void loom_restart_check(loom_dsm_alloc *a)
                  (unsigned long long)a->serial, mine, S.cdir, theirs, diff);
     }
     agree(diff != NULL, why);
-}
-
-/* The file of this rank in checkpoint seq, opened once (the newest's, or
- * an older one of its chain); aborts the job if it is missing or bad. */
-static struct file *file_of(uint64_t seq)
-{
-    if (seq == S.f.seq)
-        return &S.f;
-    for (int i = 0; i < S.nolder; i++)
-        if (S.older[i].seq == seq)
-            return &S.older[i];
-    struct file *o = realloc(S.older, ((size_t)S.nolder + 1) * sizeof *o);
-    char why[1600];
-    if (!o)
-        loom_abort(1, "restart: out of memory");
-    S.older = o;
-    struct file *f = &S.older[S.nolder++];
-    *f = (struct file){.fd = -1};
-    if (seq > S.f.seq || open_rank_file(seq, f, why, sizeof why))
-        loom_abort(1, "%s (checkpoint %s needs it: its unchanged data lies there)",
-                   seq > S.f.seq ? "restart: a chunk map names a newer checkpoint" : why,
-                   S.cdir);
-    return f;
 }
 
 /* Record `serial` of f, whose data must be the region c describes. */
@@ -288,21 +406,46 @@ static const struct loom_ckpt_rec *older_rec(const struct file *f,
                c->name, S.cdir);
 }
 
-void loom_restart_fill(loom_dsm_alloc *a)
+/* Reads the data of record c of f (chunk map `map`) into dst: each run of
+ * chunks from the file of f's rank that holds it (f's, or an older
+ * checkpoint's), then checks the whole against c->sum.  Returns the
+ * chunks' checksums (malloc'd); aborts the job on a damaged or missing
+ * file. */
+static uint64_t *read_data(const struct file *f, const struct loom_ckpt_rec *c,
+                           const uint64_t *map, char *dst)
 {
-    size_t i;
-    const struct loom_ckpt_rec *c = find(a, &i);
-    if (!c)
-        return;
+    uint64_t nc = c->nchunks, ch = c->chunk;
+    for (uint64_t k = 0, e; k < nc; k = e) {
+        for (e = k + 1; e < nc && map[e] == map[k]; e++)
+            ;
+        struct file *h = file_of(f->rank, map[k]);
+        const struct loom_ckpt_rec *o = h->seq == f->seq ? c : older_rec(h, c);
+        uint64_t len = (e < nc ? e * ch : c->len) - k * ch;
+        errno = 0;
+        if (read_at(h->fd, dst + k * ch, len, o->off + k * ch))
+            loom_abort(1, "restart: %s: cannot read '%s': %s", h->path, c->name,
+                       errno ? strerror(errno) : "the file is too short");
+    }
+    uint64_t *sums = malloc((nc + 1) * sizeof *sums);
+    if (!sums)
+        loom_abort(1, "restart: out of memory");
+    for (uint64_t k = 0; k < nc; k++)
+        sums[k] = loom_ckpt_chunk_sum(dst + k * ch, k + 1 < nc ? ch : c->len - k * ch, k);
+    if (loom_ckpt_data_sum(sums, nc) != c->sum)
+        loom_abort(1, "restart: %s: the data of '%s' is damaged (checksum mismatch)", f->path,
+                   c->name);
+    return sums;
+}
+
+/* The same number of ranks: this rank's record c (index i) goes back
+ * where it was saved from, and the next checkpoint is incremental. */
+static void fill_same(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
+{
     size_t P = (size_t)loom_icv.nranks, nb = c->what == CK_RING ? (P + 1) * 8 : 0;
-    uint64_t *meta = c->meta_len == nb + c->nchunks * 8 && c->chunk &&
-                     c->nchunks == (c->len + c->chunk - 1) / c->chunk
-                         ? read_meta(&S.f, c) : NULL;
-    uint64_t *map = meta ? meta + nb / 8 : NULL;
+    uint64_t *meta = read_meta(&S.f, c, (long)nb);
+    uint64_t *map = meta + nb / 8;
     char *dst = NULL;
-    if (!meta) {
-        loom_abort(1, "restart: %s: the layout of '%s' is damaged", S.f.path, a->name);
-    } else if (c->what == CK_RING && loom_policy_rotates(a->policy)) {
+    if (c->what == CK_RING && loom_policy_rotates(a->policy)) {
         if (a->policy->restore(a, c->ring_t, meta))
             loom_abort(1, "restart: %s: the ring state of '%s' is damaged", S.f.path, a->name);
         int j;
@@ -319,30 +462,122 @@ void loom_restart_fill(loom_dsm_alloc *a)
         loom_abort(1, "restart: %s: '%s' was saved in another form (internal error)", S.f.path,
                    a->name);
     }
-    /* runs of chunks that lie in the same file */
-    uint64_t nc = c->nchunks, ch = c->chunk;
-    for (uint64_t k = 0, e; k < nc; k = e) {
-        for (e = k + 1; e < nc && map[e] == map[k]; e++)
-            ;
-        struct file *f = file_of(map[k]);
-        const struct loom_ckpt_rec *o = f == &S.f ? c : older_rec(f, c);
-        uint64_t len = (e < nc ? e * ch : c->len) - k * ch;
-        errno = 0;
-        if (read_at(f->fd, dst + k * ch, len, o->off + k * ch))
-            loom_abort(1, "restart: %s: cannot read '%s': %s", f->path, a->name,
-                       errno ? strerror(errno) : "the file is too short");
-    }
-    uint64_t *sums = malloc((nc + 1) * sizeof *sums), *src = malloc((nc + 1) * sizeof *src);
-    if (!sums || !src)
+    uint64_t *sums = read_data(&S.f, c, map, dst), *src = malloc((c->nchunks + 1) * sizeof *src);
+    if (!src)
         loom_abort(1, "restart: out of memory");
-    for (uint64_t k = 0; k < nc; k++)
-        sums[k] = loom_ckpt_chunk_sum(dst + k * ch, k + 1 < nc ? ch : c->len - k * ch, k);
-    if (loom_ckpt_data_sum(sums, nc) != c->sum)
-        loom_abort(1, "restart: %s: the data of '%s' is damaged (checksum mismatch)", S.f.path,
-                   a->name);
-    memcpy(src, map, nc * sizeof *src);
-    loom_ckpt_track_set(c->serial, c->region, nc, sums, src); /* the next one is incremental */
+    memcpy(src, map, c->nchunks * sizeof *src);
+    loom_ckpt_track_set(c->serial, c->region, c->nchunks, sums, src);
     free(meta);
+}
+
+/* Copies old rank q's saved data d of record c (meta m: ring boundaries,
+ * chunk map, layout) to its places in g, the allocation's whole contents
+ * (N units of U bytes); owner[u] = q for each unit it homed.  Aborts the
+ * job when the layout does not fit the allocation. */
+static void scatter(const struct file *f, const struct loom_ckpt_rec *c, const uint64_t *m,
+                    const char *d, char *g, size_t N, size_t U, int *owner)
+{
+    uint32_t q = f->rank, P = S.oldP;
+    const uint64_t *run = m + (c->what == CK_RING ? P + 1 : 0) + c->nchunks;
+    uint64_t k = 0; /* CK_HOME: the units' store slots, in order */
+    int bad = 0;
+    if (c->what == CK_RING) { /* the partition q owned at sub-epoch ring_t */
+        uint32_t j = (uint32_t)((q + P - c->ring_t % P) % P);
+        bad = m[0] != 0 || m[P] != N || m[j] > m[j + 1] || m[j + 1] > N ||
+              c->len != (m[j + 1] - m[j]) * U;
+        if (!bad)
+            memcpy(g + m[j] * U, d, c->len);
+    } else if (c->what == CK_LOCAL) { /* old rank 0's copy, then every declared row */
+        bad = c->len != N * U;
+        if (!bad && q == 0)
+            memcpy(g, d, c->len);
+    }
+    for (uint64_t r = 0; !bad && c->what != CK_RING && r < c->nruns; r++, run += 3)
+        for (uint64_t i = 0, u = run[0]; !bad && i < run[1]; i++, u += run[2]) {
+            if ((bad = u >= N || (c->what == CK_HOME && (k + 1) * U > c->len)))
+                break;
+            if (c->what == CK_HOME) {
+                memcpy(g + u * U, d + k++ * U, U);
+                owner[u] = (int)q;
+            } else {
+                memcpy(g + u * U, d + u * U, U);
+            }
+        }
+    if (bad || (c->what == CK_HOME && k * U != c->len))
+        loom_abort(1, "restart: %s: the layout of '%s' does not fit it (damaged)", f->path,
+                   c->name);
+}
+
+/* Another number of ranks: rebuilds a's whole contents from every old
+ * rank's record of it, and keeps what this rank's new role needs (the
+ * whole copy, the units it homes, or the ring partition it owns: the
+ * ring starts a fresh rotation with this job's boundaries).  No
+ * incremental track: the next checkpoint is whole. */
+static void fill_reshaped(loom_dsm_alloc *a)
+{
+    size_t N = a->nunits, U = a->unit;
+    int whole = a->policy->plain, homes = 0;
+    char *g = whole ? a->base : malloc(N * U + 1);
+    int *owner = malloc((N + 1) * sizeof *owner);
+    if (!g || !owner)
+        loom_abort(1, "restart: out of memory rebuilding '%s' (%zu bytes)", a->name, N * U);
+    for (size_t u = 0; u < N; u++)
+        owner[u] = -1;
+    for (uint32_t q = 0; q < S.oldP; q++) {
+        const struct file *f = file_of(q, S.f.seq);
+        const struct loom_ckpt_rec *c = NULL;
+        for (uint32_t k = 0; !c && k < f->head.nallocs; k++)
+            if (f->rec[k].serial == a->serial && f->rec[k].what != CK_KEPT)
+                c = &f->rec[k];
+        if (!c)
+            loom_abort(1, "restart: %s holds no data of '%s' (damaged)", f->path, a->name);
+        long nb = c->what == CK_RING ? ((long)S.oldP + 1) * 8 : 0;
+        uint64_t *m = read_meta(f, c, nb);
+        char *d = malloc(c->len + 1);
+        if (!d)
+            loom_abort(1, "restart: out of memory");
+        free(read_data(f, c, m + nb / 8, d));
+        scatter(f, c, m, d, g, N, U, owner);
+        homes |= c->what == CK_HOME;
+        free(m);
+        free(d);
+    }
+    if (homes) { /* every unit had one home, and the map is the one the checkpoint hashed */
+        size_t i;
+        uint64_t h = loom_ckpt_sum(owner, N * sizeof *owner, 0x686f6d65);
+        for (i = 0; i < N && owner[i] >= 0; i++)
+            ;
+        if (i < N || (h ? h : 1) != find(a, &i)->homehash)
+            loom_abort(1, "restart: %s: the homes of '%s' do not add up (damaged)", S.cdir,
+                       a->name);
+    }
+    if (whole) {
+        /* g is the copy */
+    } else if (loom_policy_rotates(a->policy)) {
+        int j;
+        const size_t *b = a->policy->bounds(a, &j);
+        memcpy((a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + b[j] * U, g + b[j] * U,
+               (b[j + 1] - b[j]) * U);
+    } else {
+        for (size_t u = 0; u < N; u++)
+            if (a->home[u] == loom_icv.rank)
+                memcpy(a->store + (size_t)a->slot[u] * U, g + u * U, U);
+    }
+    if (!whole)
+        free(g);
+    free(owner);
+}
+
+void loom_restart_fill(loom_dsm_alloc *a)
+{
+    size_t i;
+    const struct loom_ckpt_rec *c = find(a, &i);
+    if (!c)
+        return;
+    if (S.reshape)
+        fill_reshaped(a);
+    else
+        fill_same(a, c);
     S.claimed[i] = 1;
 }
 
@@ -357,11 +592,13 @@ void loom_restart_close(void)
                      "before the first loom_clock; its contents are dropped",
                      (unsigned long long)S.f.rec[i].serial, S.f.rec[i].name, S.cdir);
     close_file(&S.f);
-    for (int i = 0; i < S.nolder; i++)
-        close_file(&S.older[i]);
-    free(S.older);
+    for (int i = 0; i < S.nmore; i++) {
+        close_file(S.more[i]);
+        free(S.more[i]);
+    }
+    free(S.more);
     free(S.claimed);
-    S.older = NULL;
-    S.nolder = 0;
+    S.more = NULL;
+    S.nmore = 0;
     S.claimed = NULL;
 }

@@ -218,6 +218,17 @@ int loom_restarted(void);
  * LOOM_OK, LOOM_ERR_ARG (a bad or repeated name) or LOOM_ERR_NOMEM. */
 int loom_checkpoint_keep(const char *name, void *p, size_t n, int *restored);
 void loom_checkpoint_forget(const void *p);
+/* For a restart on another number of ranks (docs/checkpoint.md,
+ * "Another number of ranks"): declares that this rank's copy of the
+ * "local" allocation p holds the current contents of its units [first,
+ * first + n).  Calls add up; loom_checkpoint_forget(p) drops them.  Every
+ * checkpoint records the declarations; a restart on another number of
+ * ranks gives every new rank the whole allocation, each unit taken from
+ * the old rank that declared it (from old rank 0's copy if none did).
+ * Without any declaration a local allocation ties the checkpoint to its
+ * number of ranks.  Not collective.  Returns LOOM_OK, or LOOM_ERR_ARG when
+ * p is not a local allocation's base or the range leaves it. */
+int loom_checkpoint_rows(void *p, size_t first, size_t n);
 
 /* The ring policy (docs/dsm.md, "Ring").  An allocation with coherence
  * "ring" is cut into P partitions of whole units (rows or pages); in

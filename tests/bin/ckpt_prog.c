@@ -26,7 +26,19 @@
  * calls loom_checkpoint(NULL).  At the end rank 0 prints the clock and a
  * checksum of everything every rank sees (all of every shared array after
  * a barrier and loom_ring_collect, and each rank's own local array): the
- * same for every run of the same CLOCKS and ranks, interrupted or not. */
+ * same for every run of the same CLOCKS and ranks, interrupted or not.
+ *
+ * ckpt_prog CLOCKS --layout [--no-rows]: a program whose result does not
+ * depend on the number of ranks, for restarts on another number: bsp page
+ * allocations distributed block, cyclic, hash and explicitly (unit u homed
+ * at (7u + 3) mod P), bsp rows distributed by hash (adds), ring rows and
+ * pages (each partition updated once per clock by its owner, P + 1
+ * sub-epochs per clock) and a local array of which each rank updates and
+ * declares current (loom_checkpoint_rows; not with --no-rows) its block of
+ * rows.  Every unit is updated as a function of its index and the clock
+ * only, by a rank chosen from this run's number of ranks; no private state
+ * is kept.  Rank 0 prints the same checksum for every number of ranks,
+ * interrupted and restarted on another number or not. */
 #include <loom.h>
 
 #include <stdio.h>
@@ -51,10 +63,122 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 #define NSPARSE 16
 #define NRED 10
 
+static int home7(size_t u, int P, void *arg)
+{
+    (void)arg;
+    return (int)((7 * u + 3) % (size_t)P);
+}
+
+#define LPAGES 11
+#define LROWS 53
+
+/* x = 3x + i + c + 1 on the units of the LPAGES-page array x that rank r
+ * of P updates (u % P == r). */
+static void step_pages(int64_t *x, uint64_t c, int r, int P)
+{
+    for (size_t u = (size_t)r; u < LPAGES; u += (size_t)P)
+        for (size_t i = u * NPAGE; i < (u + 1) * NPAGE; i++)
+            x[i] = 3 * x[i] + (int64_t)(i + c + 1);
+}
+
+/* Each ring owner's partition: y = 31y + u + c, once per clock. */
+static void step_ring(uint64_t *y, size_t words, uint64_t c)
+{
+    size_t lo, n;
+    loom_ring_part(y, NULL, NULL, &lo, &n);
+    for (size_t u = lo; u < lo + n; u++)
+        for (size_t e = 0; e < words; e++)
+            y[u * words + e] = 31 * y[u * words + e] + u + c;
+}
+
+static int layout_main(long clocks, int rows_declared)
+{
+    int r = loom_rank(), P = loom_size();
+    const char *pname[4] = {"block", "cyclic", "hash", "explicit"};
+    int64_t *pg[4];
+    for (int d = 0; d < 4; d++)
+        pg[d] = loom_alloc(LPAGES * 4096, &(loom_alloc_opts){.name = pname[d], .page_unit = 4096,
+                           .coherence = "bsp", .dist = (loom_dist)d, .home_of = home7});
+    int64_t *rows = loom_alloc(LROWS * 32, &(loom_alloc_opts){.name = "rows",
+        .unit = LOOM_UNIT_ROW, .row_size = 32, .merge = LOOM_MERGE_ADD, .type = LOOM_INT64,
+        .coherence = "bsp", .dist = LOOM_DIST_HASH});
+    uint64_t *ring = loom_alloc(NRING * 24, &(loom_alloc_opts){.name = "ring",
+        .unit = LOOM_UNIT_ROW, .row_size = 24, .coherence = "ring"});
+    uint64_t *ringp = loom_alloc(NRINGP * 4096, &(loom_alloc_opts){.name = "ringp",
+        .page_unit = 4096, .coherence = "ring"});
+    int64_t *z = loom_alloc(NLOCAL * 8, &(loom_alloc_opts){.name = "local",
+        .unit = LOOM_UNIT_ROW, .row_size = 8, .coherence = "local"});
+    if (!pg[0] || !pg[1] || !pg[2] || !pg[3] || !rows || !ring || !ringp || !z)
+        loom_abort(1, "ckpt_prog: an allocation failed");
+    size_t zlo = NLOCAL * (size_t)r / (size_t)P, zhi = NLOCAL * (size_t)(r + 1) / (size_t)P;
+    if (rows_declared && loom_checkpoint_rows(z, zlo, zhi - zlo))
+        loom_abort(1, "ckpt_prog: loom_checkpoint_rows failed");
+    if (loom_restarted() && r == 0)
+        printf("ckpt_prog: resumed at clock %llu\n", (unsigned long long)loom_clock_now());
+    if (!loom_restarted()) {
+        for (int d = 0; d < 4; d++)
+            for (size_t u = (size_t)r; u < LPAGES; u += (size_t)P)
+                for (size_t i = u * NPAGE; i < (u + 1) * NPAGE; i++)
+                    pg[d][i] = (int64_t)i * (d + 1);
+        step_ring(ring, 3, 1000);
+        step_ring(ringp, 512, 1000);
+        for (size_t i = zlo; i < zhi; i++)
+            z[i] = (int64_t)i;
+        loom_barrier();
+    }
+    for (uint64_t c = loom_clock_now(); c < (uint64_t)clocks; c++) {
+        for (int d = 0; d < 4; d++)
+            step_pages(pg[d], c, r, P);
+        for (size_t k = (size_t)r; k < LROWS; k += (size_t)P) {
+            int64_t d[4];
+            const int64_t *v = loom_row_get(rows, k);
+            for (int e = 0; e < 4; e++)
+                d[e] = (int64_t)((c + 1) * (k + 1)) + e + v[e] % 7;
+            loom_row_add(rows, k, d);
+        }
+        for (int s = 0; s <= P; s++) { /* P + 1 sub-epochs: each partition once */
+            if (s == 0) {
+                step_ring(ring, 3, c);
+                step_ring(ringp, 512, c);
+            }
+            loom_ring_rotate();
+        }
+        for (size_t i = zlo; i < zhi; i++)
+            z[i] = 5 * z[i] + (int64_t)(i + c);
+        loom_barrier();
+        loom_clock();
+    }
+    loom_barrier();
+    loom_ring_collect(ring);
+    loom_ring_collect(ringp);
+    int64_t *all = calloc(NLOCAL, sizeof *all); /* the local rows, each from its rank */
+    if (!all)
+        loom_abort(1, "ckpt_prog: out of memory");
+    memcpy(all + zlo, z + zlo, (zhi - zlo) * sizeof *all);
+    loom_allreduce(LOOM_IN_PLACE, all, NLOCAL, LOOM_INT64, LOOM_SUM);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int d = 0; d < 4; d++)
+        h = fnv(h, pg[d], LPAGES * 4096);
+    for (size_t k = 0; k < LROWS; k++)
+        h = fnv(h, loom_row_get(rows, k), 32);
+    h = fnv(h, ring, NRING * 24);
+    h = fnv(h, ringp, NRINGP * 4096);
+    h = fnv(h, all, NLOCAL * 8);
+    if (r == 0)
+        printf("ckpt_prog: clock %llu checksum %016llx\n", (unsigned long long)loom_clock_now(),
+               (unsigned long long)h);
+    free(all);
+    return loom_finalize();
+}
+
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
         return 2;
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--layout"))
+            return layout_main(argc > 1 ? atol(argv[1]) : 10,
+                               !(i + 1 < argc && !strcmp(argv[i + 1], "--no-rows")));
     long clocks = argc > 1 ? atol(argv[1]) : 10, explicit_at = -1;
     int bigger = 0, allreduce = 0;
     for (int i = 2; i < argc; i++) {

@@ -6,11 +6,16 @@
 # as an uninterrupted run, on 1, 2 and 3 ranks; a crash in the middle of a
 # checkpoint (rank file half written, or every file written but LATEST not
 # yet moved) leaves the previous checkpoint in use; old checkpoints are
-# pruned; a restart with another number of ranks, different allocations, a
-# damaged file or no checkpoint is refused with one message; the explicit
-# loom_checkpoint call; LOOM_RESTART=auto.
+# pruned; a restart with different allocations, a damaged file or no
+# checkpoint is refused with one message; the explicit loom_checkpoint
+# call; LOOM_RESTART=auto.  Another number of ranks (ckpt_prog --layout:
+# bsp pages distributed block, cyclic, hash and explicitly, hash rows,
+# ring rows and pages checkpointed mid-rotation, a local array with
+# declared rows): 4 -> 2, 2 -> 3, 3 -> 1, 1 -> 3 and 4 -> 2 -> 3 end with
+# exactly the uninterrupted contents; kept private state, a local array with no rows declared and a
+# missing old rank's file are refused with one message.
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 27
 P=$B/tests/bin/ckpt_prog
 export OMP_NUM_THREADS=1
 # Every run syncs (the default): a stall of the whole machine in fsync is
@@ -124,8 +129,8 @@ ok $? "a crash between the last file and LATEST: the previous checkpoint is used
 # Refusals: one message each.
 LOOM_CHECKPOINT_DIR=$T/c run_job "$T/r3" "$LOOMRUN" --restart -n 3 "$P" 10
 [ $rc -ne 0 ] && [ "$(aborts "$T/r3")" -eq 1 ] &&
-    has "$T/r3" "checkpoint .*ckpt-000005 was written by 2 ranks, but this job has 3: restart it with -n 2"
-ok $? "a restart with 3 ranks of a 2-rank checkpoint is refused with one message"
+    has "$T/r3" "checkpoint .*ckpt-000005 was written by 2 ranks and this job has 3, but it holds 'ckpt_prog generator', private state of each rank .*: restart it with -n 2"
+ok $? "a restart on 3 ranks of a 2-rank checkpoint that keeps private state is refused with one message"
 LOOM_CHECKPOINT_DIR=$T/c run_job "$T/rb" "$LOOMRUN" --restart -n 2 "$P" 10 --bigger
 [ $rc -ne 0 ] && [ "$(aborts "$T/rb")" -eq 1 ] &&
     has "$T/rb" "allocation #1 of this run is 'pages' \(9 page units of 4096 B, 36864 bytes, bsp\), but in checkpoint .* it is 'pages' \(8 page units"
@@ -151,6 +156,47 @@ LOOM_CHECKPOINT_DIR=$T/e run_job "$T/e.2" "$LOOMRUN" --restart -n 2 "$P" 10
     [ "$(cat "$T/e/LATEST")" = ckpt-000001 ] && [ $rc -eq 0 ] && [ "$(resumed "$T/e.2")" = 3 ] &&
     [ "$(sum "$T/e.2")" = "$ref2" ]
 ok $? "loom_checkpoint(NULL) at clock 3; a restart goes on from clock 3 to the same end"
+
+# Another number of ranks: the --layout program's contents do not depend
+# on the number of ranks, so every restart must end with the same bits.
+for n in 1 2 3 4; do
+    run_job "$T/L$n" "$LOOMRUN" -n $n "$P" 12 --layout
+done
+L=$(sum "$T/L1")
+[ -n "$L" ] && [ "$(sum "$T/L2")" = "$L" ] && [ "$(sum "$T/L3")" = "$L" ] && [ "$(sum "$T/L4")" = "$L" ]
+ok $? "--layout: uninterrupted runs on 1, 2, 3, 4 ranks end with the same checksum $L"
+# FROM TO: killed on FROM ranks after clock 6 (checkpoint 1 holds clock 5,
+# mid-rotation: sub-epoch 5 (P + 1), not a multiple of P), resumed on TO
+for t in "4 2" "2 3" "3 1" "1 3"; do
+    set -- $t
+    LOOM_CHECKPOINT_DIR=$T/L$1$2 LOOM_CHECKPOINT_EVERY=5 LOOM_TEST_KILL=$(($1 - 1)):6 \
+        run_job "$T/L$1$2.1" "$LOOMRUN" -n $1 "$P" 12 --layout
+    rc1=$rc
+    [ $1$2 = 42 ] && cp -r "$T/L42" "$T/L423" && cp -r "$T/L42" "$T/L42m"
+    LOOM_CHECKPOINT_DIR=$T/L$1$2 LOOM_CHECKPOINT_EVERY=5 \
+        run_job "$T/L$1$2.2" "$LOOMRUN" --restart -n $2 "$P" 12 --layout
+    [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && [ "$(resumed "$T/L$1$2.2")" = 5 ] &&
+        has "$T/L$1$2.2" "written by $1 ranks?, redistributed to $2" && [ "$(sum "$T/L$1$2.2")" = "$L" ]
+    ok $? "--layout killed on $1 rank(s) after clock 6, restarted on $2: checksum $(sum "$T/L$1$2.2") = $L"
+done
+# twice: the 2-rank job resumed from 4 ranks checkpoints (whole) and is killed again
+LOOM_CHECKPOINT_DIR=$T/L423 LOOM_CHECKPOINT_EVERY=5 LOOM_TEST_KILL=1:11 \
+    run_job "$T/L423.1" "$LOOMRUN" --restart -n 2 "$P" 12 --layout
+rc1=$rc
+LOOM_CHECKPOINT_DIR=$T/L423 run_job "$T/L423.2" "$LOOMRUN" --restart -n 3 "$P" 12 --layout
+[ $rc1 -ne 0 ] && [ $rc -eq 0 ] && [ "$(resumed "$T/L423.2")" = 10 ] && [ "$(sum "$T/L423.2")" = "$L" ]
+ok $? "--layout 4 -> 2 (killed again after clock 11) -> 3 ranks: checksum $(sum "$T/L423.2") = $L"
+LOOM_CHECKPOINT_DIR=$T/Ln LOOM_CHECKPOINT_EVERY=2 LOOM_TEST_KILL=1:5 \
+    run_job "$T/Ln.1" "$LOOMRUN" -n 2 "$P" 12 --layout --no-rows
+LOOM_CHECKPOINT_DIR=$T/Ln run_job "$T/Ln.2" "$LOOMRUN" --restart -n 3 "$P" 12 --layout --no-rows
+[ $rc -ne 0 ] && [ "$(aborts "$T/Ln.2")" -eq 1 ] &&
+    has "$T/Ln.2" "written by 2 ranks and this job has 3, but it holds 'local', a local allocation whose rows no rank declared current \(loom_checkpoint_rows\).*: restart it with -n 2"
+ok $? "a local allocation with no rows declared: a restart on another number of ranks is refused with one message"
+rm "$T/L42m/ckpt-000001/rank-3.ckpt"
+LOOM_CHECKPOINT_DIR=$T/L42m run_job "$T/Lm" "$LOOMRUN" --restart -n 2 "$P" 12 --layout
+[ $rc -ne 0 ] && [ "$(aborts "$T/Lm")" -eq 1 ] &&
+    has "$T/Lm" "ckpt-000001/rank-3.ckpt: No such file .*reads every rank's file"
+ok $? "an old rank's file missing: the restart on another number of ranks is refused with one message naming it"
 
 run_job "$T/v1" "$LOOMRUN" --restart -n 2 "$P" 10
 [ $rc -ne 0 ] && [ "$(wc -l <"$T/v1")" -eq 1 ] && has "$T/v1" "--restart needs LOOM_CHECKPOINT_DIR"
