@@ -45,29 +45,33 @@ struct opts {
     unsigned long long seed;
 };
 
-/* What the loop body reads: the ratings (for deps), the model and this
- * epoch's rates; each thread sums its updates' squared errors in its own
- * slot (a cache line apart). */
+/* What the loop body reads: the model and this epoch's rates; each
+ * thread sums its updates' squared errors in its own slot (a cache line
+ * apart). */
 #define SLOT 8
 struct job {
-    const loom_rating *v;
     loom_mf m;
     double *loss;
 };
 
-/* The block body: the kernel's loop over a block of ratings. */
+/* The block body: the kernel's loop over a block of ratings.  A block of
+ * one (every block under LOOM_CHECK=serial) reaches its rows through
+ * loom_at, so that the checker sees the rows the update really touches,
+ * not only those the ratings' fields name. */
 static void sgd(const void *recs, long n, void *ctx)
 {
     struct job *j = ctx;
-    j->loss[omp_get_thread_num() * SLOT] += loom_mf_block(recs, n, &j->m);
+    double loss;
+    if (n == 1) {
+        const loom_rating *v = recs;
+        float e = loom_mf_update(loom_at(j->m.W, (size_t)v->u), loom_at(j->m.H, (size_t)v->i),
+                                 v->r, &j->m);
+        loss = (double)e * e;
+    } else {
+        loss = loom_mf_block(recs, n, &j->m);
+    }
+    j->loss[omp_get_thread_num() * SLOT] += loss;
     loom_report_tick(n);
-}
-
-static void sgd_deps(long k, loom_deps *d, void *ctx)
-{
-    struct job *j = ctx;
-    loom_writes(d, j->m.W, (size_t)j->v[k].u);
-    loom_writes(d, j->m.H, (size_t)j->v[k].i);
 }
 
 /* Parses argv into o; on a bad argument prints why (rank 0) and returns
@@ -247,8 +251,11 @@ int main(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(!rep, msg);
     int T = omp_get_max_threads();
-    struct job j = {tr.v, {W, H, o.K, D, mu, 0, (float)o.lambda},
-                    calloc((size_t)T * SLOT, sizeof(double))};
+    struct job j = {{W, H, o.K, D, mu, 0, (float)o.lambda}, calloc((size_t)T * SLOT, sizeof(double))};
+    /* each rating touches the rows its fields name: W[u] and H[i] */
+    const loom_for_opts loop = {.schedule = LOOM_SERIALIZABLE, .local = 1, .repeated = 1,
+                                .fields = {LOOM_FIELD(W, loom_rating, u),
+                                           LOOM_FIELD(H, loom_rating, i)}};
     if (!j.loss)
         loom_abort(1, "loom-mf: out of memory");
     double busy = 0, test_rmse = NAN;
@@ -259,9 +266,7 @@ int main(int argc, char **argv)
         double t0 = loom_wtime();
         if (o.serial)
             j.loss[0] = loom_mf_block(tr.v, tr.n, &j.m);
-        else if (loom_for_records(tr.v, sizeof *tr.v, tr.n, sgd, &j,
-                                  &(loom_for_opts){.schedule = LOOM_SERIALIZABLE,
-                                                   .deps = sgd_deps, .local = 1, .repeated = 1}))
+        else if (loom_for_records(tr.v, sizeof *tr.v, tr.n, sgd, &j, &loop))
             loom_abort(1, "loom-mf: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         loom_ring_collect(H);

@@ -402,6 +402,18 @@ typedef struct loom_priority {
                           the state before any of their pulls (docs/loop.md) */
 } loom_priority;
 
+/* A field of a record that names a row the record's iteration touches
+ * (reads and writes): row *(field) of the row allocation `array`.  The
+ * field is an integer of `size` bytes (4 or 8, signed or unsigned) at
+ * `offset` in the record; -1 (all bits set) means no row of that array.
+ * LOOM_FIELD(W, loom_rating, u) fills one in from a struct member. */
+typedef struct loom_field {
+    void *array;
+    size_t offset, size;
+} loom_field;
+#define LOOM_FIELD(array, type, member) \
+    ((loom_field){(array), offsetof(type, member), sizeof(((type *)0)->member)})
+
 typedef struct loom_for_opts {
     loom_schedule schedule;
     long chunk;            /* static/dynamic/guided chunk (0 = OpenMP's default) */
@@ -409,6 +421,9 @@ typedef struct loom_for_opts {
     /* serializable */
     void (*deps)(long i, loom_deps *d, void *ctx); /* NULL = reconnaissance */
     int repeated;          /* same access pattern every call: cache the plan */
+    /* serializable loom_for_records, instead of .deps: the record's fields
+     * name every row its iteration touches (unused: .array NULL) */
+    loom_field fields[2];
     /* data-parallel */
     loom_sync sync;
     long sync_every;       /* iterations per rank between sync points (0 = end only) */
@@ -431,7 +446,10 @@ int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ct
 /* A loop over n records (data, size bytes each): iteration i is record i,
  * and body gets a block of records at a time, body(recs, m, ctx) for m
  * consecutive records, so its loop is an ordinary loop the compiler can
- * inline and vectorize.  .deps(i, ...) names what record i touches.
+ * inline and vectorize.  .deps(i, ...) names what record i touches, or
+ * (serializable) .fields name the record's fields that hold its rows, e.g.
+ *     .fields = {LOOM_FIELD(W, loom_rating, u), LOOM_FIELD(H, loom_rating, i)}
+ * and the planner reads them straight from the records (docs/loop.md).
  *   LOOM_SERIALIZABLE: the first call (once for a .repeated site, keyed by
  *     body, ctx and data) copies the records into plan order, contiguous
  *     per cell (a worker's share of a sub-block); each cell is then one

@@ -8,11 +8,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends iteration i's accesses to d: its deps callback, or a dry run
- * of the body in record mode (reconnaissance). */
+/* The rows record i names in its fields (UINT64_MAX: none), or stops
+ * the job naming the record and the field. */
+static void field_rows(const loom_body *b, long i, uint64_t r[2])
+{
+    for (int x = 0; x < 2; x++) {
+        const loom_field *f = &b->fields[x];
+        r[x] = f->array ? loom_field_row(f, b->data + (size_t)i * b->size) : UINT64_MAX;
+        if (r[x] == UINT64_MAX)
+            continue;
+        loom_dsm_alloc *a = loom_sched_rows(f->array, "loom_for_records");
+        if (r[x] >= a->nunits || r[x] >= LOOM_ACC_ROWS)
+            loom_die(2, "loom_for_records: record %ld: .fields[%d] names row %llu of '%s', which "
+                     "has %zu rows", i, x, (unsigned long long)r[x], a->name, a->nunits);
+    }
+}
+
+/* Appends iteration i's accesses to d: the rows its record's fields name
+ * (as writes), its deps callback, or a dry run of the body in record
+ * mode (reconnaissance). */
 static void accesses(long i, const loom_body *body, void (*deps)(long, loom_deps *, void *),
                      struct loom_deps *d)
 {
+    if (body->fields[0].array || body->fields[1].array) {
+        uint64_t r[2];
+        field_rows(body, i, r);
+        for (int x = 0; x < 2; x++)
+            if (r[x] != UINT64_MAX)
+                loom_writes(d, body->fields[x].array, (size_t)r[x]);
+        return;
+    }
     if (deps) {
         deps(i, d, body->ctx);
         return;
@@ -102,9 +127,63 @@ int loom_collect(long lo, long hi, const loom_body *body,
  * every iteration only writes, and at most one row of each of at most two
  * allocations in all; LOOM_PAIR_NO (nothing kept) at the first iteration
  * that does anything else; LOOM_ERR_NOMEM. */
+/* Contract: loom_collect_pair for a record loop with .fields (for.c has
+ * checked them): one parallel pass over slices of the records, no call
+ * per record.  Slot x is field x, its allocation id kept only if some
+ * record names a row of it (as the deps path sees it).  A row out of
+ * range stops the job, naming the first such record. */
+static int pair_from_fields(long lo, long hi, const loom_body *body, loom_pair *out)
+{
+    long n = hi > lo ? hi - lo : 0;
+    const loom_field *f = body->fields;
+    loom_dsm_alloc *a[2] = {NULL, NULL};
+    uint64_t lim[2] = {0, 0};
+    for (int x = 0; x < 2; x++)
+        if (f[x].array) {
+            a[x] = loom_sched_rows(f[x].array, "loom_for_records");
+            lim[x] = a[x]->nunits < LOOM_ACC_ROWS ? a[x]->nunits : LOOM_ACC_ROWS;
+        }
+    if (a[0] && a[0] == a[1])
+        return LOOM_PAIR_NO; /* two rows of one array: not the pair shape */
+    uint32_t *row[2];
+    row[0] = loom_sched_alloc((size_t)(n + 1) * sizeof **row);
+    row[1] = loom_sched_alloc((size_t)(n + 1) * sizeof **row);
+    if (!row[0] || !row[1]) {
+        free(row[0]), free(row[1]);
+        return LOOM_ERR_NOMEM;
+    }
+    int ns = loom_slices(n, 0), seen0 = 0, seen1 = 0;
+    long bad = n;
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : seen0, seen1) reduction(min : bad)
+    for (int x = 0; x < ns; x++) {
+        long k0 = loom_slice(n, ns, x), k1 = loom_slice(n, ns, x + 1);
+        const char *rec = body->data + (size_t)(lo + k0) * body->size;
+        for (long k = k0; k < k1; k++, rec += body->size) {
+            uint64_t r0 = a[0] ? loom_field_row(&f[0], rec) : UINT64_MAX;
+            uint64_t r1 = a[1] ? loom_field_row(&f[1], rec) : UINT64_MAX;
+            if ((r0 != UINT64_MAX && r0 >= lim[0]) || (r1 != UINT64_MAX && r1 >= lim[1])) {
+                bad = k < bad ? k : bad;
+                break;
+            }
+            seen0 |= r0 != UINT64_MAX;
+            seen1 |= r1 != UINT64_MAX;
+            row[0][k] = (uint32_t)r0; /* none: UINT32_MAX, LOOM_ACC_ROWS */
+            row[1][k] = (uint32_t)r1;
+        }
+    }
+    if (bad < n) {
+        uint64_t r[2];
+        field_rows(body, lo + bad, r); /* stops the job */
+    }
+    *out = (loom_pair){{seen0 ? a[0]->id : -1, seen1 ? a[1]->id : -1}, {row[0], row[1]}};
+    return LOOM_OK;
+}
+
 int loom_collect_pair(long lo, long hi, const loom_body *body,
                       void (*deps)(long, loom_deps *, void *), loom_pair *out)
 {
+    if (body->fields[0].array || body->fields[1].array)
+        return pair_from_fields(lo, hi, body, out);
     long n = hi > lo ? hi - lo : 0;
     int ns = loom_slices(n, 0);
     *out = (loom_pair){{-1, -1}, {NULL, NULL}};

@@ -222,6 +222,34 @@ static void records_range(long lo, long hi, void *v)
     b->block(b->data + (size_t)lo * b->size, hi - lo, b->ctx);
 }
 
+/* Checks .fields (a serializable record loop's, instead of .deps: each
+ * names a row allocation and an integer of 4 or 8 bytes inside the
+ * record) and copies them to f.  LOOM_ERR_ARG after a message. */
+static int fields_of(const loom_for_opts *o, size_t size, loom_field *f)
+{
+    if (!o->fields[0].array && !o->fields[1].array)
+        return LOOM_OK;
+    if (o->schedule != LOOM_SERIALIZABLE || o->deps)
+        return bad(".fields name a serializable loom_for_records' rows, instead of .deps");
+    for (int x = 0; x < 2; x++) {
+        const loom_field *g = &o->fields[x];
+        if (!g->array)
+            continue;
+        loom_dsm_alloc *a = loom_dsm_lookup_base(g->array);
+        if (!a || !a->live || a->kind != LOOM_UNIT_ROW) {
+            loom_log("loom_for_records: .fields[%d].array is not a Loom row allocation", x);
+            return LOOM_ERR_ARG;
+        }
+        if ((g->size != 4 && g->size != 8) || g->offset > size || size - g->offset < g->size) {
+            loom_log("loom_for_records: .fields[%d] (offset %zu, size %zu) is not an integer of "
+                     "4 or 8 bytes inside the %zu-byte record", x, g->offset, g->size, size);
+            return LOOM_ERR_ARG;
+        }
+        f[x] = *g;
+    }
+    return LOOM_OK;
+}
+
 int loom_for_records(const void *data, size_t size, long n,
                      void (*body)(const void *recs, long n, void *ctx), void *ctx,
                      const loom_for_opts *opts)
@@ -236,6 +264,8 @@ int loom_for_records(const void *data, size_t size, long n,
     if (n < 0)
         n = 0;
     loom_body b = {.block = body, .data = data, .size = size, .ctx = ctx};
+    if (fields_of(&o, size, b.fields))
+        return LOOM_ERR_ARG;
     if (o.schedule == LOOM_SERIALIZABLE)
         return serializable(0, n, &b, &o);
     return data_parallel(0, n, &o, &(loom_body){.range = records_range, .ctx = &b});

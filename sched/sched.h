@@ -51,7 +51,9 @@ struct loom_deps {          /* what loom_reads/writes append to */
 
 /* A loop body: per iteration one(i, ctx), per range range(lo, hi, ctx),
  * or per block of records block(recs, n, ctx) (loom_for_records: record i
- * of data, size bytes each, is iteration i).  Exactly one is set. */
+ * of data, size bytes each, is iteration i).  Exactly one is set.  A
+ * serializable record loop may name its rows by record fields (.fields;
+ * fields[x].array NULL: unused), checked by for.c. */
 typedef struct loom_body {
     void (*one)(long, void *);
     void (*range)(long, long, void *);
@@ -59,7 +61,22 @@ typedef struct loom_body {
     const char *data;
     size_t size;
     void *ctx;
+    loom_field fields[2];
 } loom_body;
+
+/* The row that field f of record rec names: UINT64_MAX for none (-1 in
+ * a field of 4 or 8 bytes). */
+static inline uint64_t loom_field_row(const loom_field *f, const char *rec)
+{
+    if (f->size == 4) {
+        uint32_t r;
+        __builtin_memcpy(&r, rec + f->offset, 4);
+        return r == UINT32_MAX ? UINT64_MAX : r;
+    }
+    uint64_t r;
+    __builtin_memcpy(&r, rec + f->offset, 8);
+    return r;
+}
 
 /* Runs iteration i alone (a block body gets a block of one record). */
 static inline void loom_body_one(const loom_body *b, long i)
@@ -108,7 +125,10 @@ typedef struct loom_pair {
 /* Fills *out when every iteration of lo..hi-1 only writes, at most one
  * row of each of at most two allocations in all (returns LOOM_OK);
  * LOOM_PAIR_NO at the first iteration that does anything else, with
- * nothing kept; LOOM_ERR_NOMEM.  Like loom_collect, not collective. */
+ * nothing kept; LOOM_ERR_NOMEM.  Like loom_collect, not collective.  A
+ * record loop with .fields has its rows read from the records, and is the
+ * pair shape unless both fields name one array; loom_collect declares
+ * the fields' rows as writes. */
 int loom_collect_pair(long lo, long hi, const loom_body *body,
                       void (*deps)(long, loom_deps *, void *), loom_pair *out);
 

@@ -3,8 +3,11 @@
 # on MovieLens 100K u1 the test RMSE reaches <= 0.95 within 30 epochs
 # serially, and every layout (1 rank x 1 and 2 threads, 2 ranks x 1
 # thread, 4 ranks) ends within 0.005 of the serial twin; the CSV log has
-# its header and one row per epoch; the model is saved; malformed triples
-# and MatrixMarket lines are named file:line with a non-zero exit.
+# its header and one row per epoch; the model is saved; under
+# LOOM_CHECK=serial (2 ranks x 2 threads; the body reaches its rows
+# through loom_at, so the checker sees the rows each update really
+# touches) the run passes the checker; malformed triples and MatrixMarket
+# lines are named file:line with a non-zero exit.
 # The claims are about MovieLens: without ../shared/data/movielens-100k the
 # file fails, naming the missing file (generated ratings beat the 0.95
 # bound by far, so they would prove nothing about it).
@@ -12,7 +15,7 @@
 D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
 need "$D/u1.base" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
 need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
-plan 12
+plan 13
 train=$D/u1.base test=$D/u1.test bound=0.95
 mf() { # NAME RANKS THREADS ARGS...: run loom-mf, leave its final RMSE in $T/NAME.r
     name=$1 n=$2 t=$3; shift 3
@@ -43,6 +46,10 @@ for layout in "1 1" "1 2" "2 1" "4 1"; do
     [ $? -eq 0 ] && within "$r" "$s" 0.005
     ok $? "$1 rank(s) x $2 thread(s): test RMSE $r within 0.005 of serial $s"
 done
+LOOM_CHECK=serial OMP_NUM_THREADS=2 run_job "$T/chk" "$LOOMRUN" -n 2 "$B/bin/loom-mf" \
+    --train "$train" --test "$test" --epochs 2
+[ $rc -eq 0 ] && has "$T/chk" "final test_rmse="
+ok $? "2 ranks x 2 threads under LOOM_CHECK=serial: no violation (exit $rc)"
 printf '1\t1\t5\t0\n2\t1\t4\t0\n3 x 2 0\n' >"$T/bad.base"
 run_job "$T/bad" "$LOOMRUN" -n 2 "$B/bin/loom-mf" --train "$T/bad.base" --test "$test"
 [ $rc -ne 0 ] && has "$T/bad" "bad.base:3: bad item id 'x'" && [ "$(grep -c 'bad.base:3' "$T/bad")" -eq 1 ]

@@ -5,20 +5,27 @@
  *           groups (1-3 rows of C, in clusters: not k-partite)
  *     MODE  global (every rank sees the whole range) or local (each rank
  *           its own iterations; A's rows partitioned by rank)
- *     DECL  deps (a deps callback) or recon (reconnaissance)
+ *     DECL  deps (a deps callback), recon (reconnaissance) or fields
+ *           (records only: each record holds its iteration's number and
+ *           the rows it touches, named by .fields; the groups plan then
+ *           touches one or two rows of C, both fields naming C)
  *     then, in any order:
  *     break (the planner misplaces one iteration) or lie (the deps
- *           callback names the wrong row of A)
+ *           callback, or record 7's field, names the wrong row of A: the
+ *           body still touches the right one)
+ *     badrow (fields: record 5 names row 64 of A, which has 64)
+ *     badfield (fields: .fields[1] is 3 bytes wide)
  *     records  run it as loom_for_records: a block body over records
  *           (each record is its iteration's number), laid out in plan
  *           order by the loop
  *
  *   for_serial same [local]
- *     The k-partite fast path (rows of two arrays, no access sets) against
- *     the plan from the access sets (the hook loom_sched_general): the same
- *     loom_for_records loop, MF's shape with some iterations touching only
- *     one of the arrays, must hand the block body the same blocks (the
- *     same records in the same order in each cell) on every rank.
+ *     The k-partite fast path against the plan from the access sets (the
+ *     hook loom_sched_general): the same loom_for_records loop, MF's
+ *     shape with some iterations touching only one of the arrays, with its
+ *     rows named by .fields, by a deps callback, and planned from the
+ *     access sets, must hand the block body the same blocks (the same
+ *     records in the same order in each cell) on every rank.
  *
  *   for_serial inline [local]
  *     LOOM_FOR, the inlined data-parallel loop: every iteration of the
@@ -44,7 +51,7 @@
 typedef struct { uint64_t hash; int32_t n, pad; int32_t log[CAP]; } row_t;
 
 enum { NA = 64, NB = 48, NC = 240, N = 1500, MAXR = 3 };
-static int rotation, local, recon, lie, R, me;
+static int rotation, local, recon, fields, lie, R, me;
 static row_t *A, *B, *C;
 
 /* Iteration k of rank r: which rows of which arrays it writes. */
@@ -65,7 +72,7 @@ static void iteration(int r, long k, its *t)
     int clusters = NC / 8, c = (int)(next(&s) % (uint64_t)clusters);
     if (local && next(&s) % 10)
         c = r * (clusters / R) + (int)(next(&s) % (uint64_t)(clusters / R));
-    t->n = 1 + (int)(next(&s) % MAXR);
+    t->n = 1 + (int)(next(&s) % (fields ? 2 : MAXR)); /* two fields at most */
     for (int x = 0; x < t->n; x++) {
         int row;
         do {
@@ -116,6 +123,15 @@ static void block(const void *recs, long n, void *ctx)
     const long *r = recs;
     for (long x = 0; x < n; x++)
         body(r[x], ctx);
+}
+
+/* With .fields: the record also names the iteration's rows (-1: none). */
+typedef struct { long k; int32_t row[2]; } fieldrec;
+static void field_block(const void *recs, long n, void *ctx)
+{
+    const fieldrec *r = recs;
+    for (long x = 0; x < n; x++)
+        body(r[x].k, ctx);
 }
 
 static void deps(long k, loom_deps *d, void *ctx)
@@ -278,21 +294,28 @@ static int same_layout(int loc)
         v[k] = (pairrec){next(&s) % 50 ? a : -1, next(&s) % 40 ? (int32_t)(next(&s) % NRB) : -1,
                          (int32_t)k};
     }
-    blk *got[2];
-    long ngot[2];
-    for (int g = 0; g < 2; g++) {
-        loom_sched_general = g;
+    /* the rows by .fields, by deps (both the fast path), from the access sets */
+    blk *got[3];
+    long ngot[3];
+    for (int g = 0; g < 3; g++) {
+        loom_sched_general = g == 2;
         blocks = malloc((size_t)n * sizeof *blocks);
         nblocks = 0;
-        if (loom_for_records(v, sizeof *v, n, record_block, v,
-                             &(loom_for_opts){.schedule = LOOM_SERIALIZABLE, .local = loc,
-                                              .deps = pair_deps}))
+        loom_for_opts o = {.schedule = LOOM_SERIALIZABLE, .local = loc, .deps = pair_deps};
+        if (g == 0) {
+            o.deps = NULL;
+            o.fields[0] = LOOM_FIELD(A, pairrec, a);
+            o.fields[1] = LOOM_FIELD(B, pairrec, b);
+        }
+        if (loom_for_records(v, sizeof *v, n, record_block, v, &o))
             return 4;
         qsort(blocks, (size_t)nblocks, sizeof *blocks, by_block);
         got[g] = blocks, ngot[g] = nblocks;
     }
     loom_sched_general = 0;
-    int bad = ngot[0] != ngot[1] || memcmp(got[0], got[1], (size_t)ngot[0] * sizeof *got[0]);
+    int bad = 0;
+    for (int g = 1; g < 3; g++)
+        bad |= ngot[0] != ngot[g] || memcmp(got[0], got[g], (size_t)ngot[0] * sizeof *got[0]);
     long cells = ngot[0], recs = 0;
     for (long x = 0; x < ngot[0]; x++)
         recs += got[0][x].n;
@@ -300,10 +323,10 @@ static int same_layout(int loc)
     loom_allreduce(LOOM_IN_PLACE, all, 2, LOOM_INT64, LOOM_SUM);
     all[0] |= !loc && all[1] != n;
     if (me == 0)
-        printf("%s - the fast path's blocks equal the general plan's on every rank (%ld blocks, "
-               "%ld records on rank 0, %lld in all)\n", all[0] ? "not ok" : "ok", cells, recs,
-               (long long)all[1]);
-    free(got[0]), free(got[1]), free(v);
+        printf("%s - the blocks planned from .fields equal those from deps and from the access "
+               "sets on every rank (%ld blocks, %ld records on rank 0, %lld in all)\n",
+               all[0] ? "not ok" : "ok", cells, recs, (long long)all[1]);
+    free(got[0]), free(got[1]), free(got[2]), free(v);
     loom_free(A);
     loom_free(B);
     loom_finalize();
@@ -348,10 +371,13 @@ int main(int argc, char **argv)
     rotation = !strcmp(argv[1], "rotation");
     local = !strcmp(argv[2], "local");
     recon = !strcmp(argv[3], "recon");
-    int brk = 0, records = 0;
+    fields = !strcmp(argv[3], "fields");
+    int brk = 0, records = 0, badrow = 0, badfield = 0;
     for (int a = 4; a < argc; a++) {
         brk |= !strcmp(argv[a], "break");
         lie |= !strcmp(argv[a], "lie");
+        badrow |= !strcmp(argv[a], "badrow");
+        badfield |= !strcmp(argv[a], "badfield");
         records |= !strcmp(argv[a], "records");
     }
     R = loom_size(), me = loom_rank();
@@ -373,7 +399,25 @@ int main(int argc, char **argv)
     long n = local ? N / R + me : N; /* local: ranks differ in size */
     loom_for_opts o = {.schedule = LOOM_SERIALIZABLE, .local = local,
                        .deps = recon ? NULL : deps, .repeated = 1};
-    if (records) {
+    if (fields) {
+        fieldrec *rec = malloc((size_t)(n + 1) * sizeof *rec);
+        for (long k = 0; k < n; k++) {
+            its t;
+            iteration(who(), k, &t);
+            rec[k] = (fieldrec){k, {t.row[0], t.n > 1 ? t.row[1] : -1}};
+            if (lie && k == 7)
+                rec[k].row[0] = (rec[k].row[0] + NA / 2) % NA; /* another block of A */
+            if (badrow && k == 5)
+                rec[k].row[0] = NA;
+        }
+        o.deps = NULL;
+        o.fields[0] = LOOM_FIELD(rotation ? A : C, fieldrec, row[0]);
+        o.fields[1] = LOOM_FIELD(rotation ? B : C, fieldrec, row[1]);
+        o.fields[1].size = badfield ? 3 : o.fields[1].size;
+        if (loom_for_records(rec, sizeof *rec, n, field_block, NULL, &o))
+            return 4;
+        free(rec);
+    } else if (records) {
         long *rec = malloc((size_t)(n + 1) * sizeof *rec);
         for (long k = 0; k < n; k++)
             rec[k] = k;

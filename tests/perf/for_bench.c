@@ -15,13 +15,14 @@
  *     serializable (deps, repeated: planned once), and Hogwild
  *     (loom_for static, data-parallel).  Prints the training objective
  *     and test RMSE after each pass, and updates per second.
- *   for_bench plan TRAIN REPS [fast|general]
+ *   for_bench plan TRAIN REPS [fields|deps|general]
  *     Planning a serializable loom_for_records over the ratings of TRAIN
  *     (MF's shape: each writes a row of W and a row of H), not cached,
- *     with an empty body: the k-partite fast path against the plan from
- *     the access sets (loom_sched_general), REPS interleaved rounds,
- *     medians of wall-clock and CPU seconds; or one of them alone (to
- *     profile it).
+ *     with an empty body, three ways: the rows named by the records'
+ *     fields (.fields), by a deps callback (both the k-partite fast path),
+ *     and the plan from the access sets (loom_sched_general); REPS
+ *     interleaved rounds, medians of wall-clock and CPU seconds and of
+ *     the per-round CPU ratios; or one of them alone (to profile it).
  * Output lines are "key value ..." for tests/perf/loop.sh to parse. */
 #include <loom.h>
 #include <math.h>
@@ -307,28 +308,39 @@ static int plan(const char *train, int reps, const char *only)
     W = loom_alloc((size_t)tr.nusers * 64, &o);
     o.name = "H";
     H = loom_alloc((size_t)tr.nitems * 64, &o);
-    double t[2][reps], cpu[2][reps], r[reps];
-    loom_for_opts f = {.schedule = LOOM_SERIALIZABLE, .deps = rating_deps};
+    /* the contenders: the rows named by record fields, by the deps
+     * callback (both the k-partite fast path), from the access sets */
+    const char *name[3] = {"fields", "deps", "general"};
+    loom_for_opts f[3] = {
+        {.schedule = LOOM_SERIALIZABLE,
+         .fields = {LOOM_FIELD(W, loom_rating, u), LOOM_FIELD(H, loom_rating, i)}},
+        {.schedule = LOOM_SERIALIZABLE, .deps = rating_deps},
+        {.schedule = LOOM_SERIALIZABLE, .deps = rating_deps}};
+    double t[3][reps], cpu[3][reps], r[2][reps];
     for (int i = 0; i < reps; i++) {
-        for (int c = 0; c < 2; c++) {
-            int cc = (c + i) % 2;
-            if (only && strcmp(only, cc ? "general" : "fast")) {
+        for (int c = 0; c < 3; c++) {
+            int cc = (c + i) % 3;
+            if (only && strcmp(only, name[cc])) {
                 t[cc][i] = cpu[cc][i] = 1;
                 continue;
             }
-            loom_sched_general = cc;
+            loom_sched_general = cc == 2;
             double t0 = loom_wtime(), c0 = cpu_seconds();
-            if (loom_for_records(v, sizeof *v, n, nothing, (void *)v, &f))
+            if (loom_for_records(v, sizeof *v, n, nothing, (void *)v, &f[cc]))
                 return 1;
             t[cc][i] = loom_wtime() - t0;
             cpu[cc][i] = cpu_seconds() - c0;
         }
-        r[i] = t[0][i] / t[1][i];
+        r[0][i] = cpu[0][i] / cpu[1][i];
+        r[1][i] = cpu[0][i] / cpu[2][i];
     }
     loom_sched_general = 0;
-    printf("plan threads %d n %ld fast_s %.4f general_s %.4f ratio %.4f fast_cpu_s %.4f "
-           "general_cpu_s %.4f\n", omp_get_max_threads(), n, median(t[0], reps), median(t[1], reps),
-           median(r, reps), median(cpu[0], reps), median(cpu[1], reps));
+    printf("plan threads %d n %ld", omp_get_max_threads(), n);
+    for (int c = 0; c < 3; c++)
+        printf(" %s_s %.4f %s_cpu_s %.4f", name[c], median(t[c], reps), name[c],
+               median(cpu[c], reps));
+    printf(" fields_over_deps_cpu %.4f fields_over_general_cpu %.4f\n", median(r[0], reps),
+           median(r[1], reps));
     loom_free(W);
     loom_free(H);
     loom_ratings_free(&tr);
@@ -348,7 +360,7 @@ int main(int argc, char **argv)
         rc = plan(argv[2], atoi(argv[3]), argc > 4 ? argv[4] : NULL);
     else
         fprintf(stderr, "usage: for_bench kernels REPS | for_bench mf TRAIN TEST EPOCHS | "
-                        "for_bench plan TRAIN REPS [fast|general]\n");
+                        "for_bench plan TRAIN REPS [fields|deps|general]\n");
     loom_finalize();
     return rc;
 }

@@ -14,9 +14,14 @@
 # checker verifies its plans against the real access sets); the fast path
 # hands the block body exactly the blocks the plan from the access sets
 # does; and LOOM_FOR, the inlined data-parallel loop, runs every iteration
-# once.
+# once.  Record loops whose rows are named by record fields (.fields):
+# every iteration once in a serial order, on both plans (two fields of one
+# array make a groups plan); the same blocks as from deps and from the
+# access sets; a record whose field names the wrong row (the body touches
+# the right one) caught by the checker; a row out of range and a field of
+# the wrong width refused with a message.
 . "$(dirname "$0")/../lib.sh"
-plan 63
+plan 80
 i=0
 for n in 1 2 3 4; do
     for t in 1 2; do
@@ -42,12 +47,23 @@ for nt in "1 2" "2 2" "3 1"; do
         ok $? "records: $m, $1 rank(s) x $2 thread(s), LOOM_CHECK=$chk"
     done
 done
+for nt in "1 2" "2 2" "3 1"; do
+    set -- $nt
+    for m in "rotation local fields" "rotation global fields" "groups local fields" "groups global fields"; do
+        i=$((i + 1))
+        chk=none; [ $((i % 2)) -eq 0 ] && chk=serial
+        LOOM_CHECK=$chk OMP_NUM_THREADS=$2 run_job "$T/o" "$LOOMRUN" -n $1 "$B/tests/bin/for_serial" $m
+        [ $rc -eq 0 ] && has "$T/o" "ok - every iteration ran exactly once" &&
+            has "$T/o" "ok - the result equals the serial order found"
+        ok $? "records by .fields: $m, $1 rank(s) x $2 thread(s), LOOM_CHECK=$chk"
+    done
+done
 for nt in "1 2" "2 2" "3 2"; do
     set -- $nt
     for loc in "" local; do
         OMP_NUM_THREADS=$2 run_job "$T/s" "$LOOMRUN" -n $1 "$B/tests/bin/for_serial" same $loc
-        [ $rc -eq 0 ] && has "$T/s" "ok - the fast path's blocks equal the general plan's"
-        ok $? "fast path = general plan, ${loc:-global}, $1 rank(s) x $2 thread(s)"
+        [ $rc -eq 0 ] && has "$T/s" "ok - the blocks planned from .fields equal those from deps and from the access sets"
+        ok $? ".fields = deps fast path = general plan, ${loc:-global}, $1 rank(s) x $2 thread(s)"
     done
 done
 for nt in "1 2" "2 1" "3 2"; do
@@ -74,4 +90,13 @@ broken "a wrong row across ranks" 2 1 rotation global deps lie
 broken "a misplaced record in a rotation plan" 1 2 rotation local deps records break
 broken "a record misplaced across ranks" 2 1 rotation local deps records break
 broken "a misplaced record in a groups plan" 1 2 groups global recon records break
+broken "a record field naming the wrong row" 1 2 rotation global fields lie
+broken "a record field naming the wrong row across ranks" 2 1 rotation global fields lie
+broken "a misplaced record planned from .fields" 1 2 rotation local fields break
+OMP_NUM_THREADS=2 run_job "$T/r" "$LOOMRUN" -n 2 "$B/tests/bin/for_serial" rotation local fields badrow
+[ $rc -ne 0 ] && has "$T/r" "loom_for_records: record 5: .fields\[0\] names row 64 of 'A', which has 64 rows"
+ok $? "a record field naming a row out of range stops the job (exit $rc)"
+OMP_NUM_THREADS=2 run_job "$T/r" "$LOOMRUN" -n 1 "$B/tests/bin/for_serial" rotation global fields badfield
+[ $rc -eq 4 ] && has "$T/r" "loom_for_records: .fields\[1\] \(offset 12, size 3\) is not an integer of 4 or 8 bytes inside the 16-byte record"
+ok $? "a field 3 bytes wide is refused (exit $rc)"
 finish
