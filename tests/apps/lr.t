@@ -1,6 +1,6 @@
 #!/bin/sh
 # lr.t — loom-lr (multinomial logistic regression, data-parallel SGD) on
-# Debian's Fashion-MNIST: the serial twin reaches test accuracy >= 0.83 in
+# Debian's Fashion-MNIST (first 20 000 training images): the serial twin reaches test accuracy >= 0.83 in
 # 7 epochs, and 1 rank x 2 threads and 2-4 ranks under hybrid, bsp and
 # ssp (staleness 0-3) end within 0.5% of it; a truncated IDX file is
 # named with the byte offset and a non-zero exit.  The sparse binary model
@@ -24,15 +24,27 @@ lr() { # NAME RANKS THREADS ARGS...: run loom-lr, leave its final accuracy in $T
     sed -n 's/.*final test_accuracy=\([0-9.]*\).*/\1/p' "$T/$name" >"$T/$name.a"
     [ $rc -eq 0 ] && [ -s "$T/$name.a" ] || { sed 's/^/#   /' "$T/$name"; return 1; }
 }
+# The first N items of an IDX file, uncompressed (loom-lr reads either).
+idx_head() { # IN N OUT
+    gzip -dc "$1" | perl -e 'binmode STDIN; binmode STDOUT; read STDIN, $m, 4; $d = unpack("C", substr($m, 3, 1));
+        read STDIN, $h, 4 * $d; @n = unpack("N*", $h); $per = 1; $per *= $_ for @n[1 .. $#n]; $n[0] = $ARGV[0];
+        read STDIN, $b, $per * $ARGV[0]; print $m, pack("N*", @n), $b' "$2" >"$3"
+}
 if [ -f $F/train-images-idx3-ubyte.gz ]; then
-    lr serial 1 1 --serial --log "$T/serial.csv"
+    # The first 20 000 of the 60 000 training images: the serial twin reaches
+    # 0.839 (0.845 on all), and the five runs cost a third of the CPU.
+    idx_head $F/train-images-idx3-ubyte.gz 20000 "$T/tr-img"
+    idx_head $F/train-labels-idx1-ubyte.gz 20000 "$T/tr-lab"
+    FD="--train-images $T/tr-img --train-labels $T/tr-lab --test-images $F/t10k-images-idx3-ubyte.gz
+        --test-labels $F/t10k-labels-idx1-ubyte.gz"
+    lr serial 1 1 --serial $FD --log "$T/serial.csv"
     s=$(cat "$T/serial.a")
     awk -v a="$s" 'BEGIN { exit !(a >= 0.83) }' && [ "$(wc -l <"$T/serial.csv")" -eq 8 ] &&
         head -1 "$T/serial.csv" | grep -q '^iter,samples,seconds,train_logloss,test_accuracy$'
     ok $? "serial twin: test accuracy $s >= 0.83 in 7 epochs; CSV header and 7 rows"
     for c in "1 2 hybrid 0" "2 1 ssp 1" "3 1 bsp 0" "4 1 ssp 3"; do
         set -- $c
-        lr "r$1t$2$3$4" $1 $2 --sync $3 --staleness $4
+        lr "r$1t$2$3$4" $1 $2 $FD --sync $3 --staleness $4
         a=$(cat "$T/r$1t$2$3$4.a")
         awk -v a="$a" -v s="$s" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
         ok $? "$1 rank(s) x $2 thread(s), $3, staleness $4: accuracy $a within 0.5% of serial $s"

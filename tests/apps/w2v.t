@@ -1,6 +1,6 @@
 #!/bin/sh
 # w2v.t — loom-w2v (skip-gram with negative sampling as a hybrid SyncFor)
-# on the King James Bible from Debian's bible-kjv package, with three
+# on the first books of the King James Bible from Debian's bible-kjv package, with three
 # planted synonym pairs: every second "lord", "king" and "israel" is
 # renamed "lordz", "kingz", "israelz", so each twin shares its word's
 # contexts and must be its nearest neighbour.  Checked for the serial twin,
@@ -11,7 +11,11 @@
 . "$(dirname "$0")/../lib.sh"
 command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get install bible-kjv)"
 plan 9
-bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' |
+# Genesis to 2 Chronicles (12 400 of the Bible's 32 000 verses, 338 000
+# words): each twin still comes out nearest to its word, ahead of the
+# runner-up by 0.05-0.15 on every seed tried, and the file stays short (the
+# whole Bible took 2 CPU-minutes here).
+bible -l 100000 'gen1:1-2ch36:23' | sed -e 's/^ *[0-9]* //' | grep -v '^$' |
     awk '{ for (i = 1; i <= NF; i++) { w = tolower($i); gsub(/[^a-z]/, "", w);
            if (w == "lord" || w == "king" || w == "israel") { if (n[w]++ % 2) $i = w "z" } }
            print }' >"$T/kjv.txt"

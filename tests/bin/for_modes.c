@@ -19,6 +19,7 @@
  *                       coordinates in one round, partial results summed
  *                       over ranks, every rank draws the same ones, and
  *                       large deltas are drawn far more often
+ * Several commands in one job run in turn (for_modes once sync bsp plan).
  * Prints "ok ..." lines; exits non-zero on the first failure. */
 #include <loom.h>
 #include <omp.h>
@@ -53,6 +54,9 @@ static int once(void)
     hits = loom_alloc(N * 8, &(loom_alloc_opts){.name = "hits", .unit = LOOM_UNIT_ROW,
                                                 .row_size = 8, .merge = LOOM_MERGE_ADD,
                                                 .type = LOOM_INT64});
+    static size_t every[N];
+    for (size_t i = 0; i < N; i++)
+        every[i] = i;
     const char *names[] = {"static", "dynamic", "guided"};
     for (int s = 0; s < 3; s++)
         for (int local = 0; local < 2; local++)
@@ -63,6 +67,7 @@ static int once(void)
                 if (loom_for(lo, hi, hit, NULL, &o))
                     return 1;
                 loom_barrier();
+                loom_row_prefetch(hits, every, N); /* one batch, not N round trips */
                 long bad = -1;
                 for (long i = 0; i < N && bad < 0; i++)
                     if (*(const int64_t *)loom_row_get(hits, (size_t)i) != 1 + s * 4 + local * 2 + (chunk > 0))
@@ -82,7 +87,9 @@ static int64_t *counter;          /* row r: rank r's count */
 static int stale, exact_own;      /* exact_own: one copy per thread (bsp, ssp, 1 thread) */
 static _Atomic long violations;
 static long first_bad[3];
+static int generation; /* one per sync_mode run: a thread's counts below start afresh */
 static __thread long mine_in_round, my_round = -1, mine_total;
+static __thread int my_generation;
 
 static void note(long i, long row, long v)
 {
@@ -95,6 +102,8 @@ static void count(long i, void *ctx)
 {
     (void)ctx;
     long round = i / EVERY;
+    if (my_generation != generation)
+        my_generation = generation, my_round = -1, mine_total = 0;
     if (my_round != round)
         my_round = round, mine_in_round = 0;
     for (int r = 0; r < R; r++) {
@@ -133,6 +142,8 @@ static int sync_mode(const char *mode)
      * += could lose increments, so count() adds atomically there) */
     int T = omp_get_max_threads();
     exact_own = s != LOOM_HYBRID || T == 1;
+    generation++;
+    atomic_store(&violations, 0);
     loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = s, .sync_every = EVERY};
     if (loom_for(0, EVERY * ROUNDS, count, NULL, &o))
         return 1;
@@ -146,11 +157,12 @@ static int sync_mode(const char *mode)
     if (!fails && me == 0)
         printf("ok - %s (staleness %d): exact counts, every read within its round's bounds "
                "on %d rank(s) x %d thread(s)\n", mode, stale, R, T);
+    loom_free(counter);
     return fails;
 }
 
 /* ---- priority --------------------------------------------------------------- */
-enum { NCOORD = 96, PROUNDS = 300 };
+enum { NCOORD = 96, PROUNDS = 120 };
 static _Atomic int in_flight[NCOORD];
 static long picks[NCOORD];
 static long round_list[64], round_n;
@@ -279,21 +291,28 @@ static int plan_cache(void)
     return fails;
 }
 
+/* Runs the commands in argument order (one job for several: each launch
+ * costs start-up), stopping at the first that fails. */
 int main(int argc, char **argv)
 {
     if (argc < 2 || loom_init(&argc, &argv))
         return 2;
     R = loom_size(), me = loom_rank();
-    int rc = 2;
-    if (!strcmp(argv[1], "once"))
-        rc = once();
-    else if (!strcmp(argv[1], "sync") && argc > 2) {
-        stale = argc > 3 ? atoi(argv[3]) : 0;
-        rc = sync_mode(argv[2]);
-    } else if (!strcmp(argv[1], "plan"))
-        rc = plan_cache();
-    else if (!strcmp(argv[1], "priority"))
-        rc = priority();
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        if (!strcmp(argv[i], "once"))
+            rc = once();
+        else if (!strcmp(argv[i], "sync") && i + 1 < argc) {
+            const char *mode = argv[++i];
+            stale = i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' ? atoi(argv[++i]) : 0;
+            rc = sync_mode(mode);
+        } else if (!strcmp(argv[i], "plan"))
+            rc = plan_cache();
+        else if (!strcmp(argv[i], "priority"))
+            rc = priority();
+        else
+            rc = 2;
+    }
     loom_finalize();
     return rc != 0;
 }

@@ -15,7 +15,9 @@
 command -v valgrind >/dev/null 2>&1 || skip_all "valgrind is not installed (tools/deps.sh valgrind)"
 plan 3
 supp=$(cd "$(dirname "$0")" && pwd)/valgrind.supp
-export LOOM_TIMEOUT=60 LOOM_JOIN_TIMEOUT=120 OMP_NUM_THREADS=2
+# memcheck runs a rank 20-50x slower and serializes its threads, so under load
+# a heartbeat can be a minute late: a dead-rank verdict waits 150 s here
+export LOOM_TIMEOUT=150 LOOM_JOIN_TIMEOUT=150 OMP_NUM_THREADS=2
 # memcheck NAME PROGRAM ARGS...: run PROGRAM on 2 ranks under memcheck (fair
 # scheduling: the ranks' polling loops otherwise hog valgrind's one lock)
 memcheck() {
@@ -26,6 +28,7 @@ memcheck() {
         --show-leak-kinds=definite --errors-for-leak-kinds=definite \
         --suppressions="$supp" --log-file="$T/vg.%p" "$@" >"$T/$name" 2>&1
     rc=$?
+    [ $rc -eq 0 ] || { diag "exit status $rc:"; tail -20 "$T/$name" | sed 's/^/#   /'; }
     errors=$(cat "$T"/vg.* 2>/dev/null | grep -v "WARNING: valgrind ignores shmget" | grep -c "^==")
     [ "$errors" -eq 0 ] || { diag "memcheck found:"; cat "$T"/vg.* | sed 's/^/#   /' | head -60; }
 }

@@ -9,20 +9,27 @@
 # repeated serializable loop is planned once.
 . "$(dirname "$0")/../lib.sh"
 plan 48
+# Five of each layout's six checks share one job (each launch costs
+# start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
     for t in 1 2; do
-        job() { # NAME ARGS...: one ok per line the job must print
-            name=$1; shift
-            OMP_NUM_THREADS=$t run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" "$@"
-            [ $rc -eq 0 ] && has "$T/o" "ok - $name" && ! grep -q "not ok" "$T/o"
-            ok $? "$* on $n rank(s) x $t thread(s)"
-        }
-        job "guided \(local ranges\), chunk 7: every iteration once" once
-        job "bsp \(staleness 0\): exact counts" sync bsp
-        job "hybrid \(staleness 0\): exact counts" sync hybrid
-        LOOM_COHERENCE=ssp LOOM_STALENESS=2 job "ssp \(staleness 2\): exact counts" sync ssp 2
-        job "plan cache: a repeated loop is planned once" plan
-        job "priority: 300 rounds, no conflicting pair" priority
+        OMP_NUM_THREADS=$t run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" \
+            once sync bsp sync hybrid plan priority
+        rco=$rc
+        OMP_NUM_THREADS=$t LOOM_COHERENCE=ssp LOOM_STALENESS=2 run_job "$T/s" "$LOOMRUN" -n $n \
+            "$B/tests/bin/for_modes" sync ssp 2
+        rcs=$rc
+        for c in "o|guided \(local ranges\), chunk 7: every iteration once|once" \
+                 "o|bsp \(staleness 0\): exact counts|sync bsp" \
+                 "o|hybrid \(staleness 0\): exact counts|sync hybrid" \
+                 "s|ssp \(staleness 2\): exact counts|sync ssp 2" \
+                 "o|plan cache: a repeated loop is planned once|plan" \
+                 "o|priority: 120 rounds, no conflicting pair|priority"; do
+            f=${c%%|*} rest=${c#*|}; name=${rest%|*} what=${rest##*|}
+            eval "jrc=\$rc$f"
+            [ "$jrc" -eq 0 ] && has "$T/$f" "ok - $name" && ! grep -q "not ok" "$T/$f"
+            ok $? "$what on $n rank(s) x $t thread(s)"
+        done
     done
 done
 finish
