@@ -55,6 +55,8 @@ int loom_initialized(void);
 
 int loom_rank(void);       /* this process's rank, 0..size-1 (0 before init) */
 int loom_size(void);       /* number of ranks in the job (1 before init) */
+int loom_host_size(void);  /* ranks of the job on this rank's host, by host name, itself
+                            * included (1 before init or alone) */
 int loom_local_rank(void); /* rank among the job's processes on this host */
 
 /* Collectives.  Every rank calls them in the same order.  None funnels

@@ -281,6 +281,14 @@ void loom_tp_set_peers(loom_peer *p, int n)
         loom_die(LOOM_EXIT_PEER, "out of memory");
 }
 
+int loom_host_size(void)
+{
+    int n = 0;
+    for (int r = 0; r < npeers; r++)
+        n += !strcmp(peers[r].host, peers[loom_icv.rank].host);
+    return n ? n : 1;
+}
+
 /* One round of progress for a waiting caller: spin while UCX makes
  * progress, yield the core after a while without any (two cores shared by
  * several ranks must not starve the rank we wait for). */

@@ -3,6 +3,8 @@
 #include "report.h"
 
 #include <loom.h>
+#include <numa.h>
+#include <omp.h>
 
 #include <errno.h>
 #include <math.h>
@@ -83,6 +85,22 @@ static void *tick_main(void *arg)
     }
 }
 
+/* Where to go (docs/launcher.md, "Ranks or threads"): ranks sharing one
+ * host beyond one per NUMA node exchange the model through messages where
+ * threads would share one copy, and on one host most apps were measured
+ * slower that way (docs/bench-apps.md).  Rank 0 says so once, on stderr,
+ * naming the run to compare with. */
+static void hint(const char *app)
+{
+    int here = loom_host_size(), nodes = numa_available() < 0 ? 1 : numa_num_configured_nodes();
+    if (here <= (nodes > 1 ? nodes : 1))
+        return;
+    fprintf(stderr, "%s: hint: %d ranks share this host (%d NUMA node%s) and exchange the model "
+            "through messages; threads share it: compare one rank with OMP_NUM_THREADS=%d "
+            "(docs/launcher.md, \"Ranks or threads\")\n",
+            app, here, nodes, nodes == 1 ? "" : "s", here * omp_get_max_threads());
+}
+
 loom_report *loom_report_open(const char *app, const char *csv, const char *columns,
                               char *err, size_t errlen)
 {
@@ -100,6 +118,7 @@ loom_report *loom_report_open(const char *app, const char *csv, const char *colu
     }
     if (loom_rank() != 0)
         return r;
+    hint(app);
     int resumed = loom_restarted(); /* keep the rows of the run before the restart */
     if (csv && !(r->csv = fopen(csv, resumed ? "a" : "w"))) {
         snprintf(err, errlen, "%s: %s", csv, strerror(errno));
