@@ -323,10 +323,10 @@ static uint64_t *layout(loom_dsm_alloc *a, uint32_t what, uint64_t *nruns)
 {
     *nruns = 0;
     if (what == CK_LOCAL) {
-        size_t k = loom_ckpt_rows_of(a->base, NULL, 0);
+        size_t k = loom_ckpt_rows_of(a->base, a->serial, NULL, 0);
         uint64_t *v = k ? malloc(k * 3 * sizeof *v) : NULL;
-        if (v)
-            *nruns = loom_ckpt_rows_of(a->base, v, k);
+        size_t got = v ? loom_ckpt_rows_of(a->base, a->serial, v, k) : 0;
+        *nruns = got < k ? got : k; /* another thread may have declared more since */
         return v;
     }
     if (what != CK_HOME || !a->nhome)

@@ -89,9 +89,10 @@ uint64_t loom_ckpt_data_sum(const uint64_t *chunk_sums, uint64_t nchunks);
 void loom_ckpt_track_set(uint64_t serial, uint64_t region, uint64_t nchunks, uint64_t *sums,
                          uint64_t *src);
 
-/* ckpt_keep.c -> checkpoint.c: the rows of the local allocation at p this
- * rank declared current (loom_checkpoint_rows), as layout runs {first,
- * count, 1}: copies up to cap runs into runs, returns how many there are. */
-size_t loom_ckpt_rows_of(const void *p, uint64_t *runs, size_t cap);
+/* ckpt_keep.c -> checkpoint.c: the rows of the local allocation at p
+ * (creation serial `serial`) this rank declared current
+ * (loom_checkpoint_rows), as layout runs {first, count, 1}: copies up to
+ * cap runs into runs, returns how many there are. */
+size_t loom_ckpt_rows_of(const void *p, uint64_t serial, uint64_t *runs, size_t cap);
 
 #endif

@@ -34,6 +34,7 @@ static struct kept *reg, *pend; /* registered ranges; restored contents (p mallo
 static int nreg, npend, capreg, cappend;
 struct rows {
     const void *p;
+    uint64_t serial; /* the allocation's: a later one at the same address is another */
     size_t first, n;
 };
 static struct rows *rows; /* declared rows of local allocations, in call order */
@@ -103,6 +104,9 @@ void loom_checkpoint_forget(const void *p)
     pthread_mutex_unlock(&mu);
 }
 
+/* Contract (lib/loom.h): any thread; takes mu.  The declaration lives
+ * until loom_checkpoint_forget(p); it names the allocation by address and
+ * creation serial, so one freed and made again at p does not inherit it. */
 int loom_checkpoint_rows(void *p, size_t first, size_t n)
 {
     loom_dsm_alloc *a = p ? loom_dsm_lookup_base(p) : NULL;
@@ -121,17 +125,17 @@ int loom_checkpoint_rows(void *p, size_t first, size_t n)
             rc = LOOM_ERR_NOMEM;
     }
     if (!rc)
-        rows[nrows++] = (struct rows){p, first, n};
+        rows[nrows++] = (struct rows){p, a->serial, first, n};
     pthread_mutex_unlock(&mu);
     return rc;
 }
 
-size_t loom_ckpt_rows_of(const void *p, uint64_t *runs, size_t cap)
+size_t loom_ckpt_rows_of(const void *p, uint64_t serial, uint64_t *runs, size_t cap)
 {
     pthread_mutex_lock(&mu);
     size_t k = 0;
     for (size_t i = 0; i < nrows; i++)
-        if (rows[i].p == p) {
+        if (rows[i].p == p && rows[i].serial == serial) {
             if (k < cap) {
                 runs[3 * k] = rows[i].first;
                 runs[3 * k + 1] = rows[i].n;
