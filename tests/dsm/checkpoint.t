@@ -15,7 +15,7 @@
 # exactly the uninterrupted contents; kept private state, a local array with no rows declared and a
 # missing old rank's file are refused with one message.
 . "$(dirname "$0")/../lib.sh"
-plan 27
+plan 28
 P=$B/tests/bin/ckpt_prog
 export OMP_NUM_THREADS=1
 # Every run syncs (the default): a stall of the whole machine in fsync is
