@@ -16,6 +16,7 @@ for rt in "1 1 10" "1 3 10" "2 1 11" "2 2 23" "3 2 7" "3 1 2"; do
     OMP_NUM_THREADS=$th LOOM_CHECK=dsm run_job "$T/o" "$LOOMRUN" -n $1 "$B/tests/bin/ring_for_check" $3 2
     [ $rc -eq 0 ] && has "$T/o" "ring_for_check: ok ROWS=$3 P=$(($1 * th)) calls=2"
     ok $? "$1 rank(s) x $th thread(s), $3 rows: every block once per worker, one holder per row, no visit lost"
+    [ $rc -ne 0 ] && diag "exit $rc:" && tail -5 "$T/o" | sed 's/^/#   /'
 done
 OMP_NUM_THREADS=$(threads 2) run_job "$T/s" "$LOOMRUN" -n 2 "$B/tests/bin/ring_for_check" 12 1 skip
 [ $rc -ne 0 ] && has "$T/s" "a worker met a block other than once"
