@@ -414,9 +414,10 @@ int main(int argc, char **argv)
         o.fields[0] = LOOM_FIELD(rotation ? A : C, fieldrec, row[0]);
         o.fields[1] = LOOM_FIELD(rotation ? B : C, fieldrec, row[1]);
         o.fields[1].size = badfield ? 3 : o.fields[1].size;
-        if (loom_for_records(rec, sizeof *rec, n, field_block, NULL, &o))
-            return 4;
+        int rc = loom_for_records(rec, sizeof *rec, n, field_block, NULL, &o);
         free(rec);
+        if (rc)
+            return 4;
     } else if (records) {
         long *rec = malloc((size_t)(n + 1) * sizeof *rec);
         for (long k = 0; k < n; k++)
