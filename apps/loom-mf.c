@@ -283,6 +283,14 @@ int main(int argc, char **argv)
                                         sqrt(s[0] / (double)ntrain), test_rmse});
         loom_clock(); /* one per epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs */
     }
+    if (done >= o.epochs) { /* restarted after the last epoch's checkpoint: the model came
+                             * back whole; H's rows are spread over the ring, so collect it
+                             * and evaluate it as the last epoch did */
+        loom_ring_collect(H);
+        double s = loom_mf_sq_error(te.v, te.n, &j.m);
+        loom_allreduce(LOOM_IN_PLACE, &s, 1, LOOM_DOUBLE, LOOM_SUM);
+        test_rmse = sqrt(s / (double)ntest);
+    }
     if (me == 0 && busy > 0)
         printf("loom-mf: %.0f updates/s over %d epochs (%.3f s training)\n",
                (double)ntrain * (o.epochs - done) / busy, o.epochs - done, busy);

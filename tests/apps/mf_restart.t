@@ -7,7 +7,9 @@
 # itself at epoch 8 with LOOM_TEST_KILL=1:8:stop so the moment is
 # deterministic): the job ends naming the rank, and the restart continues
 # it.  A crash in the middle of a checkpoint falls back to the previous
-# one; the CSV log is appended to; with 2 threads the restarted run ends
+# one; a kill after the last checkpoint leaves a restart with no epoch
+# to run, which still saves the same model and reports its test RMSE; the
+# CSV log is appended to; with 2 threads the restarted run ends
 # within 0.01 test RMSE (two uninterrupted 2-thread runs of 12 epochs
 # differ by ~0.002, and by up to ~0.005 on an overloaded machine: the
 # order inside a rank varies).
@@ -18,7 +20,7 @@
 D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
 need "$D/u1.base" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
 need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
-plan 11
+plan 12
 train=$D/u1.base test=$D/u1.test
 export OMP_NUM_THREADS=1 LOOM_CHECKPOINT_EVERY=3
 mf() { # NAME RANKS [LOOMRUN OPTIONS]: checkpoints in $T/NAME, model $T/NAME.m, log $T/NAME.csv
@@ -97,6 +99,14 @@ OMP_NUM_THREADS=2 mf t2 1 --restart
 [ $rc -eq 0 ] && has "$T/t2.out" "loom_clock 3" &&
     awk -v a="$(rmse t2)" -v b="$(rmse t2ref)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.01) }'
 ok $? "1 rank x 2 threads killed after epoch 5, restarted: test RMSE $(rmse t2) within 0.01 of $(rmse t2ref)"
+# Killed after the last epoch's checkpoint (before the model was saved): the
+# restart has no epoch left, and must still save and report the model.
+LOOM_TEST_KILL=0:12 mf z2 2
+rc1=$rc
+mf z2 2 --restart
+[ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/z2.out" "loom_clock 12" && same_model ref2 z2 &&
+    [ -n "$(rmse ref2)" ] && [ "$(rmse z2)" = "$(rmse ref2)" ]
+ok $? "killed after the last checkpoint, restarted with no epoch left: the same model and test RMSE $(rmse z2)"
 epochs() { grep -E 'loom-mf: iter ([7-9]|1[0-2]) |final ' "$T/$1.out" | sed 's/seconds [^ ]* //'; }
 [ -n "$(epochs w2)" ] && [ "$(epochs w2)" = "$(epochs ref2)" ]
 ok $? "the resumed run prints epochs 7-12 and the final line as the uninterrupted run does (but the seconds)"
