@@ -473,7 +473,7 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
         if (!o->serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
-    if (me == 0)
+    if (me == 0 && busy > 0)
         printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
                (double)tr.nfile * (last - done) / busy, last - done, busy,
                stop ? ", converged (--tol)" : "");
@@ -575,7 +575,7 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
         if (!o->serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
-    if (me == 0)
+    if (me == 0 && busy > 0)
         printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
                (double)tr->total * (last - done) / busy, last - done, busy,
                stop ? ", converged (--tol)" : "");

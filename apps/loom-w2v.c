@@ -231,7 +231,7 @@ static int train(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-w2v: %s", err);
     loom_report_agree(!rep, msg);
     loom_sync mode = o.staleness ? LOOM_SSP : LOOM_HYBRID;
-    double busy = 0, last_loss = 0;
+    double busy = 0, last_loss = NAN; /* NAN until an epoch runs in this process */
     for (int e = done + 1; e <= o.epochs; e++) {
         j.epoch = e;
         memset(j.slot, 0, sizeof j.slot);
@@ -256,8 +256,9 @@ static int train(int argc, char **argv)
     if (!o.serial)
         loom_barrier(); /* every rank's last changes are home: save reads them there */
     if (me == 0) {
-        printf("loom-w2v: %.0f words/s over %d epochs (%.3f s training)\n",
-               (double)c.ntokens * (o.epochs - done) / busy, o.epochs - done, busy);
+        if (busy > 0)
+            printf("loom-w2v: %.0f words/s over %d epochs (%.3f s training)\n",
+                   (double)c.ntokens * (o.epochs - done) / busy, o.epochs - done, busy);
         loom_w2v_model view = j.m;
         if (!o.serial)
             view.row = home_row;

@@ -29,7 +29,7 @@ struct loom_report {
     int ticking;
     pthread_mutex_t mu; /* the fields below, and stdout */
     int stop, running;
-    long iter;
+    long iter, rows; /* rows: reported by this process (none after a restart with nothing left) */
     int64_t total;
     double t0, shown;
 };
@@ -158,6 +158,7 @@ void loom_report_row(loom_report *r, const double *values)
 {
     pthread_mutex_lock(&r->mu);
     r->running = 0;
+    r->rows++;
     if (loom_rank() == 0) {
         printf("%s:", r->app);
         for (int c = 0; c < r->ncol; c++) {
@@ -178,6 +179,12 @@ void loom_report_row(loom_report *r, const double *values)
 
 void loom_report_final(loom_report *r, const char *name, double value)
 {
+    if (!isfinite(value) && !r->rows && loom_restarted()) { /* resumed after the last epoch */
+        if (loom_rank() == 0)
+            printf("%s: the checkpoint holds the last epoch: nothing left to run; its %s is in "
+                   "the log of the run that trained it\n", r->app, name);
+        return;
+    }
     if (loom_rank() == 0 && !isfinite(value))
         loom_abort(1, "%s: the final %s is %g: training diverged or the input is degenerate "
                    "(try a smaller step)", r->app, name, value);

@@ -46,7 +46,11 @@ void loom_report_row(loom_report *r, const double *values);
 
 /* Prints "final NAME=VALUE" (value with 6 decimals).  A value that is nan
  * or infinite is never reported as a result: rank 0 ends the job instead
- * (loom_abort, exit status 1) with "APP: the final NAME is nan: ...". */
+ * (loom_abort, exit status 1) with "APP: the final NAME is nan: ...",
+ * except in a restarted job that reported no row: it resumed after the
+ * last epoch, had nothing to run, and says so in one line instead (an app
+ * that can recompute its figure from the model, as loom-mf does, passes
+ * it and it is printed as usual). */
 void loom_report_final(loom_report *r, const char *name, double value);
 
 /* Stops the ticker, closes the CSV, frees r (NULL is fine). */

@@ -10,7 +10,7 @@
 # King James Bible (Debian's bible-kjv).
 . "$(dirname "$0")/../lib.sh"
 command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get install bible-kjv)"
-plan 3
+plan 4
 bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' | head -12000 >"$T/k.txt"
 export OMP_NUM_THREADS=1 LOOM_CHECKPOINT_EVERY=2
 w2v() { # NAME RANKS [LOOMRUN OPTIONS]: checkpoints in $T/NAME, vectors $T/NAME.vec
@@ -35,4 +35,12 @@ w2v k2 2 --restart
 [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/k2.out" "loom_clock 2" &&
     awk -v a="$(loss k2)" -v b="$(loss ref2)" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
 ok $? "2 ranks, rank 1 killed after epoch 3, restarted: final loss $(loss k2) within 0.5% of $(loss ref2)"
+# Killed after the last epoch's checkpoint: the restart has nothing to run,
+# saves the same vectors and says so (no "nan words/s", no made-up loss).
+LOOM_TEST_KILL=0:4 w2v z1 1
+rc1=$rc
+w2v z1 1 --restart
+[ $rc1 -ne 0 ] && [ $rc -eq 0 ] && cmp "$T/ref1.vec" "$T/z1.vec" &&
+    [ "$(grep -c 'nothing left to run' "$T/z1.out")" -eq 1 ] && ! grep -qiE 'nan|final loss' "$T/z1.out"
+ok $? "1 rank killed after the last checkpoint, restarted: the same vectors, one line saying nothing was left"
 finish
