@@ -20,7 +20,11 @@ for cfg in absolute:fp32:2 relative:fp32:2 absolute:fp16:3; do
     # 0.125 Mbit/s: the 100 rows take 0.8-1.6 s to trickle out, so the
     # 20 ms looks see the order even when a loaded machine (ASan, other
     # jobs) stalls rank 0 for a few hundred ms (at 0.5 Mbit/s one did)
-    LOOM_BANDWIDTH=0.125 LOOM_PRIORITY=$p LOOM_PRIORITY_QUEUE=4 LOOM_WIRE=$w \
+    # (half that in a sanitizer build: under the whole ASan suite the 3-rank
+    # case missed the order once in each of the last three sessions, and
+    # passed alone every time)
+    bw=0.125; [ -n "${LOOMTEST_SANITIZE:-}" ] && bw=0.0625
+    LOOM_BANDWIDTH=$bw LOOM_PRIORITY=$p LOOM_PRIORITY_QUEUE=4 LOOM_WIRE=$w \
         run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/prio_check" order
     [ $rc -eq 0 ] && has "$T/o" "first look with arrivals: rows [0-9]+\.\.99 of 100" &&
         has "$T/o" "[1-9][0-9]* look\(s\) saw some rows but not all" &&
