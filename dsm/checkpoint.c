@@ -374,7 +374,7 @@ static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bound
         for (int q = 0; q <= loom_icv.nranks; q++)
             bounds[q] = lo[q];
         *nb = ((size_t)loom_icv.nranks + 1) * sizeof *bounds;
-        *data = (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + lo[j] * a->unit;
+        *data = loom_dsm_unit_data(a, lo[j]);
         *dlen = (lo[j + 1] - lo[j]) * a->unit;
     } else {
         r->what = CK_HOME;

@@ -117,6 +117,15 @@ struct loom_dsm_alloc {
     } stats;
 };
 
+/* Where the working copy of unit u lives, always writable: the shadow
+ * alias for page units (whatever their protection), the rows themselves
+ * for row units.  For code that moves a unit's bytes without touching it
+ * as the program does (ring hand-offs, checkpoints, restarts). */
+static inline char *loom_dsm_unit_data(loom_dsm_alloc *a, size_t u)
+{
+    return (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + u * a->unit;
+}
+
 
 
 /* ---- arena.c ----------------------------------------------------------- */

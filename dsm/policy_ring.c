@@ -53,12 +53,6 @@ static int part_of(const struct ring *g, size_t u)
         j++;
     return j;
 }
-/* Where incoming or outgoing bytes of unit u live: always writable. */
-static char *data_of(loom_dsm_alloc *a, size_t u)
-{
-    return (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + u * a->unit;
-}
-
 /* Check mode: set units [lo, hi) to prot (rows: invalid or valid). */
 static void expose_units(loom_dsm_alloc *a, size_t lo, size_t hi, int prot)
 {
@@ -139,7 +133,7 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
     void *d = malloc(len);
     if (!d)
         loom_die(1, "out of memory forwarding '%s'", a->name);
-    memcpy(d, data_of(a, lo), len);
+    memcpy(d, loom_dsm_unit_data(a, lo), len);
     struct ring_hdr h = {(uint32_t)a->id, (uint32_t)loom_icv.rank, (uint32_t)part_of(g, lo), 0,
                          lo, n};
     atomic_fetch_add(&a->stats.forwarded, n);
@@ -169,7 +163,7 @@ static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
                    "partition %u, units %llu+%llu, %zu bytes) (internal error)", loom_icv.rank,
                    h.src, h.alloc, g ? "" : " not a ring here", h.part,
                    (unsigned long long)h.lo, (unsigned long long)h.n, len);
-    memcpy(data_of(a, (size_t)h.lo), data, len);
+    memcpy(loom_dsm_unit_data(a, (size_t)h.lo), data, len);
     atomic_fetch_add(&a->stats.bytes_recv, len);
     atomic_fetch_add(&g->arrived[h.part], (long)h.n);
 }
@@ -286,7 +280,7 @@ int loom_ring_collect(void *array)
     struct ring *g = a->policy_data;
     for (int j = 0; j < P(); j++) {
         size_t lo = g->lo[j], hi = g->lo[j + 1];
-        loom_bcast(data_of(a, lo), (hi - lo) * a->unit, owner_of(g, j));
+        loom_bcast(loom_dsm_unit_data(a, lo), (hi - lo) * a->unit, owner_of(g, j));
         if (loom_dsm_check && j != owned_part(g))
             expose(a, g, j, PROT_READ); /* readable until the next rotation */
     }

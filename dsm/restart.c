@@ -450,7 +450,7 @@ static void fill_same(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
             loom_abort(1, "restart: %s: the ring state of '%s' is damaged", S.f.path, a->name);
         int j;
         const size_t *b = a->policy->bounds(a, &j);
-        dst = (a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + b[j] * a->unit;
+        dst = loom_dsm_unit_data(a, b[j]);
         if (c->len != (b[j + 1] - b[j]) * a->unit)
             loom_abort(1, "restart: %s: the partition of '%s' has the wrong size", S.f.path,
                        a->name);
@@ -556,8 +556,7 @@ static void fill_reshaped(loom_dsm_alloc *a)
     } else if (loom_policy_rotates(a->policy)) {
         int j;
         const size_t *b = a->policy->bounds(a, &j);
-        memcpy((a->kind == LOOM_UNIT_PAGE ? a->shadow : a->base) + b[j] * U, g + b[j] * U,
-               (b[j + 1] - b[j]) * U);
+        memcpy(loom_dsm_unit_data(a, b[j]), g + b[j] * U, (b[j + 1] - b[j]) * U);
     } else {
         for (size_t u = 0; u < N; u++)
             if (a->home[u] == loom_icv.rank)
