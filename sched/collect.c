@@ -119,14 +119,6 @@ int loom_collect(long lo, long hi, const loom_body *body,
     return out->acc ? LOOM_OK : LOOM_ERR_NOMEM;
 }
 
-/* Contract: the k-partite shape's own collection, for the planner only
- * (not collective).  Runs on this rank's threads over slices (taken
- * dynamically), with a four-entry access list per iteration instead of
- * the access sets: out->row[x][k] is the row of allocation out->id[x] that
- * iteration lo + k writes (LOOM_ACC_ROWS: none).  Returns LOOM_OK when
- * every iteration only writes, and at most one row of each of at most two
- * allocations in all; LOOM_PAIR_NO (nothing kept) at the first iteration
- * that does anything else; LOOM_ERR_NOMEM. */
 /* Contract: loom_collect_pair for a record loop with .fields (for.c has
  * checked them): one parallel pass over slices of the records, no call
  * per record.  Slot x is field x, its allocation id kept only if some
@@ -179,6 +171,14 @@ static int pair_from_fields(long lo, long hi, const loom_body *body, loom_pair *
     return LOOM_OK;
 }
 
+/* Contract: the k-partite shape's own collection, for the planner only
+ * (not collective).  Runs on this rank's threads over slices (taken
+ * dynamically), with a four-entry access list per iteration instead of
+ * the access sets: out->row[x][k] is the row of allocation out->id[x] that
+ * iteration lo + k writes (LOOM_ACC_ROWS: none).  Returns LOOM_OK when
+ * every iteration only writes, and at most one row of each of at most two
+ * allocations in all; LOOM_PAIR_NO (nothing kept) at the first iteration
+ * that does anything else; LOOM_ERR_NOMEM. */
 int loom_collect_pair(long lo, long hi, const loom_body *body,
                       void (*deps)(long, loom_deps *, void *), loom_pair *out)
 {
