@@ -360,3 +360,6 @@ tests/perf/startup.sh "$BUILD"
 
 # The apps on a simulated cluster of shaped links (root only; skips itself otherwise).
 tests/perf/cluster.sh "$BUILD"
+
+# The scaling model of docs/scaling.md, fitted on 1-4 namespaces (root only; skips itself otherwise).
+tests/perf/scaling.sh "$BUILD"
