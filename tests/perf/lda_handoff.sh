@@ -7,7 +7,8 @@
 # loom-gen lda --docs 5000 --vocab 5000 --doc-length 200, K = 100 and
 # 1000, ITERS passes (default 5).  RUNS rounds (default 5), each running
 # every layout once in a rotated order; prints per K the median tokens/s
-# of each layout, the median of the per-round ratios 2x1 / 1x2, and the
+# of each layout, the medians of the per-round ratios 2x1 / 1x2 (and new
+# 2x1 / older 2x1), and the
 # bytes rank 0 sent per pass and per hand-off (LOOM_STATS; 2 hand-offs a
 # pass on 2 ranks, the counting pass included).
 set -euo pipefail
@@ -51,7 +52,10 @@ for K in (100, 1000):
         extra = ""
         if l.endswith("2x1"):
             ratio = med(rate(K, l, r) / rate(K, "new-1x2", r) for r in range(1, runs + 1))
-            extra = (f", vs new-1x2 {ratio:.3f}x; rank 0 sent {b / (iters + 1) / 1e6:.3f} MB a pass, "
+            if l == "ref-2x1":
+                ratio2 = med(rate(K, "new-2x1", r) / rate(K, l, r) for r in range(1, runs + 1))
+                extra = f", new-2x1 / ref-2x1 {ratio2:.3f}x"
+            extra = (f", vs new-1x2 {ratio:.3f}x{extra}; rank 0 sent {b / (iters + 1) / 1e6:.3f} MB a pass, "
                      f"{b / (2 * (iters + 1)) / 1e3:.1f} KB a hand-off")
         print(f"  {l}: {med(rs) / 1e6:.2f} M tokens/s (runs: {', '.join(f'{x / 1e6:.2f}' for x in rs)}){extra}")
 PY
