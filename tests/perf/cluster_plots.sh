@@ -1,7 +1,8 @@
 #!/bin/sh
 # cluster_plots.sh BUILD — objective against time per coherence policy on
 # the simulated cluster, from the CSV logs tests/perf/cluster_policies.sh
-# left in BUILD/perf/policies (run 1 of each configuration, 2 hosts):
+# left in BUILD/perf/policies (of each configuration's runs, the one whose
+# training time is the median; 2 hosts):
 #   docs/plots/cluster-mf-RATE.png   MF test RMSE: bsp, ssp, priority
 #                                    budgets, and loom-mf's ring
 #   docs/plots/cluster-lda.png       loom-lda log-likelihood (ring) at
@@ -20,13 +21,20 @@ mkdir -p docs/plots
 n=${PLOT_HOSTS:-2}
 # the column number of NAME in CSV FILE
 col() { head -1 "$1" | tr ',' '\n' | grep -n "^$2\$" | cut -d: -f1; }
+# the log, of PREFIX.1.csv, PREFIX.2.csv ..., whose last line's seconds is the median
+median_run() {
+    for f in "$1".*.csv; do
+        echo "$(tail -1 "$f" | cut -d, -f"$(col "$f" seconds)") $f"
+    done | sort -g | awk '{ f[NR] = $2 } END { print f[int((NR + 1) / 2)] }'
+}
 for f in "$L"/bsp-$n-*.1.csv; do
     rate=${f#"$L/bsp-$n-"}
     rate=${rate%.1.csv}
     lines=""
-    for g in "$L"/*-$n-$rate.1.csv; do
-        cfg=${g#"$L/"}
+    for g1 in "$L"/*-$n-$rate.1.csv; do
+        cfg=${g1#"$L/"}
         cfg=${cfg%%-*}
+        g=$(median_run "${g1%.1.csv}")
         case $cfg in
         ldaring) continue ;;
         bsp) t=bsp ;;
@@ -52,13 +60,15 @@ GP
     echo "plots: docs/plots/cluster-mf-$rate.png"
 done
 lines=""
-for g in "$L"/ldaring-$n-*.1.csv; do
-    rate=${g#"$L/ldaring-$n-"}
+for g1 in "$L"/ldaring-$n-*.1.csv; do
+    rate=${g1#"$L/ldaring-$n-"}
     rate=${rate%.1.csv}
+    g=$(median_run "${g1%.1.csv}")
     x=$(col "$g" seconds) y=$(col "$g" loglik)
     lines="$lines${lines:+, }\"$g\" every ::1 using $x:$y with linespoints title \"${rate%bit} bit/s\""
 done
-x=$(col "$L/ldaring-1-local.1.csv" seconds) y=$(col "$L/ldaring-1-local.1.csv" loglik)
+one=$(median_run "$L/ldaring-1-local")
+x=$(col "$one" seconds) y=$(col "$one" loglik)
 gnuplot <<GP
 set terminal pngcairo size 720,440 font ",10"
 set output "docs/plots/cluster-lda.png"
@@ -68,6 +78,6 @@ set grid
 set title "loom-lda (ring), $n ranks: log-likelihood by link rate"
 set xlabel "seconds"
 set ylabel "log-likelihood"
-plot "$L/ldaring-1-local.1.csv" every ::1 using $x:$y with linespoints title "1 rank, no network", $lines
+plot "$one" every ::1 using $x:$y with linespoints title "1 rank, no network", $lines
 GP
 echo "plots: docs/plots/cluster-lda.png"
