@@ -237,7 +237,8 @@ static void snapshot(loom_dsm_alloc *a, struct ring *g)
         g->snapcap = len;
     }
     g->snaplo = g->lo[j];
-    memcpy(g->snap, loom_dsm_unit_data(a, g->snaplo), len);
+    if (len) /* an empty partition has nothing to keep (and snap may be NULL) */
+        memcpy(g->snap, loom_dsm_unit_data(a, g->snaplo), len);
 }
 
 /* Every unit as if written now: the next P - 1 hand-offs send them all. */
