@@ -192,11 +192,13 @@ bench:
 	@tools/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	tests/perf/run.sh $(BUILD)
+	tests/perf/cluster_policies.sh $(BUILD)
 
 plots:
 	@tools/deps.sh plots
 	@$(MAKE) --no-print-directory all
 	tools/plots.sh $(BUILD)
+	tests/perf/cluster_plots.sh $(BUILD)
 
 deps:
 	@tools/deps.sh

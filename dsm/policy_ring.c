@@ -8,7 +8,8 @@
  *
  * Macro-synchronization: loom_ring_done(array, unit) sends a finished unit
  * to the successor at once; loom_ring_rotate sends whatever is left, then
- * waits for the partition it owns next.  Incoming units land in that
+ * waits for the partition it owns next.  A hand-off carries only the units
+ * the successor lacks, zero runs squeezed out ("messages" below).  Incoming units land in that
  * partition's own address range (through the shadow alias for pages),
  * which nobody here touches until it is owned: the transfer overlaps the
  * computation on the current partition (double buffering).  After every P
@@ -32,11 +33,15 @@ struct ring {
     size_t *lo;               /* P + 1 partition boundaries, in units */
     _Atomic long *arrived;    /* per partition: units received for it */
     uint8_t *sent;            /* per unit: already forwarded this sub-epoch */
+    uint64_t *stamp;          /* per unit: sub-epoch of its last write known here */
+    char *snap;               /* the owned partition as it arrived */
+    size_t snaplo, snapcap;   /* its first unit; bytes allocated */
 };
 
 struct ring_hdr {
     uint32_t alloc, src, part, pad;
-    uint64_t lo, n; /* units */
+    uint64_t lo, n; /* units covered */
+    uint64_t t;     /* the sender's sub-epoch */
 };
 
 static int P(void) { return loom_icv.nranks; }
@@ -93,24 +98,7 @@ static void release(loom_dsm_alloc *a)
     a->ndirty = 0;
 }
 
-static int init(loom_dsm_alloc *a)
-{
-    struct ring *g = calloc(1, sizeof *g);
-    if (!g || !(g->lo = calloc((size_t)P() + 1, sizeof *g->lo)) ||
-        !(g->arrived = calloc((size_t)P(), sizeof *g->arrived)) ||
-        !(g->sent = calloc(a->nunits, 1))) {
-        free(g ? g->lo : NULL);
-        free(g);
-        return LOOM_ERR_NOMEM;
-    }
-    for (int j = 0; j <= P(); j++)
-        g->lo[j] = a->nunits * (size_t)j / (size_t)P();
-    a->policy_data = g;
-    expose_units(a, 0, a->nunits, loom_dsm_check ? PROT_NONE : PROT_READ | PROT_WRITE);
-    if (loom_dsm_check)
-        expose(a, g, owned_part(g), PROT_READ | PROT_WRITE);
-    return LOOM_OK;
-}
+static void snapshot(loom_dsm_alloc *a, struct ring *g);
 
 static void fini(loom_dsm_alloc *a)
 {
@@ -120,32 +108,229 @@ static void fini(loom_dsm_alloc *a)
     free(g->lo);
     free((void *)g->arrived);
     free(g->sent);
+    free(g->stamp);
+    free(g->snap);
     free(g);
     a->policy_data = NULL;
 }
 
+/* Every unit stamped 0 (written in sub-epoch 0): the first P - 1
+ * hand-offs send every unit. */
+static int init(loom_dsm_alloc *a)
+{
+    struct ring *g = calloc(1, sizeof *g);
+    a->policy_data = g;
+    if (!g || !(g->lo = calloc((size_t)P() + 1, sizeof *g->lo)) ||
+        !(g->arrived = calloc((size_t)P(), sizeof *g->arrived)) ||
+        !(g->sent = calloc(a->nunits, 1)) || !(g->stamp = calloc(a->nunits, sizeof *g->stamp))) {
+        fini(a);
+        return LOOM_ERR_NOMEM;
+    }
+    for (int j = 0; j <= P(); j++)
+        g->lo[j] = a->nunits * (size_t)j / (size_t)P();
+    expose_units(a, 0, a->nunits, loom_dsm_check ? PROT_NONE : PROT_READ | PROT_WRITE);
+    if (loom_dsm_check)
+        expose(a, g, owned_part(g), PROT_READ | PROT_WRITE);
+    snapshot(a, g);
+    return LOOM_OK;
+}
 
-/* ---- messages -------------------------------------------------------- */
 
+/* ---- messages -------------------------------------------------------
+ *
+ * A hand-off carries only what the successor lacks.  Every unit has a
+ * stamp here: the sub-epoch in which it was last written, as far as this
+ * rank knows.  The successor last held a partition P - 1 sub-epochs ago
+ * and every write made since (here or by the ranks between) is stamped
+ * t - (P - 2) or later, so a hand-off in sub-epoch t sends unit u iff it
+ * was written here (its bytes differ from the snapshot taken when the
+ * partition arrived; it is stamped t) or stamp[u] >= t - (P - 2) (written
+ * upstream, still on its way round).  Each unit travels with its age
+ * t - stamp, so the successor's stamps agree.  init, restore and
+ * set_bounds stamp every unit with the current sub-epoch, so the next
+ * P - 1 hand-offs send every unit: after them all copies agree, whatever
+ * they held.  Beyond MAX_AGE + 2 ranks every unit is sent.
+ *
+ * After the header: a bitmap of the n units covered (bit set = included),
+ * then per included unit one byte (its age; RAW set: raw bytes follow)
+ * and its bytes, raw or run-length coded as 32-bit words: runs of (u16
+ * zero words, u16 literal words, the literals) until the unit's words are
+ * covered, then its last unit % 4 bytes as they are.  Lossless for any
+ * bytes; a unit whose code is not shorter goes raw.  A count table of
+ * mostly zeros (LDA's word-topic rows) shrinks to its non-zero counts. */
+
+#define RAW 0x80
+#define MAX_AGE 0x7f
+
+static int sparse(void) { return P() <= MAX_AGE + 2; }
+
+static uint32_t word_at(const char *p, size_t w)
+{
+    uint32_t x;
+    memcpy(&x, p + 4 * w, 4);
+    return x;
+}
+
+/* Run-length code the unit bytes at src into dst (room for unit bytes).
+ * Returns the code's length, or 0 when it would not be shorter than raw. */
+static size_t rle_encode(const char *src, size_t unit, char *dst)
+{
+    const size_t W = unit / 4, tail = unit % 4;
+    size_t w = 0, o = 0;
+    while (w < W) {
+        size_t z = 0, l = 0;
+        while (w + z < W && z < 65535 && !word_at(src, w + z))
+            z++;
+        while (w + z + l < W && l < 65535 && word_at(src, w + z + l))
+            l++;
+        if (o + 4 + 4 * l >= unit)
+            return 0;
+        uint16_t run[2] = {(uint16_t)z, (uint16_t)l};
+        memcpy(dst + o, run, 4);
+        memcpy(dst + o + 4, src + 4 * (w + z), 4 * l);
+        o += 4 + 4 * l;
+        w += z + l;
+    }
+    if (o + tail >= unit)
+        return 0;
+    memcpy(dst + o, src + 4 * W, tail);
+    return o + tail;
+}
+
+/* Decode one unit's code (at most avail bytes at src) into dst.  Returns
+ * the bytes consumed, or 0 for a code that does not cover exactly one
+ * unit within avail. */
+static size_t rle_decode(const char *src, size_t avail, char *dst, size_t unit)
+{
+    const size_t W = unit / 4, tail = unit % 4;
+    size_t w = 0, o = 0;
+    while (w < W) {
+        uint16_t run[2];
+        if (avail - o < 4)
+            return 0;
+        memcpy(run, src + o, 4);
+        o += 4;
+        size_t z = run[0], l = run[1];
+        if (z + l == 0 || z + l > W - w || avail - o < 4 * l)
+            return 0;
+        memset(dst + 4 * w, 0, 4 * z);
+        memcpy(dst + 4 * (w + z), src + o, 4 * l);
+        o += 4 * l;
+        w += z + l;
+    }
+    if (avail - o < tail)
+        return 0;
+    memcpy(dst + 4 * W, src + o, tail);
+    return o + tail;
+}
+
+/* Keep a copy of the partition this rank now owns, as it arrived: what
+ * its hand-off compares against. */
+static void snapshot(loom_dsm_alloc *a, struct ring *g)
+{
+    int j = owned_part(g);
+    size_t len = (g->lo[j + 1] - g->lo[j]) * a->unit;
+    if (len > g->snapcap) {
+        free(g->snap);
+        if (!(g->snap = malloc(len)))
+            loom_die(1, "out of memory keeping a copy of a partition of '%s'", a->name);
+        g->snapcap = len;
+    }
+    g->snaplo = g->lo[j];
+    if (len) /* an empty partition has nothing to keep (and snap may be NULL) */
+        memcpy(g->snap, loom_dsm_unit_data(a, g->snaplo), len);
+}
+
+/* Every unit as if written now: the next P - 1 hand-offs send them all. */
+static void restamp(loom_dsm_alloc *a, struct ring *g)
+{
+    for (size_t u = 0; u < a->nunits; u++)
+        g->stamp[u] = g->t;
+}
+
+/* Whether owned unit u goes into this sub-epoch's hand-off (see above);
+ * stamps it when it was written here. */
+static int needed(loom_dsm_alloc *a, struct ring *g, size_t u)
+{
+    if (!sparse() || memcmp(loom_dsm_unit_data(a, u), g->snap + (u - g->snaplo) * a->unit,
+                            a->unit)) {
+        g->stamp[u] = g->t;
+        return 1;
+    }
+    return g->stamp[u] + (uint64_t)(P() - 2) >= g->t;
+}
+
+/* Hand units [lo, lo + n) of the owned partition to the successor: those
+ * it lacks, coded as above.  Called by the owner only (any of its threads,
+ * on disjoint units). */
 static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
 {
-    size_t len = n * a->unit;
-    void *d = malloc(len);
+    const size_t nb = (n + 7) / 8;
+    char *d = malloc(nb + n * (1 + a->unit));
     if (!d)
         loom_die(1, "out of memory forwarding '%s'", a->name);
-    memcpy(d, loom_dsm_unit_data(a, lo), len);
+    memset(d, 0, nb);
+    size_t o = nb, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t u = lo + i;
+        if (!needed(a, g, u))
+            continue;
+        const char *src = loom_dsm_unit_data(a, u);
+        size_t c = rle_encode(src, a->unit, d + o + 1);
+        d[i / 8] |= (char)(1 << (i % 8));
+        d[o] = (char)(g->t - g->stamp[u]);
+        if (!c) {
+            d[o] |= (char)RAW;
+            memcpy(d + o + 1, src, a->unit);
+            c = a->unit;
+        }
+        o += 1 + c;
+        m++;
+    }
     struct ring_hdr h = {(uint32_t)a->id, (uint32_t)loom_icv.rank, (uint32_t)part_of(g, lo), 0,
-                         lo, n};
-    atomic_fetch_add(&a->stats.forwarded, n);
-    atomic_fetch_add(&a->stats.bytes_sent, len);
-    loom_tp_am_send((loom_icv.rank + 1) % P(), AM_RING, &h, sizeof h, d, len);
+                         lo, n, g->t};
+    atomic_fetch_add(&a->stats.forwarded, m);
+    atomic_fetch_add(&a->stats.bytes_sent, o + sizeof h);
+    loom_tp_am_send((loom_icv.rank + 1) % P(), AM_RING, &h, sizeof h, d, o);
     memset(g->sent + lo, 1, n);
+}
+
+/* Place the included units of a hand-off's body (len bytes at data)
+ * covering units [h->lo, h->lo + h->n) and stamp them.  Returns 0, or -1
+ * for a body that does not decode to exactly those units. */
+static int place(loom_dsm_alloc *a, struct ring *g, const struct ring_hdr *h, const char *data,
+                 size_t len)
+{
+    const size_t n = (size_t)h->n, nb = (n + 7) / 8;
+    if (len < nb)
+        return -1;
+    size_t o = nb;
+    for (size_t i = 0; i < n; i++) {
+        if (!(data[i / 8] >> (i % 8) & 1))
+            continue;
+        size_t u = (size_t)h->lo + i, c;
+        if (len - o < 1)
+            return -1;
+        uint8_t tag = (uint8_t)data[o++];
+        char *dst = loom_dsm_unit_data(a, u);
+        if (tag & RAW) {
+            if (len - o < a->unit)
+                return -1;
+            memcpy(dst, data + o, a->unit);
+            c = a->unit;
+        } else if (!(c = rle_decode(data + o, len - o, dst, a->unit))) {
+            return -1;
+        }
+        o += c;
+        g->stamp[u] = h->t - (tag & MAX_AGE);
+    }
+    return o == len ? 0 : -1;
 }
 
 /* A hand-off: units [lo, lo + n) of partition `part`, from the ring
  * predecessor, land in place.  The units must lie inside the partition
- * (lo and lo + n both within its bounds) and the payload be exactly n
- * units.  A hand-off this rank cannot place would leave its owner-to-be
+ * (lo and lo + n both within its bounds) and the body decode to exactly
+ * them.  A hand-off this rank cannot place would leave its owner-to-be
  * waiting forever: stop the job instead, saying what arrived. */
 static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
 {
@@ -158,13 +343,12 @@ static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
     struct ring *g = a && a->live && a->policy == &loom_policy_ring ? a->policy_data : NULL;
     int pred = (loom_icv.rank + P() - 1) % P();
     if (!g || h.src != (uint32_t)pred || h.part >= (uint32_t)P() || h.lo < g->lo[h.part] ||
-        h.lo > g->lo[h.part + 1] || h.n > g->lo[h.part + 1] - h.lo || len != h.n * a->unit)
+        h.lo > g->lo[h.part + 1] || h.n > g->lo[h.part + 1] - h.lo || place(a, g, &h, data, len))
         loom_abort(70, "ring: rank %d cannot place a hand-off from rank %u (allocation %u%s, "
                    "partition %u, units %llu+%llu, %zu bytes) (internal error)", loom_icv.rank,
                    h.src, h.alloc, g ? "" : " not a ring here", h.part,
                    (unsigned long long)h.lo, (unsigned long long)h.n, len);
-    memcpy(loom_dsm_unit_data(a, (size_t)h.lo), data, len);
-    atomic_fetch_add(&a->stats.bytes_recv, len);
+    atomic_fetch_add(&a->stats.bytes_recv, len + sizeof h);
     atomic_fetch_add(&g->arrived[h.part], (long)h.n);
 }
 
@@ -259,6 +443,7 @@ int loom_ring_rotate(void)
             loom_tp_poll();
         atomic_store(&g->arrived[j], 0);
         memset(g->sent + g->lo[old], 0, g->lo[old + 1] - g->lo[old]);
+        snapshot(a, g);
         if (loom_dsm_check) { /* only the owned partition, even after a collect */
             expose_units(a, 0, a->nunits, PROT_NONE);
             expose(a, g, j, PROT_READ | PROT_WRITE);
@@ -305,6 +490,8 @@ static int set_bounds(loom_dsm_alloc *a, const size_t *lo)
         return LOOM_OK;
     int rc = loom_ring_collect(a->base);
     memcpy(g->lo, lo, ((size_t)P() + 1) * sizeof *lo);
+    restamp(a, g);
+    snapshot(a, g);
     loom_coll_barrier(); /* nobody forwards by the new bounds before all have them */
     if (loom_dsm_check) {
         expose_units(a, 0, a->nunits, PROT_NONE);
@@ -332,7 +519,8 @@ static uint64_t subepoch(loom_dsm_alloc *a)
 /* Contract (restart.c, inside loom_alloc after init and before a is
  * published, so no hand-off for a can arrive yet): put a's rotation at
  * sub-epoch t with boundaries lo[0..P], as the checkpoint had it.  Nothing
- * is in flight or sent, so the next rotation forwards whole partitions.
+ * is in flight or sent, and every unit is stamped t, so the next P - 1
+ * hand-offs send every unit.
  * Returns LOOM_ERR_ARG (nothing changed) for boundaries that do not cut
  * a's units into P ordered partitions. */
 static int restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
@@ -346,6 +534,8 @@ static int restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
     for (int j = 0; j <= P(); j++)
         g->lo[j] = (size_t)lo[j];
     g->t = t;
+    restamp(a, g);
+    snapshot(a, g);
     if (loom_dsm_check) {
         expose_units(a, 0, a->nunits, PROT_NONE);
         expose(a, g, owned_part(g), PROT_READ | PROT_WRITE);

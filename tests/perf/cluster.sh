@@ -84,6 +84,11 @@ print(f"One rank per network namespace, one thread each, UCX over TCP across vet
       f"--vocab 5000 --topics 50 --doc-length 150`, K = 50, {ldai} passes. \"To target\" is the time to reach "
       f"the 1-rank run's training objective after half its passes, loosened by 1%; \"sent/pass\" is what "
       f"rank 0 sent per pass, from `LOOM_STATS`.\n")
+print("Both apps keep their model on the ring (loom-mf: H, rotated by its serializable loop; loom-lda: "
+      "the word-topic table, rotated by the word rotation); a hand-off sends only the rows its successor "
+      "lacks, without zero runs (docs/loom-lda.md, \"The sparse hand-off\"). The coherence policies "
+      "side by side (bsp, ssp, priority with bandwidth budgets) on the same links, with plots: "
+      "[bench-cluster-policies.md](bench-cluster-policies.md) (`tests/perf/cluster_policies.sh`).\n")
 for app, (col, lower, _, passes) in APPS.items():
     one = rows(app, "1-local")
     mid = med(float(l[passes // 2][col]) for l, _, _ in one)
