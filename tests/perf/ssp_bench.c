@@ -33,7 +33,10 @@ static void b_barrier(void) { loom_barrier(); }
 static void b_sum_d(double *x, int n) { loom_allreduce(LOOM_IN_PLACE, x, (size_t)n, LOOM_DOUBLE, LOOM_SUM); }
 static void b_allreduce(float *res, const float *contrib, size_t n, int slack)
 {
-    loom_allreduce_ssp(res, contrib, n, LOOM_FLOAT, LOOM_SUM, slack);
+    if (slack < 0) /* the synchronous loom_allreduce, for reference */
+        loom_allreduce(contrib, res, n, LOOM_FLOAT, LOOM_SUM);
+    else
+        loom_allreduce_ssp(res, contrib, n, LOOM_FLOAT, LOOM_SUM, slack);
 }
 #endif
 
