@@ -335,6 +335,7 @@ void loom_allreduce_ssp_init(void)
 {
     loom_tp_am_register(AM_CONTRIB, on_contrib);
     loom_tp_am_register(AM_UPDATE, on_update);
+    loom_allreduce_hypercube_init(); /* the other design, same lifecycle */
 }
 
 /* Checkpoints (docs/checkpoint.md): what a reduction carries from call to
@@ -557,6 +558,7 @@ void loom_allreduce_ssp_quiesce(void)
  * its statistics first under LOOM_STATS=1. */
 void loom_allreduce_ssp_fini(void)
 {
+    loom_allreduce_hypercube_fini();
     if (agent_held) {
         agent_held = 0;
         loom_agent_release();
