@@ -444,8 +444,8 @@ static void sum3(const struct red *r, void *out, const void *a, const void *b, c
             memcpy(o, x, n * sizeof(T));                                            \
     } while (0)
     switch (r->type) {
-    case LOOM_INT32: SUM3(int32_t); break;
-    case LOOM_INT64: SUM3(int64_t); break;
+    case LOOM_INT32: SUM3(uint32_t); break; /* unsigned: wraps, as loom_reduce_local */
+    case LOOM_INT64: SUM3(uint64_t); break;
     case LOOM_FLOAT: SUM3(float); break;
     case LOOM_DOUBLE: SUM3(double); break;
     }

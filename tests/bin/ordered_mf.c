@@ -14,6 +14,11 @@
  *       it (MAX_PASSES + 1 when it never does): ordered, unordered
  *       (serializable rotation), hybrid (Hogwild threads), bsp (private
  *       copies summed every 1/10 pass: data-parallel).
+ *   ordered_mf ranks TARGET MAX_PASSES STEP   (under loomrun -n P)
+ *       The same count for the multi-rank schedules against a given
+ *       TARGET (the one a `passes` run printed): hybrid across ranks (each
+ *       rank's writes merged into the others' at a sync point every 1/10
+ *       of its share: data-parallel) and unordered (the rotation).
  *
  * Data: 3000 users x 1500 items, 120000 ratings, user and item popularity
  * Zipf-skewed (a few rows take most ratings: conflicts matter), rank-8
@@ -87,13 +92,41 @@ static rating *make_data(void)
     return d;
 }
 
+/* The same start for every run; on several ranks rank 0 puts every row
+ * and the barrier publishes them. */
 static void start(void)
 {
     uint64_t s = 777;
-    for (long k = 0; k < (long)NU * K; k++)
-        W[k] = (float)(next(&s) % 1000) / 4000.0f;
-    for (long k = 0; k < (long)NI * K; k++)
-        H[k] = (float)(next(&s) % 1000) / 4000.0f;
+    float row[K];
+    for (int a = 0; a < 2; a++)
+        for (long k = 0; k < (a ? NI : NU); k++) {
+            for (int q = 0; q < K; q++)
+                row[q] = (float)(next(&s) % 1000) / 4000.0f;
+            if (loom_size() == 1)
+                memcpy((a ? H : W) + k * K, row, sizeof row);
+            else if (loom_rank() == 0)
+                loom_row_put(a ? H : W, (size_t)k, row);
+        }
+    if (loom_size() > 1)
+        loom_barrier();
+}
+
+/* The objective over every rank's block of ratings, read through
+ * loom_row_get, summed over ranks (several ranks). */
+static double objective_ranks(const rating *d)
+{
+    long P = loom_size(), r = loom_rank(), lo = N * r / P, hi = N * (r + 1) / P;
+    double sum = 0;
+    loom_barrier();
+    for (long k = lo; k < hi; k++) {
+        const float *w = loom_row_get(W, d[k].u), *h = loom_row_get(H, d[k].i);
+        float e = d[k].r;
+        for (int q = 0; q < K; q++)
+            e -= w[q] * h[q];
+        sum += (double)e * e;
+    }
+    loom_allreduce(LOOM_IN_PLACE, &sum, 1, LOOM_DOUBLE, LOOM_SUM);
+    return sum / (double)N;
 }
 
 static double objective(const rating *d)
@@ -121,9 +154,9 @@ static int pass(const rating *d, int mode)
     }
     if (mode == ORDERED)
         o.ordered = 1;
-    if (mode == HYBRID || mode == BSP)
+    if (mode == HYBRID || mode == BSP) /* on several ranks: a sync every 1/10 of a share */
         o = (loom_for_opts){.schedule = LOOM_STATIC, .sync = mode == BSP ? LOOM_BSP : LOOM_HYBRID,
-                            .sync_every = mode == BSP ? N / 10 : 0};
+                            .sync_every = mode == BSP || loom_size() > 1 ? N / 10 / loom_size() : 0};
     return loom_for_records(d, sizeof *d, N, sgd, NULL, &o);
 }
 
@@ -171,6 +204,26 @@ int main(int argc, char **argv)
             rc = !same;
             free(w1);
             free(h1);
+        }
+    } else if (!strcmp(argv[1], "ranks")) {
+        double target = atof(argv[2]);
+        int max = argc > 3 ? atoi(argv[3]) : 50;
+        if (argc > 4)
+            step = (float)atof(argv[4]);
+        for (int m = UNORDERED; m <= HYBRID; m++) {
+            start();
+            int p = 0;
+            double obj = objective_ranks(d);
+            while (p < max && !(obj <= target)) {
+                if ((rc = pass(d, m)))
+                    break;
+                p++;
+                obj = objective_ranks(d);
+            }
+            if (loom_rank() == 0)
+                printf("ordered_mf: ranks=%d %s passes %d objective %.6f%s\n", loom_size(),
+                       names[m], obj <= target ? p : max + 1, obj,
+                       obj <= target ? "" : " (not reached)");
         }
     } else {
         int target_passes = atoi(argv[2]), max = argc > 3 ? atoi(argv[3]) : 50;
