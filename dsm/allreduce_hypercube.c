@@ -106,7 +106,7 @@ static void on_partial(const void *hdr, size_t hlen, void *data, size_t len)
     pthread_mutex_lock(&hc_mu);
     struct hred *h = NULL;
     if (!closed && m.id < MAX_HRED && m.step < (uint32_t)dims() && m.type <= LOOM_DOUBLE &&
-        (h = made((int)m.id, (size_t)m.count, (loom_type)m.type)) && len == h->count * h->es) {
+        m.count < (uint64_t)1 << 40 /* no size overflow */ && (h = made((int)m.id, (size_t)m.count, (loom_type)m.type)) && len == h->count * h->es) {
         if (m.clock > h->slot_clock[m.step]) { /* newest wins */
             memcpy(h->slot[m.step], data, len);
             h->slot_clock[m.step] = m.clock;

@@ -160,6 +160,25 @@ static int pass(const rating *d, int mode)
     return loom_for_records(d, sizeof *d, N, sgd, NULL, &o);
 }
 
+/* From the start, passes of schedule m until the objective is <= target
+ * (at most max); rank 0 prints how many (max + 1: never).  Returns the
+ * loop's error, if any. */
+static int to_target(const rating *d, int m, double target, int max)
+{
+    double (*obj_of)(const rating *) = loom_size() > 1 ? objective_ranks : objective;
+    int p = 0, rc = 0;
+    start();
+    double obj = obj_of(d);
+    while (p < max && !(obj <= target) && !(rc = pass(d, m))) {
+        p++;
+        obj = obj_of(d);
+    }
+    if (loom_rank() == 0)
+        printf("ordered_mf: ranks=%d %s passes %d objective %.6f%s\n", loom_size(), names[m],
+               obj <= target ? p : max + 1, obj, obj <= target ? "" : " (not reached)");
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
@@ -210,21 +229,8 @@ int main(int argc, char **argv)
         int max = argc > 3 ? atoi(argv[3]) : 50;
         if (argc > 4)
             step = (float)atof(argv[4]);
-        for (int m = UNORDERED; m <= HYBRID; m++) {
-            start();
-            int p = 0;
-            double obj = objective_ranks(d);
-            while (p < max && !(obj <= target)) {
-                if ((rc = pass(d, m)))
-                    break;
-                p++;
-                obj = objective_ranks(d);
-            }
-            if (loom_rank() == 0)
-                printf("ordered_mf: ranks=%d %s passes %d objective %.6f%s\n", loom_size(),
-                       names[m], obj <= target ? p : max + 1, obj,
-                       obj <= target ? "" : " (not reached)");
-        }
+        for (int m = UNORDERED; m <= HYBRID && !rc; m++)
+            rc = to_target(d, m, target, max);
     } else {
         int target_passes = atoi(argv[2]), max = argc > 3 ? atoi(argv[3]) : 50;
         if (argc > 4)
@@ -240,19 +246,8 @@ int main(int argc, char **argv)
                "objective ", omp_get_max_threads(), step, target, target_passes);
         start();
         printf("%.6f\n", objective(d));
-        for (int m = ORDERED; m <= BSP; m++) {
-            start();
-            int p = 0;
-            double obj = objective(d);
-            while (p < max && !(obj <= target)) {
-                if ((rc = pass(d, m)))
-                    break;
-                p++;
-                obj = objective(d);
-            }
-            printf("ordered_mf: %s passes %d objective %.6f%s\n", names[m],
-                   obj <= target ? p : max + 1, obj, obj <= target ? "" : " (not reached)");
-        }
+        for (int m = ORDERED; m <= BSP && !rc; m++)
+            rc = to_target(d, m, target, max);
     }
     loom_free(W);
     loom_free(H);

@@ -6,9 +6,10 @@
 # record of each of its rows has run); LOOM_STATS shows K x K cells and
 # Orion's 2K - 1 time steps (7 on 4 x 4, seed 001 Fig. 3.8); records in
 # an order the wavefront cannot keep (one user's last item moved first)
-# are refused with a message naming both records.
+# are refused with a message naming both records; so is a run on two
+# ranks (one rank only, for now).
 . "$(dirname "$0")/../lib.sh"
-plan 5
+plan 6
 M="$B/tests/bin/ordered_mf"
 for t in 2 4; do
     OMP_NUM_THREADS=$t LOOM_STATS=1 run_job "$T/o" "$M" same 3
@@ -26,4 +27,7 @@ ok $? "an order the wavefront cannot keep is refused, naming the records"
 OMP_NUM_THREADS=1 run_job "$T/1" "$M" same 2
 [ $rc -eq 0 ] && has "$T/1" "same=1"
 ok $? "one thread: the serial loop"
+run_job "$T/r" "$LOOMRUN" -n 2 "$M" same 1
+[ $rc -ne 0 ] && has "$T/r" "the ordered schedule runs on one rank" && has "$T/r" "ordered_mf: refused"
+ok $? "two ranks: refused with a message, no hang"
 finish
