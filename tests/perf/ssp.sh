@@ -99,6 +99,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
     echo
     echo "## Interpretation"
     echo
+    echo "- Noise first: at a load average of 16-22 on 2 cores single runs of one configuration"
+    echo "  vary 4x (raw lines), and two runs of this script on 2026-11-23 put slack 0 at 0.38x and"
+    echo "  1.58x MPI.  Ratios to trust need a quiet host; the rows' order (slack 0 near MPI and"
+    echo "  near loom_allreduce, slack 2 and 8 several times slower) held in every run."
     s0=$(med allreduce-s0-fixed allreduce); s2=$(med allreduce-s2-fixed allreduce)
     h2=$(med hypercube-s2-fixed allreduce); r2=$(med allreduce-s2-rotate allreduce)
     echo "- Slack 0 ($(ratio "$s0" "$mpi")x MPI here; 4.18x before this change): a slack-0 call is lockstep, so it takes no shard"
@@ -107,14 +111,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
     echo "  shard states advance by the same sum, so later slack > 0 rounds stay exact.  Every rank"
     echo "  must pass slack 0 at the same calls (lib/loom.h)."
     echo "- Slack >= 2 does not reach 2x faster than MPI here: slack 2 is $(ratio "$s2" "$mpi")x MPI's time with the"
-    echo "  straggler fixed, $(ratio "$r2" "$mpirot")x with it rotating.  Two reasons, measured.  (1) A *persistent* 20%"
+    echo "  straggler fixed, $(ratio "$r2" "$mpirot")x with it rotating.  Two reasons.  (1) A *persistent* 20%"
     echo "  straggler paces everyone once the fast ranks are \`slack\` clocks ahead: they then wait"
     echo "  ~1 ms of every 6, so the mean over ranks is at least 0.75 ms + the straggler's own cost"
     echo "  per call, whatever the collective; 2x below MPI would need that cost under ~0.06 ms"
     echo "  when MPI takes 1.6 ms.  (2) An asynchronous round moves 256 KiB messages as eager active"
-    echo "  messages that both ends must progress fragment by fragment; with 4 ranks and 4 progress"
-    echo "  threads on 2 shared cores a round trip takes several scheduler quanta, which the fast"
-    echo "  ranks then wait for (LOOM_STATS: most calls wait).  perf (\`perf record -g\` on"
+    echo "  messages that both ends must progress (the likely cause, not isolated: switching them to"
+    echo "  rendezvous did not help in 3 interleaved pairs); with 4 ranks and 4 progress threads on"
+    echo "  2 shared cores a round trip takes several scheduler quanta, which the fast ranks then"
+    echo "  wait for (LOOM_STATS: even the straggler waits in more than half of its calls).  perf (\`perf record -g\` on"
     echo "  \`loomrun -n 4 ssp_bench allreduce 200 5 0\`, before): 30% memmove and 15% page faults on"
     echo "  fresh 256 KiB message buffers, the rest scheduler and sched_yield.  Removing this needs"
     echo "  one-sided puts/gets into registered shard buffers (the transport has gets only, and"
