@@ -78,6 +78,7 @@ struct red {
     uint64_t missed_clock;   /* newest clock folded into missed (0: none) */
     uint64_t pushes;         /* pushes made: one is owed per call... */
     uint64_t syncs;          /* ...but slack-0 calls (sync_call) */
+    uint64_t sync_at;        /* the clock of the slack-0 call under way (0: none) */
     char *inflight;          /* the last push, until the stable snapshot holds it */
     int inflight_live;
     int credits;             /* shards whose last push was answered */
@@ -94,6 +95,7 @@ struct red {
     char *state;
     uint8_t *got;            /* per worker: contributed this round */
     uint64_t *wclock;        /* per worker: clock tag of its last contribution */
+    uint64_t *wsyncs;        /* per worker: its slack-0 calls before that contribution */
     int ngot;
     uint64_t srounds;
 };
@@ -102,6 +104,7 @@ struct msg_hdr {
     uint32_t id, src;
     uint64_t clock;   /* CONTRIB: worker's clock tag; UPDATE: age */
     uint64_t round;   /* UPDATE: round; CONTRIB: 1 if empty */
+    uint64_t syncs;   /* CONTRIB: the worker's slack-0 calls so far */
 };
 
 static struct red *reds[MAX_RED];
@@ -174,7 +177,7 @@ static int push_owed(struct red *r, struct out *o)
             memcpy(d, r->missed + shard_off(r, j) * r->es, len);
         }
         o[j] = (struct out){j, AM_CONTRIB, {(uint32_t)r->id, (uint32_t)loom_icv.rank,
-                                            r->clock, (uint64_t)empty}, d, len};
+                                            r->clock, (uint64_t)empty, r->syncs}, d, len};
         r->credit[j] = 0;
     }
     if (!empty) { /* missed becomes the push in flight; its old buffer is free */
@@ -189,13 +192,32 @@ static int push_owed(struct red *r, struct out *o)
     return P;
 }
 
+/* While this rank makes call c = sync_at with slack 0: did rank w, by
+ * a push tagged `tag` after `syncs` slack-0 calls of its own, make call c
+ * with a slack > 0?  If both made the same slack-0 calls before c (the
+ * check at every earlier one), a push of call c or later from a rank that
+ * also passed slack 0 at c counts more slack-0 calls than this rank has
+ * made before c; one that did not, no more.  Then this rank's
+ * loom_allreduce would wait for w forever: the job stops with one
+ * message. */
+static void check_same_slack(const struct red *r, int w, uint64_t tag, uint64_t syncs)
+{
+    uint64_t c = r->sync_at;
+    if (!c || tag < c || syncs > r->syncs)
+        return;
+    loom_abort(1, "loom_allreduce_ssp: call %llu of reduction %d: this rank passed slack 0 "
+                  "and rank %d a slack > 0; every rank must pass slack 0 at the same calls",
+               (unsigned long long)c, r->id, w);
+}
+
 /* Shard: a contribution from worker w with clock tag. */
-static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, const void *data,
-                              size_t len, struct out *o, int *no)
+static void on_contrib_locked(struct red *r, int w, uint64_t tag, uint64_t syncs, int empty,
+                              const void *data, size_t len, struct out *o, int *no)
 {
     int me = loom_icv.rank, P = loom_icv.nranks;
     /* a worker's clock tags never decrease (several calls may share one
      * push), and it pushes again only once this shard answered */
+    check_same_slack(r, w, tag, syncs);
     if (len != (empty ? 0 : shard_len(r, me) * r->es) || r->got[w] || tag < r->wclock[w] ||
         !tag) {
         loom_log("allreduce_ssp: dropped a contribution from rank %d (bad length, clock %llu "
@@ -206,6 +228,7 @@ static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, con
         loom_reduce_local(r->state, data, len / r->es, r->type, r->op);
     r->got[w] = 1;
     r->wclock[w] = tag;
+    r->wsyncs[w] = syncs;
     if (++r->ngot < P)
         return;
     uint64_t age = UINT64_MAX;
@@ -219,7 +242,7 @@ static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, con
         if (!d)
             loom_die(1, "out of memory");
         memcpy(d, r->state, slen);
-        o[(*no)++] = (struct out){q, AM_UPDATE, {(uint32_t)r->id, (uint32_t)me, age, r->srounds},
+        o[(*no)++] = (struct out){q, AM_UPDATE, {(uint32_t)r->id, (uint32_t)me, age, r->srounds, 0},
                                   d, slen};
     }
     memset(r->got, 0, (size_t)P);
@@ -274,7 +297,7 @@ static void handle(struct red *r, unsigned am, const struct msg_hdr *h, const vo
         loom_die(1, "loom_allreduce_ssp supports at most 64 ranks");
     pthread_mutex_lock(&r->mu);
     if (am == AM_CONTRIB)
-        on_contrib_locked(r, (int)h->src, h->clock, h->round != 0, data, len, o, &n);
+        on_contrib_locked(r, (int)h->src, h->clock, h->syncs, h->round != 0, data, len, o, &n);
     else
         on_update_locked(r, (int)h->src, h->clock, h->round, data, len, o, &n);
     pthread_mutex_unlock(&r->mu);
@@ -353,7 +376,8 @@ static void keep_red(struct red *r, int forget)
         {"stable_round", &r->stable_round, 8}, {"srounds", &r->srounds, 8},
         {"stable_age", (void *)&r->stable_age, 8}, {"which", &r->which, 8},
         {"snap", r->snap, 2 * v}, {"state", r->state, (shard_len(r, loom_icv.rank) + 1) * r->es},
-        {"round", r->round, P * 8}, {"age", r->age, P * 8}, {"wclock", r->wclock, P * 8}};
+        {"round", r->round, P * 8}, {"age", r->age, P * 8}, {"wclock", r->wclock, P * 8},
+        {"wsyncs", r->wsyncs, P * 8}};
     for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
         char name[64];
         snprintf(name, sizeof name, "allreduce_ssp %d %s", r->id, k[i].what);
@@ -395,6 +419,7 @@ static struct red *get_red(size_t count, loom_type type, loom_op op)
     r->age = calloc((size_t)P, sizeof *r->age);
     r->got = calloc((size_t)P, 1);
     r->wclock = calloc((size_t)P, sizeof *r->wclock);
+    r->wsyncs = calloc((size_t)P, sizeof *r->wsyncs);
     r->state = calloc(shard_len(r, loom_icv.rank) + 1, es);
     memset(r->credit, 1, (size_t)P);
     r->credits = P;
@@ -479,12 +504,18 @@ static int sync_call(struct red *r, void *result, const void *contribution)
 {
     double t0 = loom_wtime();
     settle(r);
+    pthread_mutex_lock(&r->mu);
+    r->sync_at = r->clock + 1; /* pushes that come from now on are checked, and so is */
+    for (int q = 0; q < loom_icv.nranks; q++) /* the last one that came already */
+        check_same_slack(r, q, r->wclock[q], r->wsyncs[q]);
+    pthread_mutex_unlock(&r->mu);
     int rc = loom_allreduce(contribution, result, r->count, r->type, r->op);
     if (rc)
         return rc;
     int me = loom_icv.rank;
     pthread_mutex_lock(&r->mu);
     uint64_t c = ++r->clock;
+    r->sync_at = 0;
     r->syncs++; /* no push owed for this call */
     loom_reduce_local(r->state, (char *)result + shard_off(r, me) * r->es, shard_len(r, me),
                       r->type, r->op);
@@ -572,7 +603,7 @@ void loom_allreduce_ssp_fini(void)
                      (double)r->wait_ns * 1e-9, (unsigned long long)r->pushes);
         keep_red(r, 1);
         free(r->missed); free(r->snap); free(r->inflight); free(r->credit);
-        free(r->round); free(r->age); free(r->got); free(r->wclock); free(r->state);
+        free(r->round); free(r->age); free(r->got); free(r->wclock); free(r->wsyncs); free(r->state);
         pthread_mutex_destroy(&r->mu);
         free(r);
         reds[i] = NULL;

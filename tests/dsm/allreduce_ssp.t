@@ -12,9 +12,11 @@
 # waited): a plain allreduce (lag 0, every call waits) fails this.
 # The same bounds and exact totals for Hypercube-SSP
 # (loom_allreduce_ssp_hypercube, 1, 2 and 4 ranks), and for both with the
-# integers passed as floats (sums below 2^24, so exact too).
+# integers passed as floats (sums below 2^24, so exact too).  Ranks that
+# pass slack 0 and slack > 0 to the same call stop with one message (a
+# slack-0 call is a synchronous allreduce: it would wait forever).
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 21
 for cfg in 4:0:1000 4:2:1000 4:8:1000 3:1:100000 2:3:7 1:2:10; do
     n=${cfg%%:*} rest=${cfg#*:} s=${rest%%:*} cnt=${rest#*:}
     run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 60 $s $cnt
@@ -51,5 +53,10 @@ for v in sharded hypercube; do
     SSP_FLOAT=1 SSP_VARIANT=$v run_job "$T/f" "$LOOMRUN" -n 4 "$B/tests/bin/ssp_allreduce" 60 2 1000
     [ $rc -eq 0 ] && has "$T/f" "ssp_allreduce: P=4 calls=60 slack=2 count=1000 violations=0"
     ok $? "$v, floats holding integers: bounds hold and the final flush is exact"
+done
+for n in 2 4; do
+    run_job "$T/m" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 20 2 100 mixed
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && has "$T/m" "every rank must pass slack 0 at the same calls"
+    ok $? "$n ranks, rank 0 alone passes slack 0 at call 5: stopped with a message (rc $rc)"
 done
 finish
