@@ -33,7 +33,22 @@
  * folds in the same contributions.
  * With slack 0 every call waits for the round holding clock c from every
  * rank: rounds and clocks advance in lockstep, and the result is exactly
- * the allreduce of all contributions of clocks <= c.
+ * the allreduce of all contributions of clocks <= c.  So a slack-0 call
+ * takes no shard round at all: once this rank's earlier pushes are all
+ * answered (then `stable` holds every rank's pushes, and nothing is
+ * missed), it is stable + loom_allreduce(contribution), the tuned
+ * synchronous collective (sync_call); the shard states and the snapshot
+ * advance by the same sum, so later rounds stay exact.  Every rank must
+ * pass slack 0 at the same call (they all enter loom_allreduce).
+ *
+ * Copies (docs/bench-ssp.md): a push swaps `missed` and `inflight`
+ * (pointers, no copy); a contribution folded into an empty `missed` is a
+ * copy, not a clear-then-add; the stable snapshot and the newest updates
+ * are the two halves of one buffer that swap roles when all shards reach
+ * a round (every shard of the new `local` is overwritten before the next
+ * snapshot, since a shard's rounds arrive one by one); the result is
+ * stable + inflight + missed in one pass.  What is left is the transport's
+ * (a push and an update are each copied into a message buffer once).
  *
  * The background progress agent (agent.c) drives the transport between
  * calls, so shards apply and answer while their rank computes.  Locking: each reduction's mutex guards its
@@ -61,11 +76,15 @@ struct red {
     uint64_t clock;          /* calls made */
     char *missed;            /* contributions not pushed yet */
     uint64_t missed_clock;   /* newest clock folded into missed (0: none) */
-    uint64_t pushes;         /* pushes made: one is owed per call */
+    uint64_t pushes;         /* pushes made: one is owed per call... */
+    uint64_t syncs;          /* ...but slack-0 calls (sync_call) */
+    uint64_t sync_at;        /* the clock of the slack-0 call under way (0: none) */
     char *inflight;          /* the last push, until the stable snapshot holds it */
     int inflight_live;
     int credits;             /* shards whose last push was answered */
     uint8_t *credit;         /* per shard */
+    char *snap;              /* two halves: `local` and `stable` */
+    uint64_t which;          /* the half that is `stable` (kept in checkpoints) */
     char *local;             /* newest update of each shard */
     uint64_t *round, *age;   /* per shard: its newest update's round and age */
     char *stable;            /* all shards at one round */
@@ -76,6 +95,7 @@ struct red {
     char *state;
     uint8_t *got;            /* per worker: contributed this round */
     uint64_t *wclock;        /* per worker: clock tag of its last contribution */
+    uint64_t *wsyncs;        /* per worker: its slack-0 calls before that contribution */
     int ngot;
     uint64_t srounds;
 };
@@ -84,6 +104,7 @@ struct msg_hdr {
     uint32_t id, src;
     uint64_t clock;   /* CONTRIB: worker's clock tag; UPDATE: age */
     uint64_t round;   /* UPDATE: round; CONTRIB: 1 if empty */
+    uint64_t syncs;   /* CONTRIB: the worker's slack-0 calls so far */
 };
 
 static struct red *reds[MAX_RED];
@@ -126,13 +147,25 @@ struct out {
 
 static void deliver(struct out *o, int n);
 
+/* `stable` is half `which` of snap, `local` the other.  Swapping them
+ * (which = !which) makes the newest updates the snapshot; the new local
+ * half holds older shards, each overwritten by its next update before all
+ * shards are at one round again. */
+static void set_halves(struct red *r, uint64_t which)
+{
+    size_t v = (r->count ? r->count : 1) * r->es;
+    r->which = which;
+    r->stable = r->snap + which * v;
+    r->local = r->snap + (1 - which) * v;
+}
+
 /* Worker: if every shard has answered the last push and a push is owed,
  * build the next push (missed, or empty if nothing is missed) to every
  * shard.  Caller holds mu.  Returns how many messages were added to o. */
 static int push_owed(struct red *r, struct out *o)
 {
     int P = loom_icv.nranks;
-    if (r->credits < P || r->pushes >= r->clock)
+    if (r->credits < P || r->pushes + r->syncs >= r->clock)
         return 0;
     int empty = !r->missed_clock;
     for (int j = 0; j < P; j++) {
@@ -144,12 +177,13 @@ static int push_owed(struct red *r, struct out *o)
             memcpy(d, r->missed + shard_off(r, j) * r->es, len);
         }
         o[j] = (struct out){j, AM_CONTRIB, {(uint32_t)r->id, (uint32_t)loom_icv.rank,
-                                            r->clock, (uint64_t)empty}, d, len};
+                                            r->clock, (uint64_t)empty, r->syncs}, d, len};
         r->credit[j] = 0;
     }
-    if (!empty) {
-        memcpy(r->inflight, r->missed, r->count * r->es);
-        memset(r->missed, 0, r->count * r->es);
+    if (!empty) { /* missed becomes the push in flight; its old buffer is free */
+        char *t = r->inflight;
+        r->inflight = r->missed;
+        r->missed = t;
     }
     r->inflight_live = !empty;
     r->missed_clock = 0;
@@ -158,13 +192,32 @@ static int push_owed(struct red *r, struct out *o)
     return P;
 }
 
+/* While this rank makes call c = sync_at with slack 0: did rank w, by
+ * a push tagged `tag` after `syncs` slack-0 calls of its own, make call c
+ * with a slack > 0?  If both made the same slack-0 calls before c (the
+ * check at every earlier one), a push of call c or later from a rank that
+ * also passed slack 0 at c counts more slack-0 calls than this rank has
+ * made before c; one that did not, no more.  Then this rank's
+ * loom_allreduce would wait for w forever: the job stops with one
+ * message. */
+static void check_same_slack(const struct red *r, int w, uint64_t tag, uint64_t syncs)
+{
+    uint64_t c = r->sync_at;
+    if (!c || tag < c || syncs > r->syncs)
+        return;
+    loom_abort(1, "loom_allreduce_ssp: call %llu of reduction %d: this rank passed slack 0 "
+                  "and rank %d a slack > 0; every rank must pass slack 0 at the same calls",
+               (unsigned long long)c, r->id, w);
+}
+
 /* Shard: a contribution from worker w with clock tag. */
-static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, const void *data,
-                              size_t len, struct out *o, int *no)
+static void on_contrib_locked(struct red *r, int w, uint64_t tag, uint64_t syncs, int empty,
+                              const void *data, size_t len, struct out *o, int *no)
 {
     int me = loom_icv.rank, P = loom_icv.nranks;
     /* a worker's clock tags never decrease (several calls may share one
      * push), and it pushes again only once this shard answered */
+    check_same_slack(r, w, tag, syncs);
     if (len != (empty ? 0 : shard_len(r, me) * r->es) || r->got[w] || tag < r->wclock[w] ||
         !tag) {
         loom_log("allreduce_ssp: dropped a contribution from rank %d (bad length, clock %llu "
@@ -175,6 +228,7 @@ static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, con
         loom_reduce_local(r->state, data, len / r->es, r->type, r->op);
     r->got[w] = 1;
     r->wclock[w] = tag;
+    r->wsyncs[w] = syncs;
     if (++r->ngot < P)
         return;
     uint64_t age = UINT64_MAX;
@@ -188,7 +242,7 @@ static void on_contrib_locked(struct red *r, int w, uint64_t tag, int empty, con
         if (!d)
             loom_die(1, "out of memory");
         memcpy(d, r->state, slen);
-        o[(*no)++] = (struct out){q, AM_UPDATE, {(uint32_t)r->id, (uint32_t)me, age, r->srounds},
+        o[(*no)++] = (struct out){q, AM_UPDATE, {(uint32_t)r->id, (uint32_t)me, age, r->srounds, 0},
                                   d, slen};
     }
     memset(r->got, 0, (size_t)P);
@@ -224,7 +278,7 @@ static void on_update_locked(struct red *r, int j, uint64_t age, uint64_t round,
             amin = r->age[q];
     }
     if (same && round > r->stable_round) {
-        memcpy(r->stable, r->local, r->count * r->es);
+        set_halves(r, !r->which); /* local becomes the snapshot */
         r->stable_round = round;
         if (round >= r->pushes)
             r->inflight_live = 0; /* the snapshot holds every push made */
@@ -243,7 +297,7 @@ static void handle(struct red *r, unsigned am, const struct msg_hdr *h, const vo
         loom_die(1, "loom_allreduce_ssp supports at most 64 ranks");
     pthread_mutex_lock(&r->mu);
     if (am == AM_CONTRIB)
-        on_contrib_locked(r, (int)h->src, h->clock, h->round != 0, data, len, o, &n);
+        on_contrib_locked(r, (int)h->src, h->clock, h->syncs, h->round != 0, data, len, o, &n);
     else
         on_update_locked(r, (int)h->src, h->clock, h->round, data, len, o, &n);
     pthread_mutex_unlock(&r->mu);
@@ -304,6 +358,7 @@ void loom_allreduce_ssp_init(void)
 {
     loom_tp_am_register(AM_CONTRIB, on_contrib);
     loom_tp_am_register(AM_UPDATE, on_update);
+    loom_allreduce_hypercube_init(); /* the other design, same lifecycle */
 }
 
 /* Checkpoints (docs/checkpoint.md): what a reduction carries from call to
@@ -317,11 +372,12 @@ static void keep_red(struct red *r, int forget)
 {
     size_t P = (size_t)loom_icv.nranks, v = (r->count ? r->count : 1) * r->es;
     struct { const char *what; void *p; size_t n; } k[] = {
-        {"clock", &r->clock, 8}, {"pushes", &r->pushes, 8},
+        {"clock", &r->clock, 8}, {"pushes", &r->pushes, 8}, {"syncs", &r->syncs, 8},
         {"stable_round", &r->stable_round, 8}, {"srounds", &r->srounds, 8},
-        {"stable_age", (void *)&r->stable_age, 8}, {"stable", r->stable, v},
-        {"local", r->local, v}, {"state", r->state, (shard_len(r, loom_icv.rank) + 1) * r->es},
-        {"round", r->round, P * 8}, {"age", r->age, P * 8}, {"wclock", r->wclock, P * 8}};
+        {"stable_age", (void *)&r->stable_age, 8}, {"which", &r->which, 8},
+        {"snap", r->snap, 2 * v}, {"state", r->state, (shard_len(r, loom_icv.rank) + 1) * r->es},
+        {"round", r->round, P * 8}, {"age", r->age, P * 8}, {"wclock", r->wclock, P * 8},
+        {"wsyncs", r->wsyncs, P * 8}};
     for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
         char name[64];
         snprintf(name, sizeof name, "allreduce_ssp %d %s", r->id, k[i].what);
@@ -356,18 +412,19 @@ static struct red *get_red(size_t count, loom_type type, loom_op op)
     r->op = op;
     pthread_mutex_init(&r->mu, NULL);
     r->missed = calloc(count ? count : 1, es);
-    r->local = calloc(count ? count : 1, es);
-    r->stable = calloc(count ? count : 1, es);
+    r->snap = calloc(2 * (count ? count : 1), es);
     r->inflight = calloc(count ? count : 1, es);
     r->credit = malloc((size_t)P);
     r->round = calloc((size_t)P, sizeof *r->round);
     r->age = calloc((size_t)P, sizeof *r->age);
     r->got = calloc((size_t)P, 1);
     r->wclock = calloc((size_t)P, sizeof *r->wclock);
+    r->wsyncs = calloc((size_t)P, sizeof *r->wsyncs);
     r->state = calloc(shard_len(r, loom_icv.rank) + 1, es);
     memset(r->credit, 1, (size_t)P);
     r->credits = P;
     keep_red(r, 0); /* a restart: the sums, clocks and rounds of the checkpoint */
+    set_halves(r, r->which);
     /* publish, then take what waited for it (handled outside reds_mu:
      * handling sends) */
     struct parked *mine = NULL;
@@ -395,6 +452,82 @@ static struct red *get_red(size_t count, loom_type type, loom_op op)
     return r;
 }
 
+/* out = a + b + c (b, c may be NULL: left out), element by element, in
+ * one pass.  out may not overlap the others. */
+static void sum3(const struct red *r, void *out, const void *a, const void *b, const void *c)
+{
+    size_t n = r->count;
+#define SUM3(T)                                                                     \
+    do {                                                                            \
+        T *o = out;                                                                 \
+        const T *x = a, *y = b, *z = c;                                             \
+        if (y && z)                                                                 \
+            for (size_t i = 0; i < n; i++) o[i] = x[i] + y[i] + z[i];              \
+        else if (y || z)                                                            \
+            for (size_t i = 0; i < n; i++) o[i] = x[i] + (y ? y : z)[i];           \
+        else                                                                        \
+            memcpy(o, x, n * sizeof(T));                                            \
+    } while (0)
+    switch (r->type) {
+    case LOOM_INT32: SUM3(uint32_t); break; /* unsigned: wraps, as loom_reduce_local */
+    case LOOM_INT64: SUM3(uint64_t); break;
+    case LOOM_FLOAT: SUM3(float); break;
+    case LOOM_DOUBLE: SUM3(double); break;
+    }
+#undef SUM3
+}
+
+/* Until every push this rank owes is made and answered: then `stable`
+ * holds every rank's pushes up to this rank's last (each shard ended that
+ * round, which holds every rank's push of that number) and nothing is
+ * missed or in flight.  Needs the other ranks to keep calling or
+ * quiescing.  Caller holds no lock. */
+static void settle(struct red *r)
+{
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        int done = r->pushes + r->syncs == r->clock && r->credits == loom_icv.nranks;
+        pthread_mutex_unlock(&r->mu);
+        if (done)
+            return;
+        loom_tp_poll();
+    }
+}
+
+/* A slack-0 call (see the top of the file): settle, then result = stable
+ * + loom_allreduce(contribution) of every rank's call of this number; the
+ * snapshot and this rank's shard state take the same sum, so the rounds
+ * that follow stay exact.  It is no push (every rank's push count stays
+ * put), and its age is its clock.  Every rank makes this call with slack
+ * 0 at the same point. */
+static int sync_call(struct red *r, void *result, const void *contribution)
+{
+    double t0 = loom_wtime();
+    settle(r);
+    pthread_mutex_lock(&r->mu);
+    r->sync_at = r->clock + 1; /* pushes that come from now on are checked, and so is */
+    for (int q = 0; q < loom_icv.nranks; q++) /* the last one that came already */
+        check_same_slack(r, q, r->wclock[q], r->wsyncs[q]);
+    pthread_mutex_unlock(&r->mu);
+    int rc = loom_allreduce(contribution, result, r->count, r->type, r->op);
+    if (rc)
+        return rc;
+    int me = loom_icv.rank;
+    pthread_mutex_lock(&r->mu);
+    uint64_t c = ++r->clock;
+    r->sync_at = 0;
+    r->syncs++; /* no push owed for this call */
+    loom_reduce_local(r->state, (char *)result + shard_off(r, me) * r->es, shard_len(r, me),
+                      r->type, r->op);
+    loom_reduce_local(result, r->stable, r->count, r->type, r->op);
+    memcpy(r->stable, result, r->count * r->es);
+    atomic_store(&r->stable_age, c);
+    r->waits++;
+    r->wait_ns += (uint64_t)((loom_wtime() - t0) * 1e9);
+    pthread_mutex_unlock(&r->mu);
+    return LOOM_OK;
+}
+
 int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loom_type type,
                        loom_op op, int slack)
 {
@@ -416,10 +549,15 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
         agent_held = 1;
         loom_agent_hold();
     }
+    if (slack == 0)
+        return sync_call(r, result, contribution);
     struct out o[64];
     pthread_mutex_lock(&r->mu);
     uint64_t c = ++r->clock;
-    loom_reduce_local(r->missed, contribution, count, type, op);
+    if (r->missed_clock)
+        loom_reduce_local(r->missed, contribution, count, type, op);
+    else
+        memcpy(r->missed, contribution, bytes);
     r->missed_clock = c;
     int n = push_owed(r, o);
     pthread_mutex_unlock(&r->mu);
@@ -432,11 +570,8 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
         r->wait_ns += (uint64_t)((loom_wtime() - t0) * 1e9);
     }
     pthread_mutex_lock(&r->mu);
-    memcpy(result, r->stable, bytes);
-    if (r->inflight_live)
-        loom_reduce_local(result, r->inflight, count, type, op);
-    if (r->missed_clock)
-        loom_reduce_local(result, r->missed, count, type, op);
+    sum3(r, result, r->stable, r->inflight_live ? r->inflight : NULL,
+         r->missed_clock ? r->missed : NULL);
     pthread_mutex_unlock(&r->mu);
     return LOOM_OK;
 }
@@ -446,23 +581,15 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
  * any reduction is in flight. */
 void loom_allreduce_ssp_quiesce(void)
 {
-    for (int i = 0; i < nreds; i++) {
-        struct red *r = reds[i];
-        for (;;) {
-            pthread_mutex_lock(&r->mu);
-            int done = r->pushes == r->clock && r->credits == loom_icv.nranks;
-            pthread_mutex_unlock(&r->mu);
-            if (done)
-                break;
-            loom_tp_poll();
-        }
-    }
+    for (int i = 0; i < nreds; i++)
+        settle(reds[i]);
 }
 
 /* At finalize, after the last barrier: frees every reduction, printing
  * its statistics first under LOOM_STATS=1. */
 void loom_allreduce_ssp_fini(void)
 {
+    loom_allreduce_hypercube_fini();
     if (agent_held) {
         agent_held = 0;
         loom_agent_release();
@@ -475,8 +602,8 @@ void loom_allreduce_ssp_fini(void)
                      (unsigned long long)r->clock, (unsigned long long)r->waits,
                      (double)r->wait_ns * 1e-9, (unsigned long long)r->pushes);
         keep_red(r, 1);
-        free(r->missed); free(r->local); free(r->inflight); free(r->stable); free(r->credit);
-        free(r->round); free(r->age); free(r->got); free(r->wclock); free(r->state);
+        free(r->missed); free(r->snap); free(r->inflight); free(r->credit);
+        free(r->round); free(r->age); free(r->got); free(r->wclock); free(r->wsyncs); free(r->state);
         pthread_mutex_destroy(&r->mu);
         free(r);
         reds[i] = NULL;

@@ -173,6 +173,8 @@ int loom_arena_contains(const void *p);
 void loom_allreduce_ssp_init(void);
 void loom_allreduce_ssp_quiesce(void); /* nothing left in flight */
 void loom_allreduce_ssp_fini(void);
+void loom_allreduce_hypercube_init(void); /* from loom_allreduce_ssp_init */
+void loom_allreduce_hypercube_fini(void); /* from loom_allreduce_ssp_fini */
 void loom_lock_init(void);
 void loom_lock_fini(void);       /* free the lock records (after the last message) */
 size_t loom_lock_records(void);  /* live lock records this rank manages (tests) */

@@ -90,6 +90,13 @@ int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
  * number of calls. */
 int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loom_type type,
                        loom_op op, int slack);
+/* The same promise by seed 004's other design, Hypercube-SSP (log2 P
+ * exchanges of whole vectors per call, no background shard); for
+ * comparison (docs/bench-ssp.md).  The number of ranks must be a power of
+ * two (else LOOM_ERR_ARG).  With either, every rank passes slack 0 at the
+ * same calls. */
+int loom_allreduce_ssp_hypercube(void *result, const void *contribution, size_t count,
+                                 loom_type type, loom_op op, int slack);
 
 /* End the whole job now: prints "loom: rank R: abort: <message>" (or the
  * message alone when it starts with the program's name and a colon, as
@@ -426,6 +433,9 @@ typedef struct loom_for_opts {
     /* serializable loom_for_records, instead of .deps: the record's fields
      * name every row its iteration touches (unused: .array NULL) */
     loom_field fields[2];
+    int ordered;           /* serializable loom_for_records with .fields, one rank: keep
+                              the index order of conflicting records (Orion's ordered
+                              2D wavefront, docs/loop.md): bitwise the serial result */
     /* data-parallel */
     loom_sync sync;
     long sync_every;       /* iterations per rank between sync points (0 = end only) */

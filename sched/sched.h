@@ -15,6 +15,7 @@
  *   for.c       loom_for, loom_for_range, loom_for_records, LOOM_FOR:
  *               schedules, data-parallel loops, sync points
  *   priority.c  the STRADS-Dynamic priority schedule
+ *   ordered.c   Orion's ordered 2D (wavefront) schedule: .ordered
  */
 #ifndef LOOM_SCHED_H
 #define LOOM_SCHED_H
@@ -258,5 +259,10 @@ void loom_stage_free(loom_stage *s);
 
 /* ---- priority.c -------------------------------------------------------- */
 int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p);
+
+/* ordered.c: a serializable loom_for_records with .ordered (one rank):
+ * conflicting records in index order, the result bitwise the serial
+ * loop's.  LOOM_ERR_ARG after a message when it cannot. */
+int loom_ordered_run(const loom_body *b, long n);
 
 #endif

@@ -15,13 +15,37 @@
  * result[last rank]): it must reach the slack exactly (the fast ranks run
  * ahead without waiting while within it) and never pass it (they wait
  * beyond it).  Under LOOM_STATS=1 the finalize line counts the calls that
- * waited. */
+ * waited.
+ * With "mixed", rank 0 passes slack 0 at call 5 and the others SLACK: the
+ * job must stop with a message instead of hanging.
+ * Environment: SSP_VARIANT=hypercube tests loom_allreduce_ssp_hypercube
+ * instead; SSP_FLOAT=1 passes the same integers as floats (keep the sums
+ * below 2^24: COUNT <= 1000), so every result must still be exact. */
 #include <loom.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "../rng.h"
+
+/* One call of the variant under test; with cf (floats), through the
+ * scratch vectors cf and rf, converting exactly both ways. */
+static void call(int64_t *res, const int64_t *c, size_t n, int slack, int hc, float *cf, float *rf)
+{
+    int rc;
+    if (cf) {
+        for (size_t i = 0; i < n; i++)
+            cf[i] = (float)c[i];
+        rc = hc ? loom_allreduce_ssp_hypercube(rf, cf, n, LOOM_FLOAT, LOOM_SUM, slack)
+                : loom_allreduce_ssp(rf, cf, n, LOOM_FLOAT, LOOM_SUM, slack);
+        for (size_t i = 0; i < n; i++)
+            res[i] = (int64_t)rf[i];
+    } else
+        rc = hc ? loom_allreduce_ssp_hypercube(res, c, n, LOOM_INT64, LOOM_SUM, slack)
+                : loom_allreduce_ssp(res, c, n, LOOM_INT64, LOOM_SUM, slack);
+    if (rc)
+        loom_abort(1, "ssp_allreduce: the call failed (%d)", rc);
+}
 
 int main(int argc, char **argv)
 {
@@ -37,8 +61,11 @@ int main(int argc, char **argv)
         n = (size_t)P;
     int64_t *c = calloc(n, 8), *res = calloc(n, 8);
     void *held = NULL;
-    int lag = argc > 4 && !strcmp(argv[4], "lag");
+    int lag = argc > 4 && !strcmp(argv[4], "lag"), mixed = argc > 4 && !strcmp(argv[4], "mixed");
     int64_t maxlag = 0;
+    int hc = getenv("SSP_VARIANT") && !strcmp(getenv("SSP_VARIANT"), "hypercube");
+    int fl = getenv("SSP_FLOAT") != NULL;
+    float *cf = calloc(n, sizeof *cf), *rf = calloc(n, sizeof *rf);
     if (argc > 4 && !strcmp(argv[4], "late")) {
         held = loom_alloc(4096, &(loom_alloc_opts){.name = "agent"});
         if (r == 0)
@@ -56,7 +83,7 @@ int main(int argc, char **argv)
         c[r] = 1;
         for (size_t i = (size_t)P; i < n; i++)
             c[i] = r + k + (int64_t)i;
-        loom_allreduce_ssp(res, c, n, LOOM_INT64, LOOM_SUM, slack);
+        call(res, c, n, mixed && k == 5 && r == 0 ? 0 : slack, hc, fl ? cf : NULL, rf);
         if (k - res[P - 1] > maxlag)
             maxlag = k - res[P - 1];
         for (int q = 0; q < P; q++) {
@@ -67,7 +94,7 @@ int main(int argc, char **argv)
         }
     }
     memset(c, 0, n * 8);
-    loom_allreduce_ssp(res, c, n, LOOM_INT64, LOOM_SUM, 0); /* the final flush */
+    call(res, c, n, 0, hc, fl ? cf : NULL, rf); /* the final flush */
     for (size_t i = 0; i < n; i++) {
         int64_t want = 0;
         if (i < (size_t)P)
@@ -89,6 +116,8 @@ int main(int argc, char **argv)
                (long long)maxlag);
     free(c);
     free(res);
+    free(cf);
+    free(rf);
     if (held)
         loom_free(held);
     loom_finalize();

@@ -10,8 +10,13 @@
 # `slack` calls behind at their worst, it never waits in its first `slack`
 # calls, and it does wait beyond them (LOOM_STATS counts the calls that
 # waited): a plain allreduce (lag 0, every call waits) fails this.
+# The same bounds and exact totals for Hypercube-SSP
+# (loom_allreduce_ssp_hypercube, 1, 2 and 4 ranks), and for both with the
+# integers passed as floats (sums below 2^24, so exact too).  Ranks that
+# pass slack 0 and slack > 0 to the same call stop with one message (a
+# slack-0 call is a synchronous allreduce: it would wait forever).
 . "$(dirname "$0")/../lib.sh"
-plan 12
+plan 21
 for cfg in 4:0:1000 4:2:1000 4:8:1000 3:1:100000 2:3:7 1:2:10; do
     n=${cfg%%:*} rest=${cfg#*:} s=${rest%%:*} cnt=${rest#*:}
     run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 60 $s $cnt
@@ -34,5 +39,24 @@ for s in 0 1 3 25; do
     [ $rc -eq 0 ] && has "$T/g" "violations=0" && has "$T/g" "largest lag behind rank 2: $lag calls" &&
         [ -n "$waited" ] && [ "$waited" -ge $((s < K ? 2 : 1)) ] && [ "$waited" -le $((K + 1 - s > 1 ? K + 1 - s : 1)) ]
     ok $? "slack $s, one rank 20 ms behind: a fast rank lags by $lag at worst, waited $waited of $((K + 1)) calls (1..$((K + 1 - s > 1 ? K + 1 - s : 1)))"
+done
+for cfg in 4:0:1000 4:2:1000 2:5:7 1:2:10; do
+    n=${cfg%%:*} rest=${cfg#*:} s=${rest%%:*} cnt=${rest#*:}
+    SSP_VARIANT=hypercube run_job "$T/h" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 60 $s $cnt
+    [ $rc -eq 0 ] && has "$T/h" "ssp_allreduce: P=$n calls=60 slack=$s count=[0-9]+ violations=0"
+    ok $? "hypercube: $n rank(s), slack $s, $cnt elements: bounds hold and the final flush is exact"
+done
+SSP_VARIANT=hypercube run_job "$T/hl" "$LOOMRUN" -n 4 "$B/tests/bin/ssp_allreduce" 20 3 100 lag
+[ $rc -eq 0 ] && has "$T/hl" "violations=0" && has "$T/hl" "largest lag behind rank 3: 3 calls"
+ok $? "hypercube, slack 3, one rank 20 ms behind: a fast rank lags by exactly 3 at worst"
+for v in sharded hypercube; do
+    SSP_FLOAT=1 SSP_VARIANT=$v run_job "$T/f" "$LOOMRUN" -n 4 "$B/tests/bin/ssp_allreduce" 60 2 1000
+    [ $rc -eq 0 ] && has "$T/f" "ssp_allreduce: P=4 calls=60 slack=2 count=1000 violations=0"
+    ok $? "$v, floats holding integers: bounds hold and the final flush is exact"
+done
+for n in 2 4; do
+    run_job "$T/m" "$LOOMRUN" -n $n "$B/tests/bin/ssp_allreduce" 20 2 100 mixed
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && has "$T/m" "every rank must pass slack 0 at the same calls"
+    ok $? "$n ranks, rank 0 alone passes slack 0 at call 5: stopped with a message (rc $rc)"
 done
 finish

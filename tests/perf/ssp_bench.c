@@ -1,12 +1,15 @@
 /* ssp_bench.c — stale synchronous communication under a straggler.
  *
- *   ssp_bench allreduce ITERS WORK_MS SLACK   (also built for MPI, see
- *                                              ssp_bench_mpi.c: SLACK ignored)
+ *   ssp_bench allreduce ITERS WORK_MS SLACK [rotate]  (also built for MPI,
+ *                             see ssp_bench_mpi.c: SLACK ignored; SLACK -1:
+ *                             the synchronous loom_allreduce)
+ *   ssp_bench hypercube ITERS WORK_MS SLACK [rotate]  (Hypercube-SSP)
  *   ssp_bench clocks ITERS WORK_MS SLACK COHERENCE
  *
  * Every iteration each rank "computes" for WORK_MS (a sleep, so that four
  * ranks on two cores do not distort each other's compute), the last rank
- * 20% longer, then communicates:
+ * 20% longer (with "rotate": rank k % P in iteration k, so that the
+ * straggler moves), then communicates:
  *   allreduce  a 1 MiB float vector: loom_allreduce_ssp with SLACK (Loom)
  *              or MPI_Allreduce (MPI).  Rank 0 prints the mean time per
  *              iteration spent inside the collective, over all ranks and
@@ -31,9 +34,14 @@ static int b_size(void) { return loom_size(); }
 static double b_wtime(void) { return loom_wtime(); }
 static void b_barrier(void) { loom_barrier(); }
 static void b_sum_d(double *x, int n) { loom_allreduce(LOOM_IN_PLACE, x, (size_t)n, LOOM_DOUBLE, LOOM_SUM); }
-static void b_allreduce(float *res, const float *contrib, size_t n, int slack)
+static void b_allreduce(float *res, const float *contrib, size_t n, int slack, int hc)
 {
-    loom_allreduce_ssp(res, contrib, n, LOOM_FLOAT, LOOM_SUM, slack);
+    if (hc)
+        loom_allreduce_ssp_hypercube(res, contrib, n, LOOM_FLOAT, LOOM_SUM, slack);
+    else if (slack < 0) /* the synchronous loom_allreduce, for reference */
+        loom_allreduce(contrib, res, n, LOOM_FLOAT, LOOM_SUM);
+    else
+        loom_allreduce_ssp(res, contrib, n, LOOM_FLOAT, LOOM_SUM, slack);
 }
 #endif
 
@@ -53,7 +61,8 @@ int main(int argc, char **argv)
     }
     int iters = atoi(argv[2]), slack = atoi(argv[4]), r = b_rank(), P = b_size();
     double ms = atof(argv[3]) * (r == P - 1 ? 1.2 : 1.0);
-    if (!strcmp(argv[1], "allreduce")) {
+    int hc = !strcmp(argv[1], "hypercube"), rotate = argc > 5 && !strcmp(argv[5], "rotate");
+    if (!strcmp(argv[1], "allreduce") || hc) {
         size_t n = (1u << 20) / sizeof(float);
         float *c = malloc(n * sizeof *c), *res = malloc(n * sizeof *res);
         for (size_t i = 0; i < n; i++)
@@ -61,17 +70,17 @@ int main(int argc, char **argv)
         b_barrier();
         double t0 = b_wtime(), in_coll = 0;
         for (int k = 0; k < iters; k++) {
-            work(ms);
+            work(rotate ? atof(argv[3]) * (k % P == r ? 1.2 : 1.0) : ms);
             double t = b_wtime();
-            b_allreduce(res, c, n, slack);
+            b_allreduce(res, c, n, slack, hc);
             in_coll += b_wtime() - t;
         }
         double wall = b_wtime() - t0;
-        double v[3] = {in_coll, r == P - 1 ? 0 : in_coll, wall};
+        double v[3] = {in_coll, r == P - 1 && !rotate ? 0 : in_coll, wall};
         b_sum_d(v, 3);
         if (r == 0)
             printf("allreduce_ms_per_iter %.3f fast_ranks %.3f wall_s %.3f slack %d\n",
-                   1e3 * v[0] / P / iters, 1e3 * v[1] / (P > 1 ? P - 1 : 1) / iters, v[2] / P,
+                   1e3 * v[0] / P / iters, 1e3 * v[1] / (P > 1 && !rotate ? P - 1 : P) / iters, v[2] / P,
                    slack);
         free(c);
         free(res);

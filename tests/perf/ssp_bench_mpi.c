@@ -11,9 +11,10 @@ static int b_size(void) { int p; MPI_Comm_size(MPI_COMM_WORLD, &p); return p; }
 static double b_wtime(void) { return MPI_Wtime(); }
 static void b_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
 static void b_sum_d(double *x, int n) { MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); }
-static void b_allreduce(float *res, const float *contrib, unsigned long n, int slack)
+static void b_allreduce(float *res, const float *contrib, unsigned long n, int slack, int hc)
 {
     (void)slack;
+    (void)hc;
     MPI_Allreduce(contrib, res, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
 #include "ssp_bench.c"
