@@ -74,10 +74,29 @@ static void queue(loom_dsm_alloc *a, const uint32_t *u, const size_t *uz, size_t
     unlock(a);
 }
 
+static int by_u32(const void *x, const void *y)
+{
+    uint32_t p = *(const uint32_t *)x, q = *(const uint32_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* Sort v[0..n) and drop repeats; returns the new length. */
+static size_t distinct(uint32_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || v[m - 1] != v[i])
+            v[m++] = v[i];
+    return m;
+}
+
 void loom_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n)
 {
     if (!a->sparse || !n)
         return;
+    if (a->nwrote + n > 2 * a->nunits + 1024) /* releases without sync points: keep it short */
+        a->nwrote = distinct(a->wrote, a->nwrote);
     a->wrote = grow(a->wrote, &a->capwrote, a->nwrote + n, sizeof *a->wrote);
     for (size_t i = 0; i < n; i++)
         a->wrote[a->nwrote++] = (uint32_t)v[i];
@@ -105,6 +124,8 @@ void *loom_notice_pack(size_t *len)
         loom_dsm_alloc *a = loom_allocs[i];
         if (!a || !a->live || !a->sparse || !a->nwrote)
             continue;
+        atomic_fetch_add(&a->stats.bytes_sent, (2 + a->nwrote) * sizeof *p *
+                                                   (uint64_t)(loom_icv.nranks - 1));
         *p++ = (uint32_t)a->id;
         *p++ = (uint32_t)a->nwrote;
         memcpy(p, a->wrote, a->nwrote * sizeof *p);
@@ -139,8 +160,11 @@ void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
         loom_log("dsm: dropped malformed write notices from rank %d (%zu bytes)", src, len);
         return;
     }
-    for (at = 0; at < n; at += 2 + p[at + 1])
-        queue(loom_allocs[p[at]], p + at + 2, NULL, p[at + 1], clock);
+    for (at = 0; at < n; at += 2 + p[at + 1]) {
+        loom_dsm_alloc *a = loom_allocs[p[at]];
+        atomic_fetch_add(&a->stats.bytes_recv, (2 + p[at + 1]) * sizeof *p);
+        queue(a, p + at + 2, NULL, p[at + 1], clock);
+    }
 }
 
 void loom_notice_on_barrier(const void *data, size_t len, uint64_t seq, int src)
