@@ -11,7 +11,8 @@
  *     .sync = hybrid (threads share the rank's copy, Hogwild; ranks meet
  *     at sync points), bsp (private copies, summed, barrier) or ssp
  *     (private copies, a clock: reads may lag s clocks), a sync point
- *     every --sync-every samples of each rank.
+ *     every --sync-every samples of each rank, where the ranks' changes
+ *     add up or (--merge avg) are averaged.
  * After an epoch, every rank evaluates its blocks against its view of W
  * (loom_row_get) and the sums meet in one loom_allreduce; then a
  * loom_clock, so LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and a
@@ -21,7 +22,7 @@
  *   loom-lr [--fashion-mnist DIR | --train-images F --train-labels F
  *            --test-images F --test-labels F] [--epochs N] [--step G]
  *           [--decay D] [--lambda L] [--sync hybrid|bsp|ssp]
- *           [--staleness S] [--sync-every M] [--log FILE.csv]
+ *           [--staleness S] [--sync-every M] [--merge sum|avg] [--log FILE.csv]
  *           [--model FILE] [--serial]
  * docs/loom-lr.md has the flags, formats and figures. */
 #include <loom.h>

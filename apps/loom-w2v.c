@@ -11,7 +11,8 @@
  *   - an epoch is loom_for(dynamic, .local) over the rank's sentences with
  *     .sync = hybrid: inside a rank the threads share its copy of the rows
  *     (Hogwild, as the original word2vec), and every --sync-every
- *     sentences the ranks add their changes home and take a clock.
+ *     words the ranks add their changes home (or, --merge avg, average
+ *     them) and take a clock.
  * Each sentence draws from its own random stream (seed, epoch, sentence),
  * and the step α falls linearly with the rank's progress.  A loom_clock
  * ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and
@@ -20,7 +21,7 @@
  *
  *   loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]
  *            [--negative K] [--sample S] [--min-count N] [--epochs E]
- *            [--alpha A] [--sync-every M] [--staleness S] [--seed S]
+ *            [--alpha A] [--sync-every M] [--merge sum|avg] [--staleness S] [--seed S]
  *            [--log FILE.csv] [--serial]
  *   loom-w2v nearest WORD... --vectors FILE.vec [--top N]
  * docs/loom-w2v.md has the flags, formats and figures. */
