@@ -135,33 +135,29 @@ void *loom_notice_pack(size_t *len)
     return b;
 }
 
-/* Contract: checks the whole body first (known live sparse allocations,
- * units in range, exact length); a bad one is logged and dropped whole.
- * Then queues each block on its allocation. */
+/* Contract: a body that does not parse as blocks is logged and dropped
+ * whole.  A block naming no live sparse allocation, or a unit out of its
+ * range (an allocation freed and its id reused while the notice was on
+ * its way), is skipped: it can only concern copies that no longer exist.
+ * Each other block is queued on its allocation. */
 void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
 {
     const uint32_t *p = data;
     size_t n = len / 4, at = 0;
-    int na = atomic_load(&loom_nallocs);
-    while (at < n && !(len % 4)) {
-        if (n - at < 2 || p[at] >= (uint32_t)na || p[at + 1] > n - at - 2)
-            break;
-        loom_dsm_alloc *a = loom_allocs[p[at]];
-        if (!a || !a->live || !a->sparse)
-            break;
-        size_t k = 0;
-        while (k < p[at + 1] && p[at + 2 + k] < a->nunits)
-            k++;
-        if (k < p[at + 1])
-            break;
-        at += 2 + k;
-    }
+    while (at < n && !(len % 4) && n - at >= 2 && p[at + 1] <= n - at - 2)
+        at += 2 + p[at + 1];
     if (at != n || len % 4) {
         loom_log("dsm: dropped malformed write notices from rank %d (%zu bytes)", src, len);
         return;
     }
+    int na = atomic_load(&loom_nallocs);
     for (at = 0; at < n; at += 2 + p[at + 1]) {
-        loom_dsm_alloc *a = loom_allocs[p[at]];
+        loom_dsm_alloc *a = p[at] < (uint32_t)na ? loom_allocs[p[at]] : NULL;
+        size_t k = 0;
+        while (a && k < p[at + 1] && p[at + 2 + k] < a->nunits)
+            k++;
+        if (!a || !a->live || !a->sparse || k < p[at + 1])
+            continue;
         atomic_fetch_add(&a->stats.bytes_recv, (2 + p[at + 1]) * sizeof *p);
         queue(a, p + at + 2, NULL, p[at + 1], clock);
     }

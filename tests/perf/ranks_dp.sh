@@ -12,14 +12,15 @@
 #     and the share of twins whose nearest word is the original (hit@1).
 # With BASE_BUILD (a build of the tree before write notices) its 2 x 1 runs
 # with the default flags join as "before".  ROUNDS (default 5).  Needs
-# Debian's dataset-fashion-mnist and bible-kjv; prints a Markdown table.
+# Debian's dataset-fashion-mnist and bible-kjv; prints a Markdown table
+# (raw logs in BUILD/perf/ranks_dp).
 set -euo pipefail
 B=$(cd "${1:-build}" && pwd)
 BASE=${2:-}
 ROUNDS=${ROUNDS:-5}
 F=/usr/share/datasets/fashion-mnist
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+W=$B/perf/ranks_dp # raw logs and results stay here
+mkdir -p "$W"
 PAIRS="lord king israel god people son house land up down word three head delivered live places
 build counsel sought garments saints rod hebron upright"
 bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' |
