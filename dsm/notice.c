@@ -204,7 +204,8 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
     a->notice = NULL;
     a->nnotice = a->capnotice = 0;
     unlock(a);
-    qsort(v, n, sizeof *v, by_unit);
+    if (n)
+        qsort(v, n, sizeof *v, by_unit);
     size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0;
     if (!list)
         loom_die(1, "out of memory (write notices)");
