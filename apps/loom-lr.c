@@ -11,7 +11,8 @@
  *     .sync = hybrid (threads share the rank's copy, Hogwild; ranks meet
  *     at sync points), bsp (private copies, summed, barrier) or ssp
  *     (private copies, a clock: reads may lag s clocks), a sync point
- *     every --sync-every samples of each rank.
+ *     every --sync-every samples of each rank, where the ranks' changes
+ *     add up or (--merge avg) are averaged.
  * After an epoch, every rank evaluates its blocks against its view of W
  * (loom_row_get) and the sums meet in one loom_allreduce; then a
  * loom_clock, so LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and a
@@ -21,7 +22,7 @@
  *   loom-lr [--fashion-mnist DIR | --train-images F --train-labels F
  *            --test-images F --test-labels F] [--epochs N] [--step G]
  *           [--decay D] [--lambda L] [--sync hybrid|bsp|ssp]
- *           [--staleness S] [--sync-every M] [--log FILE.csv]
+ *           [--staleness S] [--sync-every M] [--merge sum|avg] [--log FILE.csv]
  *           [--model FILE] [--serial]
  * docs/loom-lr.md has the flags, formats and figures. */
 #include <loom.h>
@@ -42,7 +43,7 @@
 #define FMNIST "/usr/share/datasets/fashion-mnist"
 
 struct opts {
-    const char *img[2], *lab[2], *svm[2], *log, *model, *sync;
+    const char *img[2], *lab[2], *svm[2], *log, *model, *sync, *merge;
     int epochs, staleness, serial, zero_based;
     long long sync_every;
     double step, decay, lambda, tol;
@@ -83,7 +84,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
     static char paths[4][4096];
     *o = (struct opts){.epochs = -1, .step = NAN, .decay = NAN, .lambda = 1e-5, .tol = 1e-4,
-                       .sync = "hybrid", .sync_every = -1};
+                       .sync = "hybrid", .sync_every = -1, .merge = "sum"};
     const char *dir = NULL;
     const loom_flag flags[] = {
         {"fashion-mnist", LOOM_FLAG_STR, &dir, "DIR", 0, 0,
@@ -114,7 +115,10 @@ static int parse(int argc, char **argv, struct opts *o)
          "clocks a read may lag (ssp model; default 0 =\nbsp)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
          "samples of each rank between sync points\n(default 20 / (ranks - 1), rounded up:\n"
-         "~20 unseen samples of others)"},
+         "~20 unseen samples of others; 1000 with\n--merge avg)"},
+        {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
+         "sum (default) or avg: at a sync point the\nranks' changes add up, or each weight becomes\n"
+         "the mean of the ranks' versions"},
         {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
          "CSV: iter,samples,seconds,train_logloss,\ntest_accuracy"},
         {"model", LOOM_FLAG_STR, &o->model, "FILE", 0, 0,
@@ -159,6 +163,8 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
                       : strcmp(o->sync, "hybrid") && strcmp(o->sync, "bsp") && strcmp(o->sync, "ssp")
                           ? "--sync must be hybrid, bsp or ssp"
+                      : strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
+                          ? "--merge must be sum or avg"
                           : NULL;
     return bad ? loom_flags_complain("loom-lr", bad) : 0;
 }
@@ -422,7 +428,8 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
                           .unit = LOOM_UNIT_ROW, .row_size = WROW * sizeof(float),
                           .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
                           .coherence = o->staleness ? "ssp" : "bsp",
-                          .staleness = o->staleness, .staleness_set = 1});
+                          .staleness = o->staleness, .staleness_set = 1,
+                          .average = !strcmp(o->merge, "avg")});
     float *plain = calloc((size_t)rows * WROW, sizeof(float));
     if (!w || !plain)
         loom_abort(1, "loom-lr: cannot allocate %lld weights", (long long)F + 1);
@@ -515,7 +522,8 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
                           .unit = LOOM_UNIT_ROW, .row_size = (size_t)D * sizeof(float),
                           .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
                           .coherence = o->staleness ? "ssp" : "bsp",
-                          .staleness = o->staleness, .staleness_set = 1});
+                          .staleness = o->staleness, .staleness_set = 1,
+                          .average = !strcmp(o->merge, "avg")});
     float *Wserial = o->serial ? calloc((size_t)C * D, sizeof(float)) : NULL;
     if (!W || (o->serial && !Wserial))
         loom_abort(1, "loom-lr: cannot allocate the model (%d x %d floats)", C, D);
@@ -644,7 +652,7 @@ int main(int argc, char **argv)
     if (o.serial && R > 1)
         loom_abort(2, "loom-lr: --serial runs on one rank (got %d)", R);
     if (o.sync_every < 0) /* summed deltas: keep what a rank has not seen small */
-        o.sync_every = R > 1 ? (20 + R - 2) / (R - 1) : 20;
+        o.sync_every = !strcmp(o.merge, "avg") ? 1000 : R > 1 ? (20 + R - 2) / (R - 1) : 20;
     if (o.svm[0])
         return svm(&o) ? 1 : loom_finalize();
     struct data tr, te;

@@ -11,7 +11,8 @@
  *   - an epoch is loom_for(dynamic, .local) over the rank's sentences with
  *     .sync = hybrid: inside a rank the threads share its copy of the rows
  *     (Hogwild, as the original word2vec), and every --sync-every
- *     sentences the ranks add their changes home and take a clock.
+ *     words the ranks add their changes home (or, --merge avg, average
+ *     them) and take a clock.
  * Each sentence draws from its own random stream (seed, epoch, sentence),
  * and the step α falls linearly with the rank's progress.  A loom_clock
  * ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and
@@ -20,7 +21,7 @@
  *
  *   loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]
  *            [--negative K] [--sample S] [--min-count N] [--epochs E]
- *            [--alpha A] [--sync-every M] [--staleness S] [--seed S]
+ *            [--alpha A] [--sync-every M] [--merge sum|avg] [--staleness S] [--seed S]
  *            [--log FILE.csv] [--serial]
  *   loom-w2v nearest WORD... --vectors FILE.vec [--top N]
  * docs/loom-w2v.md has the flags, formats and figures. */
@@ -42,7 +43,7 @@
 #define SLOTS 256
 
 struct opts {
-    const char *train, *output, *log;
+    const char *train, *output, *log, *merge;
     loom_w2v_params p;
     long long min_count;
     int epochs, staleness, serial;
@@ -109,7 +110,8 @@ static const char W2V_USAGE[] =
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.p = {.dim = 100, .window = 5, .negative = 5, .sample = 1e-3},
-                       .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1};
+                       .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1,
+                       .merge = "sum"};
     const loom_flag flags[] = {
         {"train", LOOM_FLAG_STR, &o->train, "FILE", 0, 0, "plain text, one sentence per line"},
         {"output", LOOM_FLAG_STR, &o->output, "FILE.vec", 0, 0,
@@ -128,8 +130,11 @@ static int parse(int argc, char **argv, struct opts *o)
         {"alpha", LOOM_FLAG_NUM, &o->alpha, "A", 0, 0,
          "first step size, falling linearly to 0\n(default 0.025)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
-         "sentences of each rank between sync points\n(default 200 / (ranks - 1): the other "
-         "ranks'\nunseen sentences stay ~200)"},
+         "words of each rank between sync points\n(default 5000 / (ranks - 1): the other "
+         "ranks'\nunseen words stay ~5000; 50000 with --merge avg)"},
+        {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
+         "sum (default) or avg: at a sync point the\nranks' changes to a vector add up, or it "
+         "becomes\nthe mean of the versions of the ranks that\nchanged it"},
         {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
          "clocks a read may lag (ssp rows; default 0 = bsp)"},
         {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0,
@@ -152,6 +157,8 @@ static int parse(int argc, char **argv, struct opts *o)
     const char *bad = !o->train ? "--train is required"
                       : !o->output ? "--output is required"
                       : !(o->alpha > 0) ? "--alpha must be > 0"
+                      : strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
+                          ? "--merge must be sum or avg"
                       : NULL;
     return bad ? loom_flags_complain("loom-w2v", bad) : 0;
 }
@@ -163,8 +170,9 @@ static int train(int argc, char **argv)
     if (rc)
         return rc < 0 ? 2 : 0;
     int R = loom_size(), me = loom_rank();
+    int avg = !strcmp(o.merge, "avg");
     if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other */
-        o.sync_every = R > 1 ? (200 + R - 2) / (R - 1) : 200;
+        o.sync_every = avg ? 50000 : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
     if (o.serial && R > 1)
         loom_abort(2, "loom-w2v: --serial runs on one rank (got %d)", R);
     loom_corpus c;
@@ -189,6 +197,11 @@ static int train(int argc, char **argv)
     j.c = &c;
     j.first = (int64_t)c.ndocs * me / R;
     j.nmine = (int64_t)c.ndocs * (me + 1) / R - j.first;
+    /* --sync-every counts words: in sentences of this rank's mean length */
+    int64_t mywords = c.doc_off[j.first + j.nmine] - c.doc_off[j.first];
+    long every = mywords > 0 ? (long)((double)o.sync_every * (double)j.nmine / (double)mywords)
+                             : 1;
+    every = every < 1 ? 1 : every;
     j.epochs = o.epochs;
     j.alpha0 = (float)o.alpha;
     j.seed = o.seed;
@@ -200,7 +213,7 @@ static int train(int argc, char **argv)
     } else {
         loom_alloc_opts a = {.unit = LOOM_UNIT_ROW, .row_size = row, .merge = LOOM_MERGE_ADD,
                              .type = LOOM_FLOAT, .coherence = o.staleness ? "ssp" : "bsp",
-                             .staleness = o.staleness, .staleness_set = 1};
+                             .staleness = o.staleness, .staleness_set = 1, .average = avg};
         a.name = "in";
         j.in = loom_alloc(bytes, &a);
         a.name = "out";
@@ -241,7 +254,7 @@ static int train(int argc, char **argv)
             for (int64_t i = 0; i < j.nmine; i++)
                 sentence((long)i, &j);
         else if (loom_for(0, j.nmine, sentence, &j, &(loom_for_opts){.schedule = LOOM_DYNAMIC,
-                          .chunk = 16, .local = 1, .sync = mode, .sync_every = o.sync_every}))
+                          .chunk = 16, .local = 1, .sync = mode, .sync_every = every}))
             loom_abort(1, "loom-w2v: the training loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         double s[2] = {0, 0};

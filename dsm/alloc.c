@@ -116,6 +116,12 @@ static void destroy(loom_dsm_alloc *a)
     free(a->store_base);
     free(a->dirty);
     free(a->valid);
+    free(a->notice);
+    free(a->wrote);
+    free(a->avg_base);
+    free(a->avg_sum);
+    free(a->avg_n);
+    free(a->avg_round);
     free(a);
 }
 
@@ -229,6 +235,10 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
         snprintf(why, n, "staleness %d < 0", o->staleness);
     else if ((unsigned)o->merge > LOOM_MERGE_ADD || (unsigned)o->type > LOOM_DOUBLE)
         snprintf(why, n, "unknown merge mode or element type");
+    else if (o->average && !loom_icv.merge_avg &&
+             (o->unit != LOOM_UNIT_ROW || o->merge != LOOM_MERGE_ADD ||
+              (o->type != LOOM_FLOAT && o->type != LOOM_DOUBLE)))
+        snprintf(why, n, ".average needs row units, LOOM_MERGE_ADD and a float or double type");
     else if (o->merge == LOOM_MERGE_ADD &&
              (o->unit == LOOM_UNIT_ROW ? o->row_size : o->page_unit ? o->page_unit : 65536) %
                  loom_type_size(o->type))
@@ -236,6 +246,28 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
     else
         return 0;
     return -1;
+}
+
+/* Whether a (laid out, policy chosen) averages: LOOM_MERGE_AVG, else the
+ * option, and only add-merge float rows with write notices (the home's mean
+ * needs every writer to have started the round from the same rows). */
+static int averages(const loom_dsm_alloc *a, const loom_alloc_opts *o)
+{
+    int want = loom_icv.merge_avg ? loom_icv.merge_avg == 2 : o->average;
+    return want && a->sparse && a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD &&
+           (a->type == LOOM_FLOAT || a->type == LOOM_DOUBLE);
+}
+
+/* The home's averaging state, per home slot (diff.c). */
+static int make_average(loom_dsm_alloc *a)
+{
+    size_t n = a->nhome ? a->nhome : 1;
+    a->average = 1;
+    a->avg_base = malloc(n * a->unit);
+    a->avg_sum = malloc(n * a->unit);
+    a->avg_n = calloc(n, sizeof *a->avg_n);
+    a->avg_round = calloc(n, sizeof *a->avg_round);
+    return !a->avg_base || !a->avg_sum || !a->avg_n || !a->avg_round;
 }
 
 /* Run the policy's init (once, before a is published); say why it failed. */
@@ -279,9 +311,9 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     }
     /* Agree on everything that shapes the allocation. */
     uint64_t h = fnv(0xcbf29ce484222325ULL, &bytes, sizeof bytes);
-    size_t shape[8] = {(size_t)o->unit, o->row_size, o->page_unit, (size_t)o->dist,
+    size_t shape[9] = {(size_t)o->unit, o->row_size, o->page_unit, (size_t)o->dist,
                        (size_t)o->merge, (size_t)o->type, (size_t)o->staleness_set,
-                       (size_t)o->staleness};
+                       (size_t)o->staleness, (size_t)o->average};
     h = fnv(h, shape, sizeof shape);
     h = fnv(h, pol ? pol->name : "?", pol ? strlen(pol->name) : 1);
     int64_t sizes[2] = {(int64_t)bytes, -(int64_t)bytes};
@@ -355,6 +387,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
         a->stamp = calloc(a->nunits, sizeof *a->stamp);
+        a->sparse = loom_notice_wanted(a, pol);
         a->staleness = !pol->uses_staleness ? 0
                        : o->staleness_set ? o->staleness : loom_icv.staleness;
         if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
@@ -366,6 +399,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
             rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
         if (!rc && loom_dsm_check)
             a->writer = calloc(a->nhome ? a->nhome : 1, sizeof *a->writer);
+        if (!rc && averages(a, o) && make_average(a))
+            rc = LOOM_ERR_NOMEM;
         /* every rank must get this far before keys are exchanged */
         int32_t st = rc;
         loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
@@ -496,8 +531,17 @@ int loom_dsm_barrier(void)
     if (loom_icv.nranks == 1)
         return LOOM_OK;
     loom_release();
+    loom_notice_barrier_send();
     loom_coll_barrier();
-    loom_acquire();
+    loom_notice_barrier_wait();
+    int n = atomic_load(&loom_nallocs);
+    for (int i = 0; i < n; i++) { /* acquire: all of it, or what notices say changed */
+        loom_dsm_alloc *a = loom_allocs[i];
+        if (a && a->live && a->sparse)
+            loom_notice_apply(a, loom_clock_global());
+        else if (a && a->live)
+            a->policy->acquire(a);
+    }
     epoch_end();
     return LOOM_OK;
 }
@@ -588,7 +632,7 @@ static void print_stats(const loom_dsm_alloc *a)
     add_stats(a, &s);
     loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu, "
              "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
-             "forwarded %llu, sent early %llu B", a->name, a->policy->name,
+             "forwarded %llu, sent early %llu B, refreshed %llu", a->name, a->policy->name,
              (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
              (unsigned long long)s.hits, (unsigned long long)s.misses,
              (unsigned long long)s.blocked_reads, s.blocked_seconds,
@@ -596,7 +640,8 @@ static void print_stats(const loom_dsm_alloc *a)
              (unsigned long long)s.age[2], (unsigned long long)s.age[3],
              (unsigned long long)s.age[4], (unsigned long long)s.age[5],
              (unsigned long long)s.age[6], (unsigned long long)s.age[7],
-             (unsigned long long)s.forwarded, (unsigned long long)s.early_bytes);
+             (unsigned long long)s.forwarded, (unsigned long long)s.early_bytes,
+             (unsigned long long)atomic_load(&a->stats.refreshed));
 }
 
 void loom_dsm_fini_records(void)

@@ -27,8 +27,8 @@
 #define AM_CLOCK 8
 
 struct clock_msg {
-    uint32_t src, pad;
-    uint64_t clock;
+    uint32_t src, kind; /* kind 0: clock done; 1: a barrier's write notices */
+    uint64_t clock;     /* the clock done, or the barrier's number */
 };
 
 static uint64_t now;              /* this rank's clock */
@@ -51,24 +51,31 @@ static void recompute(void)
     atomic_store(&global, m);
 }
 
-/* Another rank finished clock m.clock.  Its own clock is only ever
- * advanced by this rank (a message claiming to come from here is forged);
- * clocks only grow, so a late or repeated one changes nothing. */
+/* Another rank finished clock m.clock; its write notices of that clock
+ * (notice.c) are queued first, so a global clock of m means every notice
+ * of clocks < m is here.  Its own clock is only ever advanced by this rank
+ * (a message claiming to come from here is forged); clocks only grow, so
+ * a late or repeated one changes nothing.  Kind 1 carries a barrier's
+ * notices instead. */
 static void on_clock(const void *hdr, size_t hlen, void *data, size_t len)
 {
-    (void)data;
-    (void)len;
     struct clock_msg m;
     if (hlen != sizeof m) {
         loom_log("clock: dropped a message with a %zu-byte header", hlen);
         return;
     }
     memcpy(&m, hdr, sizeof m);
-    if (m.src >= (uint32_t)loom_icv.nranks || m.src == (uint32_t)loom_icv.rank) {
+    if (m.src >= (uint32_t)loom_icv.nranks || m.src == (uint32_t)loom_icv.rank || m.kind > 1) {
         loom_log("clock: dropped a clock from %s rank %u",
                  m.src == (uint32_t)loom_icv.rank ? "this" : "unknown", m.src);
         return;
     }
+    if (m.kind == 1) {
+        loom_notice_on_barrier(data, len, m.clock, (int)m.src);
+        return;
+    }
+    if (len && m.clock)
+        loom_notice_receive((int)m.src, data, len, m.clock - 1);
     if (m.clock > atomic_load(&clocks[m.src]))
         atomic_store(&clocks[m.src], m.clock);
     recompute();
@@ -98,15 +105,30 @@ int loom_clock_tick(void)
     now++;
     atomic_store(&clocks[loom_icv.rank], now);
     recompute();
-    struct clock_msg m = {.src = (uint32_t)loom_icv.rank, .clock = now};
-    for (int r = 0; r < loom_icv.nranks; r++)
-        if (r != loom_icv.rank)
-            loom_tp_am_send(r, AM_CLOCK, &m, sizeof m, NULL, 0);
+    size_t len;
+    void *notices = loom_notice_pack(&len);
+    loom_sync_msg_send(0, now, notices, len);
+    free(notices);
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++) /* policies with clocks drop what got too old */
         if (loom_allocs[i] && loom_allocs[i]->live && loom_allocs[i]->policy->clock)
             loom_allocs[i]->policy->clock(loom_allocs[i]);
     return LOOM_OK;
+}
+
+void loom_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t len)
+{
+    struct clock_msg m = {.src = (uint32_t)loom_icv.rank, .kind = kind, .clock = value};
+    for (int r = 0; r < loom_icv.nranks; r++) {
+        if (r == loom_icv.rank)
+            continue;
+        void *copy = len ? malloc(len) : NULL;
+        if (len && !copy)
+            loom_die(1, "out of memory");
+        if (len)
+            memcpy(copy, body, len);
+        loom_tp_am_send(r, AM_CLOCK, &m, sizeof m, copy, len);
+    }
 }
 
 int loom_clock(void)

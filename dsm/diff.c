@@ -15,6 +15,14 @@
  * so that a release is complete when it returns.  Records for units homed
  * here are applied directly, under the same lock as the handlers.
  *
+ * Averaging (a->average: add-merge float rows, LOOM_MERGE_AVG): a row's
+ * ADD records of one round (the sync points their senders passed) make it
+ * the mean of the versions of the ranks that wrote it, x0 + (sum of their
+ * deltas) / (their count), where x0 is the row when the round's first
+ * record came: every rank fetched x0 at the sync point before (bsp), so
+ * that is the average of their rows.  A record of an older round (ssp) joins
+ * the current round's mean.
+ *
  * Check mode (LOOM_CHECK=dsm): the home remembers which rank wrote each
  * byte of each unit in the current epoch; a second writer of the same byte
  * is reported and the job stopped. */
@@ -30,7 +38,7 @@
 #define AM_ACK 4
 
 struct diff_hdr {
-    uint32_t src, alloc, nrec, pad;
+    uint32_t src, alloc, nrec, round; /* round: sync points the sender passed */
     uint64_t bytes;
 };
 
@@ -70,11 +78,40 @@ static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
     return r->kind != REC_ADD16 || a->type == LOOM_FLOAT;
 }
 
+/* Averaging (above): a whole-row ADD record of round `round`. */
+#define MEAN(T) do { T *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base, *s_ = (T *)(void *)sum; \
+                     for (size_t i = 0; i < ne; i++) { T d_; memcpy(&d_, payload + i * sizeof d_, sizeof d_); \
+                         s_[i] += d_; x_[i] = b_[i] + s_[i] / (T)n; } } while (0)
+static void average(loom_dsm_alloc *a, const struct loom_rec_hdr *r, const uint8_t *payload,
+                    uint32_t round)
+{
+    size_t s = a->slot[r->unit], ne = a->unit / a->esize;
+    char *dst = a->store + s * a->unit, *base = a->avg_base + s * a->unit,
+         *sum = a->avg_sum + s * a->unit;
+    if (a->avg_round[s] < round + 1) { /* the round's first record */
+        memcpy(base, dst, a->unit);
+        memset(sum, 0, a->unit);
+        a->avg_n[s] = 0;
+        a->avg_round[s] = round + 1;
+    }
+    uint32_t n = ++a->avg_n[s];
+    if (a->type == LOOM_FLOAT)
+        MEAN(float);
+    else
+        MEAN(double);
+}
+#undef MEAN
+
 /* Apply one record from rank src, already checked by rec_valid, to the
  * home store. */
-static void apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, const uint8_t *payload)
+static void apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, const uint8_t *payload,
+                  uint32_t round)
 {
     char *dst = a->store + (size_t)a->slot[r->unit] * a->unit + r->off;
+    if (r->kind == REC_ADD && a->average && r->off == 0 && r->len == a->unit) {
+        average(a, r, payload, round);
+        return;
+    }
     if (r->kind == REC_ADD16) {
         float *f = (float *)dst;
         for (size_t i = 0; i < r->len / 2; i++) {
@@ -152,7 +189,7 @@ static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
     for (uint32_t i = 0; i < h->nrec; i++) {
         struct loom_rec_hdr r;
         memcpy(&r, p + off, sizeof r);
-        apply(a, (int)h->src, &r, p + off + sizeof r);
+        apply(a, (int)h->src, &r, p + off + sizeof r, h->round);
         off += sizeof r + r.len;
     }
 }
@@ -222,37 +259,86 @@ void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *
     loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], done);
 }
 
+/* Gets in flight at most, in a batch fetch. */
+#define FETCH_BATCH 4096
+
+/* Gets started and not yet awaited, of one batch fetch. */
+struct batch {
+    volatile int done[FETCH_BATCH];
+    size_t k;
+};
+
+static void batch_wait(struct batch *b)
+{
+    for (size_t c = 0; c < b->k; c++)
+        loom_tp_wait_flag(&b->done[c]);
+    b->k = 0;
+}
+
+/* Start fetching n units in consecutive slots of one home, from unit u's
+ * slot on, into dst (a copy at the home). */
+static void fetch_run(loom_dsm_alloc *a, size_t u, size_t n, char *dst, struct batch *b)
+{
+    int h = a->home[u];
+    uint64_t off = (uint64_t)a->slot[u] * a->unit;
+    size_t len = n * a->unit;
+    if (h == loom_icv.rank) {
+        pthread_mutex_lock(&local_apply);
+        memcpy(dst, a->store + off, len);
+        pthread_mutex_unlock(&local_apply);
+        return;
+    }
+    atomic_fetch_add(&a->stats.bytes_recv, len);
+    for (size_t c = 0; c < len; c += FETCH_CHUNK) {
+        if (b->k == FETCH_BATCH)
+            batch_wait(b);
+        size_t l = len - c < FETCH_CHUNK ? len - c : FETCH_CHUNK;
+        b->done[b->k] = 0;
+        loom_tp_get(h, dst + c, l, a->store_base[h] + off + c, a->rkeys[h], &b->done[b->k]);
+        b->k++;
+    }
+}
+
+/* 1 if unit v may join a run of unit u's home that reached unit w. */
+static int same_run(const loom_dsm_alloc *a, size_t u, size_t w, size_t v)
+{
+    return a->home[v] == a->home[u] && a->slot[v] == a->slot[w] + 1;
+}
+
 void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst)
 {
-    size_t nchunk = (n * a->unit + FETCH_CHUNK - 1) / FETCH_CHUNK + n, k = 0;
-    volatile int *done = malloc(nchunk * sizeof *done);
-    if (!done)
+    struct batch *b = malloc(sizeof *b);
+    if (!b)
         loom_die(1, "out of memory");
+    b->k = 0;
     for (size_t i = 0; i < n;) { /* runs of consecutive slots of one home */
-        int h = a->home[u + i];
         size_t j = i + 1;
-        while (j < n && a->home[u + j] == h && a->slot[u + j] == a->slot[u + i] + (j - i))
+        while (j < n && same_run(a, u + i, u + j - 1, u + j))
             j++;
-        uint64_t off = (uint64_t)a->slot[u + i] * a->unit;
-        size_t len = (j - i) * a->unit;
-        char *to = dst + i * a->unit;
-        if (h == loom_icv.rank) {
-            pthread_mutex_lock(&local_apply);
-            memcpy(to, a->store + off, len);
-            pthread_mutex_unlock(&local_apply);
-        } else {
-            atomic_fetch_add(&a->stats.bytes_recv, len);
-            for (size_t c = 0; c < len; c += FETCH_CHUNK, k++) {
-                size_t l = len - c < FETCH_CHUNK ? len - c : FETCH_CHUNK;
-                done[k] = 0;
-                loom_tp_get(h, to + c, l, a->store_base[h] + off + c, a->rkeys[h], &done[k]);
-            }
-        }
+        fetch_run(a, u + i, j - i, dst + i * a->unit, b);
         i = j;
     }
-    for (size_t c = 0; c < k; c++)
-        loom_tp_wait_flag(&done[c]);
-    free((void *)done);
+    batch_wait(b);
+    free(b);
+}
+
+void loom_dsm_fetch_list(loom_dsm_alloc *a, const size_t *u, size_t n)
+{
+    if (!n)
+        return;
+    struct batch *b = malloc(sizeof *b);
+    if (!b)
+        loom_die(1, "out of memory");
+    b->k = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && u[j] == u[j - 1] + 1 && same_run(a, u[i], u[j - 1], u[j]))
+            j++;
+        fetch_run(a, u[i], j - i, loom_dsm_unit_data(a, u[i]), b);
+        i = j;
+    }
+    batch_wait(b);
+    free(b);
 }
 
 void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
@@ -267,7 +353,7 @@ void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
 void loom_dsm_send_diff(int h, loom_dsm_alloc *a, void *buf, size_t len, uint32_t nrec)
 {
     struct diff_hdr hd = {.src = (uint32_t)loom_icv.rank, .alloc = (uint32_t)a->id,
-                          .nrec = nrec, .bytes = len};
+                          .nrec = nrec, .round = (uint32_t)loom_notice_round(), .bytes = len};
     if (h == loom_icv.rank) {
         pthread_mutex_lock(&local_apply);
         apply_all(&hd, buf, len);

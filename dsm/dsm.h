@@ -111,9 +111,19 @@ struct loom_dsm_alloc {
     int policy_up;               /* policy->init ran; destroy runs fini */
     int staleness;               /* clocks a copy may lag (bsp 0, ssp s) */
     uint64_t *stamp;             /* per unit: global clock its copy reflects */
+    int sparse;                  /* write notices (notice.c): a sync point refreshes only
+                                  * the copies another rank changed */
+    atomic_flag notice_lock;     /* guards the two lists below */
+    struct loom_notice *notice;  /* changes announced, not yet applied here */
+    size_t nnotice, capnotice;
+    uint32_t *wrote;             /* units released since this rank's last notice */
+    size_t nwrote, capwrote;
+    int average;                 /* add merge by averaging at the home (diff.c) */
+    char *avg_base, *avg_sum;    /* averaging, per home slot: the row when the round */
+    uint32_t *avg_n, *avg_round; /* began, the deltas' sum, their count, round + 1 */
     struct {                     /* what loom_stats reports */
         _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
-            forwarded, early_bytes, age[8];
+            forwarded, early_bytes, age[8], refreshed;
     } stats;
 };
 
@@ -199,6 +209,11 @@ void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *
 /* Fetch units [u, u + n) into dst (blocking): one series of gets per run
  * of consecutive slots of one home, all in flight together. */
 void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst);
+/* Fetch the listed units (sorted ascending, distinct) into their working
+ * copies (loom_dsm_unit_data), all in flight together: one series of gets
+ * per run of consecutive units in consecutive slots of one home.  No
+ * other thread may touch those units meanwhile. */
+void loom_dsm_fetch_list(loom_dsm_alloc *a, const size_t *u, size_t n);
 /* Start/finish a flush: between them, loom_flush_* add records. */
 void loom_flush_begin(void);
 void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);
@@ -219,6 +234,40 @@ void loom_dsm_mark_valid(loom_dsm_alloc *a, size_t u);
 /* Forget check-mode writers at an epoch boundary. */
 void loom_dsm_new_epoch(loom_dsm_alloc *a);
 
+/* ---- notice.c: write notices ------------------------------------------ */
+/* One change another rank announced: unit, and the clock in which it was
+ * released (UINT64_MAX: at a barrier, or this rank's own averaged row). */
+struct loom_notice {
+    uint64_t unit, clock;
+};
+/* Whether a gets write notices: a policy with `notices`, units numbered in
+ * 32 bits, and no home units in place (the home's own writes there never
+ * pass through a release). */
+int loom_notice_wanted(const loom_dsm_alloc *a, const loom_policy *p);
+/* The release hook saw units v[0..n) of a go home (pages: dirty units;
+ * rows: put or added). */
+void loom_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n);
+/* Sync points passed (clocks and barriers): the round a release belongs
+ * to, the same on every rank for the same sync point. */
+uint64_t loom_notice_round(void);
+/* The notices of every sparse allocation released since the last call,
+ * as a message body (malloc'd; NULL with *len 0 when there is nothing);
+ * advances the round.  From the clock and the barrier only. */
+void *loom_notice_pack(size_t *len);
+/* A notice body from rank src, about writes of clock `clock`: checked
+ * whole, queued on each allocation.  Message handlers only. */
+void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock);
+/* The barrier's part: send this rank's notices to every other rank (after
+ * the release), and wait for theirs (after the runtime's barrier). */
+void loom_notice_barrier_send(void);
+void loom_notice_barrier_wait(void);
+void loom_notice_on_barrier(const void *data, size_t len, uint64_t seq, int src);
+/* Apply a's queued notices at a sync point where the global clock is g
+ * (every notice of clocks < g is queued): each copy another rank changed
+ * since it was fetched is refetched, all of them in one batch; the others
+ * stay valid and are stamped g.  Same callers as the release hook. */
+void loom_notice_apply(loom_dsm_alloc *a, uint64_t g);
+
 /* ---- clock.c ----------------------------------------------------------- */
 void loom_clock_init(void);
 /* The DSM clock: loom_clock's, plus the clocks loom_for takes inside
@@ -231,6 +280,10 @@ int loom_clock_tick(void);
 /* Restart (restart.c): every rank's DSM clock becomes `clock`, and the
  * program's loom_clock count `calls`.  Before any allocation exists. */
 void loom_clock_restore(uint64_t clock, uint64_t calls);
+/* Send {kind, value} with a copy of body (len bytes; may be NULL) to
+ * every other rank: kind 0, "clock value done" with its write notices;
+ * kind 1, barrier `value`'s write notices (notice.c). */
+void loom_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t len);
 /* Wait until a copy fetched now is fresh enough for a in this rank's
  * clock; returns the stamp to give it.  Counts blocked reads. */
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);

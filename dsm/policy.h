@@ -30,6 +30,8 @@ typedef struct loom_policy {
     int plain;           /* plain memory on each rank: no home, no fault, no agent (local) */
     int uses_staleness;  /* reads may lag by the allocation's staleness (its option, else
                           * LOOM_STALENESS); otherwise the staleness is 0 */
+    int notices;         /* every write reaches its home by the release hook, so write
+                          * notices can say what changed (notice.c) */
     int homes_in_place;  /* a release sends exactly the bytes written, so home units may
                           * be the working copy itself (dsm.h, "Home units in place") */
     /* A page unit was touched while invalid: make the working copy valid. */

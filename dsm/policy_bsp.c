@@ -8,7 +8,9 @@
  *   release      diff each dirty unit against its twin (changed bytes for
  *                overwrite merge, element deltas for add merge) and send
  *                the records home; rows send their put and pending adds
- *   acquire      invalidate every clean unit (dirty ones keep their data)
+ *   acquire      invalidate every clean unit (dirty ones keep their data);
+ *                at a barrier or clock, only those another rank changed
+ *                are refetched, in one batch (write notices, notice.c)
  *   loom_clock   (clock.c) drops copies older than the clock: with
  *                staleness 0, a rank in clock c reads only data that
  *                reflects every rank's clocks < c.
@@ -207,6 +209,7 @@ void loom_rc_release(loom_dsm_alloc *a)
             atomic_store(&a->state[u], U_CLEAN);
         }
         protect_list(a, a->dirty, a->ndirty, PROT_READ);
+        loom_notice_released(a, a->dirty, a->ndirty);
         a->ndirty = 0;
         return;
     }
@@ -222,6 +225,7 @@ void loom_rc_release(loom_dsm_alloc *a)
         a->put[u] = 0;
         loom_unit_unlock(a, u);
     }
+    loom_notice_released(a, a->dirty, a->ndirty);
     a->ndirty = 0;
 }
 
@@ -262,13 +266,21 @@ void loom_rc_acquire(loom_dsm_alloc *a)
     loom_rc_invalidate(a, UINT64_MAX);
 }
 
+/* Contract (clock): copies too old for this rank's new clock are dropped;
+ * with write notices, the rank first waits for the global clock its
+ * staleness allows (as its next miss would) and refreshes only what
+ * another rank changed (notice.c). */
 void loom_rc_clock(loom_dsm_alloc *a)
 {
-    loom_rc_invalidate(a, loom_dsm_oldest(a));
+    if (a->sparse)
+        loom_notice_apply(a, loom_dsm_wait_fresh(a));
+    else
+        loom_rc_invalidate(a, loom_dsm_oldest(a));
 }
 
 const loom_policy loom_policy_bsp = {
     .name = "bsp",
+    .notices = 1,
     .homes_in_place = 1,
     .read_miss = loom_rc_read_miss,
     .first_write = loom_rc_first_write,

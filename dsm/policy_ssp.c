@@ -11,6 +11,7 @@
 
 const loom_policy loom_policy_ssp = {
     .name = "ssp",
+    .notices = 1,
     .uses_staleness = 1,
     .homes_in_place = 1,
     .read_miss = loom_rc_read_miss,

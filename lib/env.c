@@ -183,6 +183,15 @@ static int set_wire(const char *v)
     }
     return -1;
 }
+/* Kept as 1 + the boolean: 0 means unset (each allocation's option). */
+static int set_merge_avg(const char *v)
+{
+    int x;
+    if (loom_parse_bool(v, &x))
+        return -1;
+    loom_icv.merge_avg = 1 + x;
+    return 0;
+}
 /* A policy's name, kept as given: the DSM's registry (dsm/policy.c)
  * checks it in loom_init, with a message of the same form. */
 static int set_coherence(const char *v)
@@ -297,6 +306,10 @@ static void show_bandwidth(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.ba
 static void show_priority(char *b, size_t n) { snprintf(b, n, "%s", prio_names[loom_icv.priority]); }
 static void show_queue(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.priority_queue); }
 static void show_wire(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.wire_fp16 ? "fp16" : "fp32"); }
+static void show_merge_avg(char *b, size_t n)
+{
+    snprintf(b, n, "%s", loom_icv.merge_avg == 2 ? "true" : loom_icv.merge_avg ? "false" : "unset");
+}
 static void show_check(char *b, size_t n)
 {
     snprintf(b, n, "%s", loom_icv.check_dsm && loom_icv.check_serial ? "dsm,serial"
@@ -344,6 +357,7 @@ static const struct var {
     {"LOOM_PRIORITY", set_priority, show_priority, "relative, absolute, random or roundrobin", 0},
     {"LOOM_PRIORITY_QUEUE", set_queue, show_queue, "an integer >= 1 (rows per early send at most)", 0},
     {"LOOM_WIRE", set_wire, show_wire, "fp32 or fp16 (precision of float deltas sent early)", 0},
+    {"LOOM_MERGE_AVG", set_merge_avg, show_merge_avg, "true or false (also 1/0, yes/no, on/off): add-merge float rows of bsp/ssp average instead of sum (unset: each allocation's .average)", 0},
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, serial, all, none", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},

@@ -146,6 +146,10 @@ typedef struct loom_alloc_opts {
     int staleness;         /* ssp: clocks a read may lag; used when staleness_set,
                               else LOOM_STALENESS */
     int staleness_set;
+    int average;           /* add merge of float/double rows, bsp or ssp: a sync
+                              point makes each row the mean of the versions of
+                              the ranks that wrote it, not the sum of their
+                              changes (LOOM_MERGE_AVG overrides; docs/dsm.md) */
 } loom_alloc_opts;
 
 /* Collective.  Returns the allocation's address, the same on every rank, or

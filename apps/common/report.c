@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define MAXCOL 16
@@ -154,8 +155,37 @@ static void put(FILE *f, double v)
         fprintf(f, "%.9g", v);
 }
 
+/* 1 if LOOM_STATS asks for statistics (lib/env.c has checked its value). */
+static int stats_on(void)
+{
+    const char *v = getenv("LOOM_STATS");
+    return v && *v && strcmp(v, "0") && strcasecmp(v, "false") && strcasecmp(v, "no") &&
+           strcasecmp(v, "off");
+}
+
+/* Bytes this rank's Loom allocations sent and received since the last
+ * call (the first: since they were made), into b[0], b[1].  Several
+ * ranks only; 0 otherwise. */
+static void net_bytes(uint64_t b[2])
+{
+    static uint64_t last[2];
+    loom_stats s = {0};
+    b[0] = b[1] = 0;
+    if (loom_size() < 2 || loom_stats_get(NULL, &s))
+        return;
+    b[0] = s.bytes_sent - last[0];
+    b[1] = s.bytes_received - last[1];
+    last[0] = s.bytes_sent;
+    last[1] = s.bytes_received;
+}
+
 void loom_report_row(loom_report *r, const double *values)
 {
+    uint64_t net[2];
+    net_bytes(net); /* this iteration's traffic: on the line, and per rank with LOOM_STATS */
+    if (loom_size() > 1 && stats_on())
+        fprintf(stderr, "%s: rank %d iter %ld: sent %llu B, received %llu B\n", r->app,
+                loom_rank(), r->iter, (unsigned long long)net[0], (unsigned long long)net[1]);
     pthread_mutex_lock(&r->mu);
     r->running = 0;
     r->rows++;
@@ -165,6 +195,9 @@ void loom_report_row(loom_report *r, const double *values)
             printf(" %s ", r->col[c]);
             put(stdout, values[c]);
         }
+        if (loom_size() > 1)
+            printf("  rank0_sent_MB %.3f rank0_recv_MB %.3f", (double)net[0] / 1e6,
+                   (double)net[1] / 1e6);
         printf("\n");
         fflush(stdout);
         for (int c = 0; r->csv && c < r->ncol; c++) {

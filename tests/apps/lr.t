@@ -2,7 +2,8 @@
 # lr.t — loom-lr (multinomial logistic regression, data-parallel SGD) on
 # Debian's Fashion-MNIST (first 20 000 training images): the serial twin reaches test accuracy >= 0.83 in
 # 7 epochs, and 1 rank x 2 threads and 2-4 ranks under hybrid, bsp and
-# ssp (staleness 0-3) end within 0.5% of it; a truncated IDX file is
+# ssp (staleness 0-3), and 2 ranks averaging (--merge avg), end within 0.5%
+# of it (the 2-rank log lines show the bytes moved); a truncated IDX file is
 # named with the byte offset and a non-zero exit.  The sparse binary model
 # on LIBSVM data with a planted linear rule (loom-gen lasso, labels by
 # sign; 10 epochs): the serial twin reaches >= 0.85 and 2 and 4 ranks end within 1%
@@ -15,7 +16,7 @@
 # skip; the LIBSVM ones need no data.
 . "$(dirname "$0")/../lib.sh"
 F=/usr/share/datasets/fashion-mnist
-plan 15
+plan 16
 lr() { # NAME RANKS THREADS ARGS...: run loom-lr, leave its final accuracy in $T/NAME.a
     name=$1 n=$2 t=$3; shift 3
     lim=120; [ -n "${LOOMTEST_SANITIZE:-}" ] && lim=300 # ASan: ~17 s an epoch on 3 ranks here
@@ -49,6 +50,11 @@ if [ -f $F/train-images-idx3-ubyte.gz ]; then
         awk -v a="$a" -v s="$s" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
         ok $? "$1 rank(s) x $2 thread(s), $3, staleness $4: accuracy $a within 0.5% of serial $s"
     done
+    lr avg21 2 1 $FD --merge avg
+    a=$(cat "$T/avg21.a")
+    awk -v a="$a" -v s="$s" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }' &&
+        has "$T/avg21" "rank0_recv_MB [0-9]"
+    ok $? "2 ranks, averaging merge every 1000 samples: accuracy $a within 0.5% of serial $s; the log shows the bytes"
     head -c 1000 $F/t10k-labels-idx1-ubyte.gz | gzip -dc 2>/dev/null | head -c 100 >"$T/short-labels"
     run_job "$T/bad" "$LOOMRUN" -n 2 "$B/bin/loom-lr" --train-images $F/train-images-idx3-ubyte.gz \
         --train-labels $F/train-labels-idx1-ubyte.gz --test-images $F/t10k-images-idx3-ubyte.gz \

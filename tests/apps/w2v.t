@@ -4,13 +4,13 @@
 # planted synonym pairs: every second "lord", "king" and "israel" is
 # renamed "lordz", "kingz", "israelz", so each twin shares its word's
 # contexts and must be its nearest neighbour.  Checked for the serial twin,
-# 1 rank x 2 threads, 2 ranks (bsp and ssp) and 4 ranks; the vectors file
+# 1 rank x 2 threads, 2 ranks (bsp, ssp, and averaging) and 4 ranks; the vectors file
 # is in the word2vec text format; bad input is refused.  Under ASan
 # (LOOMTEST_SANITIZE=1) the ssp and 4-rank runs are skipped: three times
 # slower there, and the paths they take are already exercised.
 . "$(dirname "$0")/../lib.sh"
 command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get install bible-kjv)"
-plan 9
+plan 10
 # Genesis to 2 Chronicles (12 400 of the Bible's 32 000 verses, 338 000
 # words): each twin still comes out nearest to its word, ahead of the
 # runner-up by 0.05-0.15 on every seed tried, and the file stays short (the
@@ -37,6 +37,8 @@ w2v h12 1 2
 ok $? "1 rank x 2 threads (hybrid): the planted pairs are nearest neighbours"
 w2v h21 2 1
 ok $? "2 ranks (hybrid, bsp rows): the planted pairs are nearest neighbours"
+w2v a21 2 1 --merge avg && has "$T/a21" "rank0_sent_MB [0-9]"
+ok $? "2 ranks averaging every 50000 words: the planted pairs are nearest neighbours; bytes logged"
 if [ "${LOOMTEST_SANITIZE:-}" = 1 ]; then # the memory checks need each path once, not every layout
     ok 0 "# SKIP ssp at 2 ranks: covered by the plain build's run"
     ok 0 "# SKIP 4 ranks: covered by the plain build's run"

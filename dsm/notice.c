@@ -1,0 +1,232 @@
+/* notice.c — write notices: at a sync point, only what changed is refetched.
+ *
+ * Without them an acquire (every loom_barrier) and a clock drop every
+ * clean copy, and each later read refetches its unit alone, changed or not.
+ * With them (policies with `notices`: bsp, ssp), each rank tells every
+ * other which units it released since its last sync point:
+ *   at loom_clock   in the clock message itself (clock.c), queued by the
+ *                   receiver before it counts the clock, so once the global
+ *                   clock reaches m every notice of clocks < m is queued;
+ *   at a barrier    in one message per other rank, sent after the release
+ *                   and awaited after the runtime's barrier.
+ * At the sync point (loom_notice_apply) a copy is refetched only if some
+ * notice names its unit with a clock at or after the copy's stamp (it may
+ * predate that write); all of those go in one batch of gets
+ * (loom_dsm_fetch_list).  Every other copy stays valid: no rank changed its
+ * unit since it was fetched, so it still reflects every release up to now,
+ * and it is stamped with the global clock.  So the guarantees of bsp and
+ * ssp (policy_bsp.c, policy_ssp.c) hold unchanged; only reads that would
+ * have refetched identical bytes are saved.
+ *
+ * An averaging allocation (diff.c) also notices its own released units: the
+ * home's average differs from the rank's own version.
+ *
+ * Wire body: blocks {u32 allocation id, u32 n, u32 unit[n]}. */
+#include "dsm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t round_no;              /* sync points passed */
+static _Atomic long barrier_got[2];    /* barrier notices received, by parity of seq */
+static uint64_t barrier_seq;           /* barriers passed */
+
+uint64_t loom_notice_round(void) { return round_no; }
+
+int loom_notice_wanted(const loom_dsm_alloc *a, const loom_policy *p)
+{
+    return p->notices && a->nunits <= UINT32_MAX &&
+           !(a->kind == LOOM_UNIT_PAGE && a->merge == LOOM_MERGE_OVERWRITE);
+}
+
+static void lock(loom_dsm_alloc *a)
+{
+    while (atomic_flag_test_and_set_explicit(&a->notice_lock, memory_order_acquire))
+        ;
+}
+static void unlock(loom_dsm_alloc *a)
+{
+    atomic_flag_clear_explicit(&a->notice_lock, memory_order_release);
+}
+
+/* Grow *v (element size es) to hold need elements; dies without memory. */
+static void *grow(void *v, size_t *cap, size_t need, size_t es)
+{
+    if (need <= *cap)
+        return v;
+    size_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    if (!(v = realloc(v, c * es)))
+        loom_die(1, "out of memory (write notices)");
+    *cap = c;
+    return v;
+}
+
+/* Queue n notices (units, clock) on a.  Handlers and the sync point. */
+static void queue(loom_dsm_alloc *a, const uint32_t *u, const size_t *uz, size_t n,
+                  uint64_t clock)
+{
+    lock(a);
+    a->notice = grow(a->notice, &a->capnotice, a->nnotice + n, sizeof *a->notice);
+    for (size_t i = 0; i < n; i++)
+        a->notice[a->nnotice++] = (struct loom_notice){u ? u[i] : uz[i], clock};
+    unlock(a);
+}
+
+static int by_u32(const void *x, const void *y)
+{
+    uint32_t p = *(const uint32_t *)x, q = *(const uint32_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* Sort v[0..n) and drop repeats; returns the new length. */
+static size_t distinct(uint32_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_u32);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || v[m - 1] != v[i])
+            v[m++] = v[i];
+    return m;
+}
+
+void loom_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n)
+{
+    if (!a->sparse || !n)
+        return;
+    if (a->nwrote + n > 2 * a->nunits + 1024) /* releases without sync points: keep it short */
+        a->nwrote = distinct(a->wrote, a->nwrote);
+    a->wrote = grow(a->wrote, &a->capwrote, a->nwrote + n, sizeof *a->wrote);
+    for (size_t i = 0; i < n; i++)
+        a->wrote[a->nwrote++] = (uint32_t)v[i];
+    if (a->average) /* the home's average is not what this rank wrote */
+        queue(a, NULL, v, n, UINT64_MAX);
+}
+
+void *loom_notice_pack(size_t *len)
+{
+    round_no++;
+    size_t n = 0;
+    int na = atomic_load(&loom_nallocs);
+    for (int i = 0; i < na; i++) {
+        loom_dsm_alloc *a = loom_allocs[i];
+        if (a && a->live && a->sparse && a->nwrote)
+            n += 2 + a->nwrote;
+    }
+    *len = n * sizeof(uint32_t);
+    if (!n)
+        return NULL;
+    uint32_t *b = malloc(*len), *p = b;
+    if (!b)
+        loom_die(1, "out of memory (write notices)");
+    for (int i = 0; i < na; i++) {
+        loom_dsm_alloc *a = loom_allocs[i];
+        if (!a || !a->live || !a->sparse || !a->nwrote)
+            continue;
+        atomic_fetch_add(&a->stats.bytes_sent, (2 + a->nwrote) * sizeof *p *
+                                                   (uint64_t)(loom_icv.nranks - 1));
+        *p++ = (uint32_t)a->id;
+        *p++ = (uint32_t)a->nwrote;
+        memcpy(p, a->wrote, a->nwrote * sizeof *p);
+        p += a->nwrote;
+        a->nwrote = 0;
+    }
+    return b;
+}
+
+/* Contract: a body that does not parse as blocks is logged and dropped
+ * whole.  A block naming no live sparse allocation, or a unit out of its
+ * range (an allocation freed and its id reused while the notice was on
+ * its way), is skipped: it can only concern copies that no longer exist.
+ * Each other block is queued on its allocation. */
+void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
+{
+    const uint32_t *p = data;
+    size_t n = len / 4, at = 0;
+    while (at < n && !(len % 4) && n - at >= 2 && p[at + 1] <= n - at - 2)
+        at += 2 + p[at + 1];
+    if (at != n || len % 4) {
+        loom_log("dsm: dropped malformed write notices from rank %d (%zu bytes)", src, len);
+        return;
+    }
+    int na = atomic_load(&loom_nallocs);
+    for (at = 0; at < n; at += 2 + p[at + 1]) {
+        loom_dsm_alloc *a = p[at] < (uint32_t)na ? loom_allocs[p[at]] : NULL;
+        size_t k = 0;
+        while (a && k < p[at + 1] && p[at + 2 + k] < a->nunits)
+            k++;
+        if (!a || !a->live || !a->sparse || k < p[at + 1])
+            continue;
+        atomic_fetch_add(&a->stats.bytes_recv, (2 + p[at + 1]) * sizeof *p);
+        queue(a, p + at + 2, NULL, p[at + 1], clock);
+    }
+}
+
+void loom_notice_on_barrier(const void *data, size_t len, uint64_t seq, int src)
+{
+    loom_notice_receive(src, data, len, UINT64_MAX);
+    atomic_fetch_add(&barrier_got[seq & 1], 1);
+}
+
+void loom_notice_barrier_send(void)
+{
+    size_t len;
+    void *b = loom_notice_pack(&len);
+    loom_sync_msg_send(1, barrier_seq, b, len);
+    free(b);
+}
+
+/* Contract: the barrier's notices of every other rank are queued when it
+ * returns.  A rank can be one barrier ahead (its next notice may come
+ * first), never two: it needs ours of the next one. */
+void loom_notice_barrier_wait(void)
+{
+    long want = loom_icv.nranks - 1;
+    _Atomic long *got = &barrier_got[barrier_seq & 1];
+    while (atomic_load(got) < want)
+        loom_tp_poll();
+    atomic_fetch_sub(got, want);
+    barrier_seq++;
+}
+
+static int by_unit(const void *x, const void *y)
+{
+    uint64_t p = ((const struct loom_notice *)x)->unit, q = ((const struct loom_notice *)y)->unit;
+    return (p > q) - (p < q);
+}
+
+void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
+{
+    lock(a);
+    struct loom_notice *v = a->notice;
+    size_t n = a->nnotice;
+    a->notice = NULL;
+    a->nnotice = a->capnotice = 0;
+    unlock(a);
+    if (n)
+        qsort(v, n, sizeof *v, by_unit);
+    size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0;
+    if (!list)
+        loom_die(1, "out of memory (write notices)");
+    for (size_t i = 0; i < n; i++) {
+        size_t u = v[i].unit; /* at a sync point every held copy is clean */
+        if (atomic_load(&a->state[u]) == U_CLEAN && a->stamp[u] <= v[i].clock &&
+            (!m || list[m - 1] != u))
+            list[m++] = u;
+    }
+    free(v);
+    loom_dsm_fetch_list(a, list, m);
+    atomic_fetch_add(&a->stats.refreshed, m);
+    free(list);
+    /* every copy still valid reflects all releases of clocks < g */
+    if (a->kind == LOOM_UNIT_ROW) {
+        for (size_t r = 0; r < a->nunits; r++)
+            if (a->stamp[r] < g && atomic_load(&a->state[r]) != U_INVALID)
+                a->stamp[r] = g;
+        return;
+    }
+    for (size_t i = 0; i < a->nvalid; i++)
+        if (a->stamp[a->valid[i]] < g && atomic_load(&a->state[a->valid[i]]) != U_INVALID)
+            a->stamp[a->valid[i]] = g;
+}

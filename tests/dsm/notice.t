@@ -1,0 +1,21 @@
+#!/bin/sh
+# notice.t — write notices (dsm/notice.c): after every barrier and clock a
+# rank reads exactly the totals of all additions so far, though it kept
+# the copies no other rank changed (rows and pages; bsp, ssp with
+# staleness 0 and 2), and a sync point at which nobody wrote refetches
+# nothing; the averaging merge makes each row exactly the mean of the
+# versions of the ranks that wrote it, across a barrier and a clock.
+. "$(dirname "$0")/../lib.sh"
+plan 5
+for c in "2 rows" "3 rows" "2 pages"; do
+    set -- $c
+    run_job "$T/s$1$2" "$LOOMRUN" -n $1 "$B/tests/bin/dsm_notice" sparse $2
+    [ $rc -eq 0 ] && has "$T/s$1$2" "dsm_notice: ok P=$1 sparse"
+    ok $? "$1 ranks, $2: every sync point shows the exact totals; a quiet one fetches nothing"
+done
+for n in 3 4; do
+    run_job "$T/a$n" "$LOOMRUN" -n $n "$B/tests/bin/dsm_notice" avg
+    [ $rc -eq 0 ] && has "$T/a$n" "dsm_notice: ok P=$n avg"
+    ok $? "$n ranks: averaged rows are exactly the mean of their writers' versions"
+done
+finish
