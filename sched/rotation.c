@@ -26,10 +26,10 @@
 #define NONE UINT32_MAX
 #define SUBS 2 /* sub-blocks per thread in a partition: room for a free thread to move on */
 /* Sub-blocks of B in all (over its R partitions), at least: a worker
- * streams its cell with one sub-block's rows of B in cache, so a lone
- * thread of a rank cuts its partition too (docs/loop.md: on 10^7 MF
- * ratings, K = 32, a rank's whole partition of 10 000 rows of H costs
- * 1.15x the update time of half of it). */
+ * streams its cell with one sub-block's rows of B in cache, so a rank's
+ * lone thread cuts its partition too (docs/bench-apps.md: on 10^7 MF
+ * ratings, K = 32, updates against a whole partition of 10 000 rows of H
+ * cost 1.2x those against half of it). */
 #define MINSUBS 4
 
 /* The block b with bounds[b] <= row < bounds[b+1] (k blocks). */
