@@ -24,12 +24,16 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
-#define SUBS 2 /* sub-blocks per thread in a partition: room for a free thread to move on */
-/* Sub-blocks of B in all (over its R partitions), at least: a worker
- * streams its cell with one sub-block's rows of B in cache, so a rank's
- * lone thread cuts its partition too (docs/bench-apps.md: on 10^7 MF
- * ratings, K = 32, updates against a whole partition of 10 000 rows of H
- * cost 1.2x those against half of it). */
+/* Sub-blocks per thread in a partition: room for a free thread to move
+ * on; and a worker streams its cell with one sub-block's rows of B in
+ * cache, so a rank's lone thread (2 ranks x 1 thread) works its partition
+ * a half at a time too (docs/bench-apps.md: on 10^7 MF ratings, K = 32,
+ * updates against all 10 000 rows of a partition of H cost 1.2x those
+ * against half of it). */
+#define SUBS 2
+/* Sub-blocks of B in all (over its partitions), at least: one worker (1
+ * rank x 1 thread) works B a quarter at a time, as each thread of 1 rank
+ * x 2 threads does. */
 #define MINSUBS 4
 
 /* The block b with bounds[b] <= row < bounds[b+1] (k blocks). */
