@@ -157,13 +157,20 @@ static int check_opts(const loom_for_opts *o)
     return LOOM_OK;
 }
 
-/* The serializable schedule: the body in index order when this rank is
- * the only worker, else the (cached) plan. */
+/* The serializable schedule: the (cached) plan; or, when this rank is the
+ * only worker and the loop is run once or names no rows (neither .deps nor
+ * .fields: learning them would take a reconnaissance run), the body in
+ * index order.  A lone worker's plan of a repeated site is the same
+ * plan-order layout the workers of a larger job stream through (the
+ * records copied once, contiguous per sub-block), built once and reused:
+ * one serial order, as the index order is another. */
 static int serializable(long begin, long end, const loom_body *b, const loom_for_opts *o)
 {
     if (end - begin > UINT32_MAX)
         return bad("a serializable loop has at most 2^32 iterations");
-    if (loom_icv.nranks == 1 && omp_get_max_threads() == 1 && !loom_icv.check_serial) {
+    int names_rows = o->deps || b->fields[0].array || b->fields[1].array;
+    if (loom_icv.nranks == 1 && omp_get_max_threads() == 1 && !loom_icv.check_serial &&
+        !(o->repeated && names_rows)) {
         if (b->block) /* one worker: the serial order itself */
             b->block(b->data, end - begin, b->ctx);
         else

@@ -24,7 +24,17 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
-#define SUBS 2 /* sub-blocks per thread in a partition: room for a free thread to move on */
+/* Sub-blocks per thread in a partition: room for a free thread to move
+ * on; and a worker streams its cell with one sub-block's rows of B in
+ * cache, so a rank's lone thread (2 ranks x 1 thread) works its partition
+ * a half at a time too (docs/bench-apps.md: on 10^7 MF ratings, K = 32,
+ * updates against all 10 000 rows of a partition of H cost 1.2x those
+ * against half of it). */
+#define SUBS 2
+/* Sub-blocks of B in all (over its partitions), at least: one worker (1
+ * rank x 1 thread) works B a quarter at a time, as each thread of 1 rank
+ * x 2 threads does. */
+#define MINSUBS 4
 
 /* The block b with bounds[b] <= row < bounds[b+1] (k blocks). */
 static int block_of(const size_t *bounds, int k, size_t row)
@@ -154,7 +164,8 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
     long n = p->acc.n;
     loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
     loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
-    int R = p->R = B && nr > 1 ? nr : 1, S = p->S = T == 1 ? 1 : SUBS * T, W = global ? nr * T : T;
+    int R = p->R = B && nr > 1 ? nr : 1, W = global ? nr * T : T;
+    int S = p->S = SUBS * T > (MINSUBS + R - 1) / R ? SUBS * T : (MINSUBS + R - 1) / R;
     size_t nA = A ? A->nunits : 0, nB = B ? B->nunits : 0, ncell = (size_t)R * (size_t)S * (size_t)T;
     p->abounds = malloc((size_t)(W + 1) * sizeof *p->abounds);
     p->bbounds = calloc((size_t)R + 1, sizeof *p->bbounds);

@@ -25,7 +25,10 @@
  *     shape with some iterations touching only one of the arrays, with its
  *     rows named by .fields, by a deps callback, and planned from the
  *     access sets, must hand the block body the same blocks (the same
- *     records in the same order in each cell) on every rank.
+ *     records in the same order in each cell) on every rank.  The sites
+ *     are .repeated, so one worker (one rank, one thread) plans them too,
+ *     and must hand the body several blocks, not the records in file
+ *     order.
  *
  *   for_serial inline [local]
  *     LOOM_FOR, the inlined data-parallel loop: every iteration of the
@@ -251,6 +254,8 @@ typedef struct { int32_t a, b, k; } pairrec;
 typedef struct { uint64_t hash; long n; } blk;
 static blk *blocks;
 static long nblocks;
+static int32_t *order; /* when set: the records' ids in the order the body got them */
+static long norder;
 static void record_block(const void *recs, long n, void *ctx)
 {
     (void)ctx;
@@ -259,7 +264,11 @@ static void record_block(const void *recs, long n, void *ctx)
     for (long x = 0; x < n; x++)
         h = mix(h ^ (uint64_t)v[x].k);
 #pragma omp critical
-    blocks[nblocks++] = (blk){h, n};
+    {
+        blocks[nblocks++] = (blk){h, n};
+        for (long x = 0; order && x < n; x++)
+            order[norder++] = v[x].k;
+    }
 }
 static void pair_deps(long k, loom_deps *d, void *ctx)
 {
@@ -294,24 +303,43 @@ static int same_layout(int loc)
         v[k] = (pairrec){next(&s) % 50 ? a : -1, next(&s) % 40 ? (int32_t)(next(&s) % NRB) : -1,
                          (int32_t)k};
     }
-    /* the rows by .fields, by deps (both the fast path), from the access sets */
+    /* the rows by .fields, by deps (both the fast path), from the access
+     * sets; repeated sites (one worker plans those too), told apart by
+     * their ctx (a copy of the records for the third) */
+    pairrec *v2 = malloc((size_t)n * sizeof *v2);
+    memcpy(v2, v, (size_t)n * sizeof *v2);
+    void *ctx[3] = {NULL, v, v2};
     blk *got[3];
     long ngot[3];
+    int inorder = 1; /* .fields: the block body got the records in file order */
     for (int g = 0; g < 3; g++) {
         loom_sched_general = g == 2;
         blocks = malloc((size_t)n * sizeof *blocks);
         nblocks = 0;
-        loom_for_opts o = {.schedule = LOOM_SERIALIZABLE, .local = loc, .deps = pair_deps};
+        order = g == 0 ? malloc((size_t)n * sizeof *order) : NULL;
+        norder = 0;
+        loom_for_opts o = {.schedule = LOOM_SERIALIZABLE, .local = loc, .deps = pair_deps,
+                           .repeated = 1};
         if (g == 0) {
             o.deps = NULL;
             o.fields[0] = LOOM_FIELD(A, pairrec, a);
             o.fields[1] = LOOM_FIELD(B, pairrec, b);
         }
-        if (loom_for_records(v, sizeof *v, n, record_block, v, &o))
+        if (loom_for_records(v, sizeof *v, n, record_block, ctx[g], &o))
             return 4;
+        for (long x = 0; order && x < norder; x++)
+            inorder &= order[x] == x;
+        free(order);
+        order = NULL;
         qsort(blocks, (size_t)nblocks, sizeof *blocks, by_block);
         got[g] = blocks, ngot[g] = nblocks;
     }
+    /* one worker runs the plan-order layout too: several blocks, not the
+     * records in file order */
+    if (R == 1 && omp_get_max_threads() == 1)
+        printf("%s - one worker runs the plan-order layout (%ld blocks, records %sin file "
+               "order)\n", ngot[0] > 1 && !inorder ? "ok" : "not ok", ngot[0],
+               inorder ? "" : "not ");
     loom_sched_general = 0;
     int bad = 0;
     for (int g = 1; g < 3; g++)
@@ -326,7 +354,7 @@ static int same_layout(int loc)
         printf("%s - the blocks planned from .fields equal those from deps and from the access "
                "sets on every rank (%ld blocks, %ld records on rank 0, %lld in all)\n",
                all[0] ? "not ok" : "ok", cells, recs, (long long)all[1]);
-    free(got[0]), free(got[1]), free(got[2]), free(v);
+    free(got[0]), free(got[1]), free(got[2]), free(v), free(v2);
     loom_free(A);
     loom_free(B);
     loom_finalize();

@@ -13,7 +13,8 @@
 # rotation runs of loom_for_records take the k-partite fast path, so the
 # checker verifies its plans against the real access sets); the fast path
 # hands the block body exactly the blocks the plan from the access sets
-# does; and LOOM_FOR, the inlined data-parallel loop, runs every iteration
+# does (on one worker too, which plans a repeated site and must hand the
+# body the plan-order layout, not the records in file order); and LOOM_FOR, the inlined data-parallel loop, runs every iteration
 # once.  Record loops whose rows are named by record fields (.fields):
 # every iteration once in a serial order, on both plans (two fields of one
 # array make a groups plan); the same blocks as from deps and from the
@@ -21,7 +22,7 @@
 # the right one) caught by the checker; a row out of range and a field of
 # the wrong width refused with a message.
 . "$(dirname "$0")/../lib.sh"
-plan 80
+plan 81
 i=0
 for n in 1 2 3 4; do
     for t in 1 2; do
@@ -66,6 +67,10 @@ for nt in "1 2" "2 2" "3 2"; do
         ok $? ".fields = deps fast path = general plan, ${loc:-global}, $1 rank(s) x $2 thread(s)"
     done
 done
+OMP_NUM_THREADS=1 run_job "$T/s" "$LOOMRUN" -n 1 "$B/tests/bin/for_serial" same
+[ $rc -eq 0 ] && has "$T/s" "ok - the blocks planned from .fields equal those from deps and from the access sets" &&
+    has "$T/s" "ok - one worker runs the plan-order layout"
+ok $? "one worker (1 rank x 1 thread) runs a repeated site in plan order, the same blocks from .fields, deps and access sets"
 for nt in "1 2" "2 1" "3 2"; do
     set -- $nt
     for loc in "" local; do
