@@ -6,10 +6,12 @@
  * shard apply contributions.  Without help those messages wait for the
  * rank's next Loom call.  The agent is a thread that drives the transport
  * while anything holds it: every multi-rank allocation with a policy other
- * than local, and the SSP allreduce.  Between rounds it sleeps on the UCX
- * worker's event file descriptor (loom_tp_wait), so it wakes when a
- * message arrives, not on a timer: it used to poll every 50 us, 20 000
- * wake-ups a second per rank taken from the computing threads.
+ * than local, and the SSP allreduce.  While messages flow it polls every
+ * 50 us; after QUIET_S without any it sleeps on the UCX worker's event
+ * file descriptor (loom_tp_wait) until a message arrives.  Polling alone
+ * woke it 20 000 times a second through every compute phase, taking the
+ * core from the computing thread; sleeping on the descriptor alone made
+ * every message of a sync-heavy loop wake a thread (docs/bench-apps.md).
  * Measured (docs/bench-ssp.md): with four ranks computing 5 ms per clock,
  * clocks per second rose from ~44 to ~125 under bsp and ssp alike,
  * because releases no longer wait for busy homes. */
@@ -24,17 +26,28 @@ static int running;
 static _Atomic int holders;
 static _Atomic int stop;
 
-/* While held: progress, then sleep until a message comes (at most 5 ms,
- * so that stop and the holders count are seen); nap 5 ms while not. */
+/* Seconds without a message before the agent stops polling and sleeps. */
+#define QUIET_S 0.002
+
+/* While held: poll every 50 us while messages flow, sleep on the event
+ * descriptor (at most 5 ms, so that stop and holders are seen) once quiet;
+ * nap 5 ms while not held. */
 static void *agent_main(void *arg)
 {
     (void)arg;
-    struct timespec nap = {0, 5 * 1000 * 1000};
+    struct timespec poll_gap = {0, 50 * 1000}, nap = {0, 5 * 1000 * 1000};
+    double busy_at = loom_wtime();
     while (!stop) {
-        if (atomic_load(&holders) > 0)
-            loom_tp_wait(5);
-        else
+        if (atomic_load(&holders) == 0) {
             nanosleep(&nap, NULL);
+            continue;
+        }
+        if (loom_tp_drain())
+            busy_at = loom_wtime();
+        if (loom_wtime() - busy_at < QUIET_S)
+            nanosleep(&poll_gap, NULL);
+        else
+            loom_tp_wait(5);
     }
     return NULL;
 }

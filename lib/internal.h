@@ -299,8 +299,8 @@ void loom_tp_wait_flag(volatile int *flag);
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
 /* One round of progress (message handlers run). */
 void loom_tp_poll(void);
-/* Progress until nothing more happens. */
-void loom_tp_drain(void);
+/* Progress until nothing more happens; returns the events handled. */
+unsigned loom_tp_drain(void);
 /* Progress, then sleep until an event arrives or timeout_ms passes. */
 void loom_tp_wait(int timeout_ms);
 /* 1 if the calling thread is inside the transport (holds its lock). */

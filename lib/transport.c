@@ -314,14 +314,16 @@ void loom_tp_poll(void)
     progress(&idle);
 }
 
-void loom_tp_drain(void)
+unsigned loom_tp_drain(void)
 {
+    unsigned total = 0;
     for (;;) {
         lock_tp();
         unsigned n = ucp_worker_progress(worker);
         unlock_tp();
         if (!n)
-            return;
+            return total;
+        total += n;
     }
 }
 

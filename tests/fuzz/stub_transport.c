@@ -88,7 +88,8 @@ void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *d
 
 int loom_tp_busy(void) { return delivering > 0; }
 void loom_tp_poll(void) {}
-void loom_tp_drain(void) {}
+unsigned loom_tp_drain(void) { return 0; }
+void loom_tp_wait(int timeout_ms) { (void)timeout_ms; }
 long loom_tp_live_registrations(void) { return 0; }
 void loom_tp_closing(void) {}
 void loom_tp_close(void) {}
