@@ -107,7 +107,7 @@ mf z2 2 --restart
 [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/z2.out" "loom_clock 12" && same_model ref2 z2 &&
     [ -n "$(rmse ref2)" ] && [ "$(rmse z2)" = "$(rmse ref2)" ]
 ok $? "killed after the last checkpoint, restarted with no epoch left: the same model and test RMSE $(rmse z2)"
-epochs() { grep -E 'loom-mf: iter ([7-9]|1[0-2]) |final ' "$T/$1.out" | sed 's/seconds [^ ]* //'; }
+epochs() { grep -E 'loom-mf: iter ([7-9]|1[0-2]) |final ' "$T/$1.out" | sed -e 's/seconds [^ ]* //' -e 's/  rank0_sent_MB.*//'; }
 [ -n "$(epochs w2)" ] && [ "$(epochs w2)" = "$(epochs ref2)" ]
-ok $? "the resumed run prints epochs 7-12 and the final line as the uninterrupted run does (but the seconds)"
+ok $? "the resumed run prints epochs 7-12 and the final line as the uninterrupted run does (but the seconds and bytes)"
 finish
