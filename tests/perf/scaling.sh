@@ -36,7 +36,7 @@ EPOCHS=([mf]=10 [lda]=6 [lr]=5 [lasso]=20)
 CMD[mf]="$B/bin/loom-mf --train $raw/mf.train --test $raw/mf.test --epochs ${EPOCHS[mf]}"
 CMD[lda]="$B/bin/loom-lda --train $raw/lda.docword.txt --topics 50 --iters ${EPOCHS[lda]} --eval-every ${EPOCHS[lda]}"
 CMD[lr]="$B/bin/loom-lr --train $raw/lr-labels.svm --test $raw/lr-labels.svm --epochs ${EPOCHS[lr]}"
-CMD[lasso]="$B/bin/loom-lasso --X $raw/lasso.X.mtx --y $raw/lasso.y.mtx --lambda 0.1 --iters ${EPOCHS[lasso]} --tol 0"
+CMD[lasso]="$B/bin/loom-lasso --X $raw/lasso.X.mtx --y $raw/lasso.y.mtx --lambda 0.1 --batch 8 --iters ${EPOCHS[lasso]} --tol 0"
 APPS="mf lda lr lasso"
 if command -v bible >/dev/null; then # loom-w2v on Genesis to Deuteronomy (bible-kjv)
     bible -l 100000 'gen1:1-deu34:12' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$raw/kjv.txt"
@@ -47,10 +47,10 @@ else
     echo "scaling.sh: bible-kjv not installed; loom-w2v left out" >&2
 fi
 
-# link_bytes: bytes rank 0's link carried so far (sent + received).
+# link_bytes: bytes rank 0's link has sent and received so far ("TX RX").
 link_bytes() {
     ip netns exec "${CLUSTER_NS[0]}" sh -c \
-        'echo $(( $(cat /sys/class/net/v1/statistics/tx_bytes) + $(cat /sys/class/net/v1/statistics/rx_bytes) ))'
+        'echo $(cat /sys/class/net/v1/statistics/tx_bytes) $(cat /sys/class/net/v1/statistics/rx_bytes)'
 }
 for n in $HOSTS; do
     for rate in $RATES; do
@@ -59,10 +59,11 @@ for n in $HOSTS; do
         for r in $(seq "$RUNS"); do
             for app in $APPS; do
                 tag=$app-$n-$rate.$r
-                before=$(link_bytes)
+                read -r tx0 rx0 <<<"$(link_bytes)"
                 OMP_NUM_THREADS=1 cluster_run "$n" ${CMD[$app]} --log "$PWD/$raw/$tag.csv" >"$raw/$tag.out" 2>&1 ||
                     { echo "scaling.sh: $app on $n hosts at $rate failed:" >&2; tail -5 "$raw/$tag.out" >&2; exit 1; }
-                echo "$app $n $rate $r ${EPOCHS[$app]} $(( $(link_bytes) - before ))" >>"$raw/links.txt"
+                read -r tx1 rx1 <<<"$(link_bytes)"
+                echo "$app $n $rate $r ${EPOCHS[$app]} $((tx1 - tx0)) $((rx1 - rx0))" >>"$raw/links.txt"
             done
         done
         cluster_down
