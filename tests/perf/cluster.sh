@@ -20,11 +20,10 @@ MF_EPOCHS=${MF_EPOCHS:-20}
 LDA_ITERS=${LDA_ITERS:-15}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-[ "$(id -u)" = 0 ] || { echo "cluster.sh: needs root (network namespaces); skipped" >&2; exit 0; }
-command -v tc >/dev/null || { echo "cluster.sh: tc (iproute2) missing; skipped" >&2; exit 0; }
+. tests/perf/cluster_lib.sh
+cluster_require cluster.sh
 raw=$B/perf/cluster
 rm -rf "$raw" && mkdir -p "$raw"
-. tests/perf/cluster_lib.sh
 trap cluster_down EXIT
 ml=../shared/data/movielens-100k
 [ -f $ml/u1.base ] || { echo "cluster.sh: $ml/u1.base is missing" >&2; exit 1; }

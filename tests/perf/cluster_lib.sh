@@ -6,11 +6,19 @@
 # cluster_run N CMD... runs CMD in host 1 with a hostfile of the N hosts
 # (one slot each) in $CLUSTER_HOSTS and UCX held to TCP, so every byte
 # between ranks crosses a shaped link.  cluster_down removes it all.
-# Needs root and iproute2.  The kernel here has no netem, so no latency
+# Needs root and iproute2 (cluster_require checks).  The kernel here has no netem, so no latency
 # can be added; where `tc qdisc add ... netem` works, CLUSTER_DELAY=5ms adds
 # that one-way delay on every link.
 
 CLUSTER_ID=${CLUSTER_ID:-$(( $$ % 200 + 20 ))}
+
+# cluster_require NAME: unless this runs as root with iproute2 (ip, tc),
+# say why the benchmark NAME is skipped and exit 0.
+cluster_require() {
+    [ "$(id -u)" = 0 ] || { echo "$1: needs root (network namespaces); skipped" >&2; exit 0; }
+    command -v tc >/dev/null && command -v ip >/dev/null ||
+        { echo "$1: iproute2 (ip, tc) missing; skipped" >&2; exit 0; }
+}
 CLUSTER_NS=()
 
 cluster_down() {

@@ -34,14 +34,12 @@ MF_TARGET=${MF_TARGET:-0.96}
 LDA_ITERS=${LDA_ITERS:-12}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-[ "$(id -u)" = 0 ] || { echo "cluster_policies.sh: needs root (network namespaces); skipped" >&2; exit 0; }
-command -v tc >/dev/null && command -v ip >/dev/null ||
-    { echo "cluster_policies.sh: iproute2 (ip, tc) missing; skipped" >&2; exit 0; }
+. tests/perf/cluster_lib.sh
+cluster_require cluster_policies.sh
 ml=../shared/data/movielens-100k
 [ -f $ml/u1.base ] || { echo "cluster_policies.sh: $ml/u1.base is missing" >&2; exit 1; }
 raw=$B/perf/policies
 rm -rf "$raw" && mkdir -p "$raw"
-. tests/perf/cluster_lib.sh
 trap cluster_down EXIT
 
 # Can latency be added here?  (tc netem in a scratch namespace.)

@@ -18,11 +18,10 @@ RATES=${RATES:-none 1gbit 100mbit}
 HOSTS=${HOSTS:-1 2 3 4}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-[ "$(id -u)" = 0 ] || { echo "scaling.sh: needs root (network namespaces); skipped" >&2; exit 0; }
-command -v tc >/dev/null || { echo "scaling.sh: tc (iproute2) missing; skipped" >&2; exit 0; }
+. tests/perf/cluster_lib.sh
+cluster_require scaling.sh
 raw=$B/perf/scaling
 rm -rf "$raw" && mkdir -p "$raw"
-. tests/perf/cluster_lib.sh
 trap cluster_down EXIT
 
 # The problems (the same files on every host: the namespaces share this file system).
