@@ -301,7 +301,7 @@ void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
 void loom_tp_poll(void);
 /* Progress until nothing more happens; returns the events handled. */
 unsigned loom_tp_drain(void);
-/* Progress, then sleep until an event arrives or timeout_ms passes. */
+/* After loom_tp_drain: sleep until an event arrives or timeout_ms passes. */
 void loom_tp_wait(int timeout_ms);
 /* 1 if the calling thread is inside the transport (holds its lock). */
 int loom_tp_busy(void);

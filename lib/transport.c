@@ -327,15 +327,15 @@ unsigned loom_tp_drain(void)
     }
 }
 
-/* Contract (loom_tp_wait): drive the worker until it has nothing to do,
- * then sleep until a message or completion arrives (the worker's event fd,
- * armed under tp_lock) or timeout_ms passes.  For a thread with nothing
- * else to do (the progress agent): it costs no CPU while the link is
- * quiet, where polling every 50 us woke 20 000 times a second.  Another
- * thread may consume the event first; then this returns early (harmless). */
+/* Contract (loom_tp_wait): for a caller that has just drained the worker
+ * (loom_tp_drain) and has nothing else to do (the progress agent): sleep
+ * until a message or completion arrives (the worker's event fd, armed
+ * under tp_lock) or timeout_ms passes.  If events arrived since the drain,
+ * arming fails busy and this returns at once, for the caller to drain
+ * again.  Another thread may consume the event first; then this returns
+ * early (harmless). */
 void loom_tp_wait(int timeout_ms)
 {
-    loom_tp_drain();
     lock_tp();
     ucs_status_t st = efd >= 0 ? ucp_worker_arm(worker) : UCS_ERR_UNSUPPORTED;
     unlock_tp();
