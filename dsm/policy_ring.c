@@ -36,6 +36,9 @@ struct ring {
     uint64_t *stamp;          /* per unit: sub-epoch of its last write known here */
     char *snap;               /* the owned partition as it arrived */
     size_t snaplo, snapcap;   /* its first unit; bytes allocated */
+    int dense;                /* this sub-epoch: no snapshot, every owned unit goes raw */
+    _Atomic size_t rewritten; /* units this sub-epoch's hand-offs found changed here and
+                               * could not squeeze */
 };
 
 struct ring_hdr {
@@ -164,6 +167,22 @@ static int init(loom_dsm_alloc *a)
 
 static int sparse(void) { return P() <= MAX_AGE + 2; }
 
+/* Dense partitions.  When a hand-off finds every unit of the partition
+ * changed here and none that the zero-run code shortens (SGD's factor
+ * rows: every row is written each pass), looking is wasted work on the
+ * owner's path: copying the partition as it arrives, comparing each unit
+ * against that copy, scanning it for zero runs.  The next sub-epoch then
+ * skips all three and sends every owned unit raw, stamped as written now,
+ * which is exactly what it would have sent.  Every PROBE-th sub-epoch
+ * looks again, so a partition that turns sparse is noticed. */
+#define PROBE 16
+
+static void decide_dense(struct ring *g, size_t handed_units)
+{
+    size_t n = atomic_exchange(&g->rewritten, 0);
+    g->dense = sparse() && handed_units > 0 && n == handed_units && g->t % PROBE != 0;
+}
+
 static uint32_t word_at(const char *p, size_t w)
 {
     uint32_t x;
@@ -228,6 +247,8 @@ static size_t rle_decode(const char *src, size_t avail, char *dst, size_t unit)
  * its hand-off compares against. */
 static void snapshot(loom_dsm_alloc *a, struct ring *g)
 {
+    if (g->dense)
+        return;
     int j = owned_part(g);
     size_t len = (g->lo[j + 1] - g->lo[j]) * a->unit;
     if (len > g->snapcap) {
@@ -246,16 +267,19 @@ static void restamp(loom_dsm_alloc *a, struct ring *g)
 {
     for (size_t u = 0; u < a->nunits; u++)
         g->stamp[u] = g->t;
+    g->dense = 0; /* look again: the snapshot is taken */
+    atomic_store(&g->rewritten, 0);
 }
 
-/* Whether owned unit u goes into this sub-epoch's hand-off (see above);
- * stamps it when it was written here. */
+/* Whether owned unit u goes into this sub-epoch's hand-off (see above):
+ * 2 if it was written here (stamped now), 1 if it is still on its way
+ * round, 0 if the successor has it. */
 static int needed(loom_dsm_alloc *a, struct ring *g, size_t u)
 {
-    if (!sparse() || memcmp(loom_dsm_unit_data(a, u), g->snap + (u - g->snaplo) * a->unit,
-                            a->unit)) {
+    if (!sparse() || g->dense ||
+        memcmp(loom_dsm_unit_data(a, u), g->snap + (u - g->snaplo) * a->unit, a->unit)) {
         g->stamp[u] = g->t;
-        return 1;
+        return 2;
     }
     return g->stamp[u] + (uint64_t)(P() - 2) >= g->t;
 }
@@ -270,19 +294,21 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
     if (!d)
         loom_die(1, "out of memory forwarding '%s'", a->name);
     memset(d, 0, nb);
-    size_t o = nb, m = 0;
+    size_t o = nb, m = 0, rewritten = 0;
     for (size_t i = 0; i < n; i++) {
         size_t u = lo + i;
-        if (!needed(a, g, u))
+        int why = needed(a, g, u);
+        if (!why)
             continue;
         const char *src = loom_dsm_unit_data(a, u);
-        size_t c = rle_encode(src, a->unit, d + o + 1);
+        size_t c = g->dense ? 0 : rle_encode(src, a->unit, d + o + 1);
         d[i / 8] |= (char)(1 << (i % 8));
         d[o] = (char)(g->t - g->stamp[u]);
         if (!c) {
             d[o] |= (char)RAW;
             memcpy(d + o + 1, src, a->unit);
             c = a->unit;
+            rewritten += why == 2;
         }
         o += 1 + c;
         m++;
@@ -290,6 +316,7 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
     struct ring_hdr h = {(uint32_t)a->id, (uint32_t)loom_icv.rank, (uint32_t)part_of(g, lo), 0,
                          lo, n, g->t};
     atomic_fetch_add(&a->stats.forwarded, m);
+    atomic_fetch_add(&g->rewritten, rewritten);
     atomic_fetch_add(&a->stats.bytes_sent, o + sizeof h);
     loom_tp_am_send((loom_icv.rank + 1) % P(), AM_RING, &h, sizeof h, d, o);
     memset(g->sent + lo, 1, n);
@@ -443,6 +470,7 @@ int loom_ring_rotate(void)
             loom_tp_poll();
         atomic_store(&g->arrived[j], 0);
         memset(g->sent + g->lo[old], 0, g->lo[old + 1] - g->lo[old]);
+        decide_dense(g, g->lo[old + 1] - g->lo[old]);
         snapshot(a, g);
         if (loom_dsm_check) { /* only the owned partition, even after a collect */
             expose_units(a, 0, a->nunits, PROT_NONE);

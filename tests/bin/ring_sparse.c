@@ -13,7 +13,15 @@
  * last rotation loom_ring_collect gives every rank the whole table, which
  * must equal the replay too.  And the hand-offs must be sparse: with
  * P > 1, fewer units are sent than the rotations moved, and fewer than a
- * quarter of their dense bytes. */
+ * quarter of their dense bytes.
+ * A fourth table, "turns", is dense first: for the first 2P + 1
+ * sub-epochs its owner rewrites every word of every unit with a new
+ * non-zero value (what SGD does to factor rows), so the ring stops looking
+ * and sends it raw (policy_ring.c, "Dense partitions"); then a quarter of
+ * its units are edited as the others'.  It must arrive equal to the replay
+ * throughout, and, with ROTATIONS * P > 20 sub-epochs, its last P
+ * hand-offs must be sparse again: fewer than half the units they moved
+ * (dense, all of them). */
 #include <loom.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,15 +70,27 @@ static void edit(unsigned char *p, size_t unit, size_t u, int t)
         p[unit - 1] = (unsigned char)(p[unit - 1] + 1);
 }
 
+/* Rewrite every word of unit u as sub-epoch t's new non-zero value. */
+static void rewrite(unsigned char *p, size_t unit, size_t u, int t)
+{
+    for (size_t w = 0; w < unit / 4; w++) {
+        uint32_t v = (uint32_t)mix(u * 64 + w, (uint64_t)t) | 1;
+        memcpy(p + 4 * w, &v, 4);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
         return 1;
     int R = argc > 1 ? atoi(argv[1]) : 2, r = loom_rank(), P = loom_size(), fails = 0;
-    struct table tab[3] = {{"counts", 64, 600, 0, NULL, NULL},
+    struct table tab[4] = {{"counts", 64, 600, 0, NULL, NULL},
                            {"odd", 18, 300, 0, NULL, NULL},
-                           {"pages", 256 << 10, 6, 1, NULL, NULL}};
-    for (int k = 0; k < 3; k++) {
+                           {"pages", 256 << 10, 6, 1, NULL, NULL},
+                           {"turns", 64, 400, 0, NULL, NULL}};
+    const int dense_until = 2 * P + 1, late = R * P - P; /* "turns": dense, then sparse */
+    uint64_t late_units = 0;
+    for (int k = 0; k < 4; k++) {
         struct table *b = &tab[k];
         b->x = loom_alloc(b->unit * b->nunits, &(loom_alloc_opts){.name = b->name,
             .coherence = "ring", .unit = b->pages ? LOOM_UNIT_PAGE : LOOM_UNIT_ROW,
@@ -84,7 +104,12 @@ int main(int argc, char **argv)
         memset(start, 0, bytes);
     }
     for (int t = 0; t < R * P; t++) {
-        for (int k = 0; k < 3; k++) {
+        if (t == late) {
+            loom_stats s;
+            loom_stats_get(tab[3].x, &s);
+            late_units = s.forwarded;
+        }
+        for (int k = 0; k < 4; k++) {
             struct table *b = &tab[k];
             size_t lo, n;
             loom_ring_part(b->x, NULL, NULL, &lo, &n);
@@ -92,21 +117,37 @@ int main(int argc, char **argv)
                 if (memcmp(b->x + u * b->unit, b->want + u * b->unit, b->unit) && fails++ < 5)
                     fprintf(stderr, "rank %d sub-epoch %d: unit %zu of '%s' arrived without "
                             "a change made upstream\n", r, t, u, b->name);
+            int whole = k == 3 && t < dense_until;
             for (size_t u = lo; u < lo + n; u++) {
-                edit(b->x + u * b->unit, b->unit, u, t);
+                if (whole)
+                    rewrite(b->x + u * b->unit, b->unit, u, t);
+                else if (k != 3 || mix(u, (uint64_t)t + 7) % 4 == 0)
+                    edit(b->x + u * b->unit, b->unit, u, t);
                 if (mix(u, (uint64_t)t + 99) % 3 == 0)
                     loom_ring_done(b->x, u);
             }
             for (size_t u = 0; u < b->nunits; u++)
-                edit(b->want + u * b->unit, b->unit, u, t);
+                if (whole)
+                    rewrite(b->want + u * b->unit, b->unit, u, t);
+                else if (k != 3 || mix(u, (uint64_t)t + 7) % 4 == 0)
+                    edit(b->want + u * b->unit, b->unit, u, t);
         }
         loom_ring_rotate();
     }
     uint64_t sent = 0, dense = 0, units = 0, moved = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         struct table *b = &tab[k];
         loom_stats s;
         loom_stats_get(b->x, &s);
+        if (k == 3) { /* the dense table: only its last P hand-offs count, below */
+            late_units = s.forwarded - late_units;
+            loom_ring_collect(b->x);
+            for (size_t u = 0; u < b->nunits; u++)
+                if (memcmp(b->x + u * b->unit, b->want + u * b->unit, b->unit) && fails++ < 5)
+                    fprintf(stderr, "rank %d: unit %zu of '%s' differs from the replay after "
+                            "the collect\n", r, u, b->name);
+            continue;
+        }
         sent += s.bytes_sent;
         units += s.forwarded;
         moved += (uint64_t)R * b->nunits; /* each rank: R rotations of 1/P x P hand-offs */
@@ -117,8 +158,15 @@ int main(int argc, char **argv)
                 fprintf(stderr, "rank %d: unit %zu of '%s' differs from the replay after the "
                         "collect\n", r, u, b->name);
     }
-    int64_t tot[2] = {(int64_t)sent, (int64_t)units};
-    loom_allreduce(LOOM_IN_PLACE, tot, 2, LOOM_INT64, LOOM_SUM);
+    int64_t tot[3] = {(int64_t)sent, (int64_t)units, (int64_t)late_units};
+    loom_allreduce(LOOM_IN_PLACE, tot, 3, LOOM_INT64, LOOM_SUM);
+    /* in the last P sub-epochs each rank hands one partition of "turns"
+     * over each time: P x its units moved in all */
+    if (P > 1 && R * P > 20 && r == 0 && (uint64_t)tot[2] * 2 >= (uint64_t)P * tab[3].nunits &&
+        fails++ < 5)
+        fprintf(stderr, "'turns' did not turn sparse again: its last %d hand-offs carried %lld "
+                "of the %zu units they moved\n", P, (long long)tot[2],
+                (size_t)P * tab[3].nunits);
     moved *= (uint64_t)P;
     dense *= (uint64_t)P;
     if (P > 1 && r == 0 && ((uint64_t)tot[1] >= moved || (uint64_t)tot[0] * 4 >= dense) && fails++ < 5)
@@ -128,10 +176,11 @@ int main(int argc, char **argv)
     int32_t ok = !fails;
     loom_allreduce(LOOM_IN_PLACE, &ok, 1, LOOM_INT32, LOOM_MIN);
     if (r == 0 && ok)
-        printf("ring_sparse: ok P=%d rotations=%d units %llu of %llu, bytes %llu of %llu\n", P,
-               R, (unsigned long long)tot[1], (unsigned long long)moved,
-               (unsigned long long)tot[0], (unsigned long long)dense);
-    for (int k = 0; k < 3; k++) {
+        printf("ring_sparse: ok P=%d rotations=%d units %llu of %llu, bytes %llu of %llu; "
+               "'turns' last hand-offs %lld of %zu units\n", P, R, (unsigned long long)tot[1],
+               (unsigned long long)moved, (unsigned long long)tot[0],
+               (unsigned long long)dense, (long long)tot[2], (size_t)P * tab[3].nunits);
+    for (int k = 0; k < 4; k++) {
         loom_free(tab[k].x);
         free(tab[k].want);
     }

@@ -11,7 +11,9 @@
 # 1x1 / serial twin, with the load average before and after.
 #   ROUNDS (default 5), KS (default "32 128"), LAYOUTS (default
 #   "1x2 2x1 1x1 serial"), MF_DATA=DIR: use DIR/big.train and
-#   DIR/big.test instead of drawing them (into BUILD/perf/mf).
+#   DIR/big.test instead of drawing them (into BUILD/perf/mf).  Layout
+#   "base2x1" runs 2 ranks x 1 thread from the build BASE=DIR (e.g. one of
+#   the commit before a change), and the ratios 2x1 / base2x1 follow.
 set -euo pipefail
 B=${1:-build}
 ROUNDS=${ROUNDS:-5}
@@ -35,14 +37,15 @@ for K in $KS; do
     for r in $(seq "$ROUNDS"); do
         for x in $(seq 0 $((nl - 1))); do
             l=${layouts[$(((x + r) % nl))]}
-            n=1 t=1 s=
+            n=1 t=1 s= b=$B
             case $l in
             1x2) t=2 ;;
             2x1) n=2 ;;
+            base2x1) n=2 b=${BASE:?base2x1 needs BASE=DIR, a build directory} ;;
             serial) s=--serial ;;
             esac
             t0=$EPOCHREALTIME
-            OMP_NUM_THREADS=$t "$B/bin/loomrun" -n $n "$B/bin/loom-mf" --train "$data/big.train" \
+            OMP_NUM_THREADS=$t "$b/bin/loomrun" -n $n "$b/bin/loom-mf" --train "$data/big.train" \
                 --test "$data/big.test" --rank "$K" --epochs 6 $s --log "$raw/$K-$l.$r.csv" \
                 >"$raw/$K-$l.$r.out" 2>&1
             awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }' >"$raw/$K-$l.$r.wall"
@@ -62,7 +65,7 @@ for K in ks:
     for l in lays:
         print(f"K={K} {l:6s} steady {st.median(a for a, _ in v[l]) / 1e6:7.1f} M/s   "
               f"whole run {st.median(b for _, b in v[l]) / 1e6:6.1f} M/s")
-    for a, b in (("2x1", "1x2"), ("1x1", "serial")):
+    for a, b in (("2x1", "1x2"), ("1x1", "serial"), ("2x1", "base2x1")):
         if a in v and b in v:
             rs = [v[a][r][0] / v[b][r][0] for r in range(rounds)]
             rw = [v[a][r][1] / v[b][r][1] for r in range(rounds)]
