@@ -243,6 +243,15 @@ static int train(int argc, char **argv)
                                         err, sizeof err);
     snprintf(msg, sizeof msg, "loom-w2v: %s", err);
     loom_report_agree(!rep, msg);
+    if (!o.serial) { /* every rank reads nearly every row: fetch both tables in one batch each,
+                      * not a round trip per row at its first use */
+        size_t *all = malloc((size_t)V * sizeof *all);
+        for (int32_t w = 0; all && w < V; w++)
+            all[w] = (size_t)w;
+        if (all && (loom_row_prefetch(j.in, all, (size_t)V) || loom_row_prefetch(j.out, all, (size_t)V)))
+            loom_abort(1, "loom-w2v: cannot fetch the vectors");
+        free(all);
+    }
     loom_sync mode = o.staleness ? LOOM_SSP : LOOM_HYBRID;
     double busy = 0, last_loss = NAN; /* NAN until an epoch runs in this process */
     for (int e = done + 1; e <= o.epochs; e++) {

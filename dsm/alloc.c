@@ -602,6 +602,7 @@ static void add_stats(const loom_dsm_alloc *a, loom_stats *o)
     o->blocked_seconds += (double)atomic_load(&a->stats.blocked_ns) * 1e-9;
     o->forwarded += atomic_load(&a->stats.forwarded);
     o->early_bytes += atomic_load(&a->stats.early_bytes);
+    o->prefetched += atomic_load(&a->stats.prefetched);
     for (int i = 0; i < 8; i++)
         o->age[i] += atomic_load(&a->stats.age[i]);
 }
@@ -630,12 +631,14 @@ static void print_stats(const loom_dsm_alloc *a)
 {
     loom_stats s = {0};
     add_stats(a, &s);
-    loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu, "
+    loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu "
+             "(prefetched %llu), "
              "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
              "forwarded %llu, sent early %llu B, refreshed %llu", a->name, a->policy->name,
              (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
              (unsigned long long)s.hits, (unsigned long long)s.misses,
-             (unsigned long long)s.blocked_reads, s.blocked_seconds,
+             (unsigned long long)s.prefetched, (unsigned long long)s.blocked_reads,
+             s.blocked_seconds,
              (unsigned long long)s.age[0], (unsigned long long)s.age[1],
              (unsigned long long)s.age[2], (unsigned long long)s.age[3],
              (unsigned long long)s.age[4], (unsigned long long)s.age[5],

@@ -167,6 +167,7 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
                                   a->type, LOOM_SUM);
             a->stamp[r] = stamp;
             atomic_fetch_add(&a->stats.misses, 1);
+            atomic_fetch_add(&a->stats.prefetched, 1);
             atomic_store(&a->state[r], U_CLEAN);
             loom_unit_unlock(a, r);
         }

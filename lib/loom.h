@@ -284,12 +284,13 @@ typedef struct loom_stats {
     uint64_t bytes_sent;      /* diffs this rank sent to homes */
     uint64_t bytes_received;  /* units and rows fetched, diffs applied as home */
     uint64_t hits;            /* row reads served from a valid copy */
-    uint64_t misses;          /* units and rows fetched */
+    uint64_t misses;          /* units and rows fetched (prefetched ones included) */
     uint64_t blocked_reads;   /* fetches that waited for slower ranks (ssp/bsp clocks) */
     double blocked_seconds;   /* time they waited */
     uint64_t age[8];          /* reads by age of the data in clocks: 0..6, 7+ */
     uint64_t forwarded;       /* units forwarded early (ring, priority) */
     uint64_t early_bytes;     /* bandwidth used: bytes priority's sender spent */
+    uint64_t prefetched;      /* of the misses: rows loom_row_prefetch fetched, in batches */
 } loom_stats;
 int loom_stats_get(void *array, loom_stats *out);
 

@@ -7,10 +7,11 @@
 # 1 rank x 2 threads, 2 ranks (bsp, ssp, and averaging) and 4 ranks; the vectors file
 # is in the word2vec text format; bad input is refused.  Under ASan
 # (LOOMTEST_SANITIZE=1) the ssp and 4-rank runs are skipped: three times
-# slower there, and the paths they take are already exercised.
+# slower there, and the paths they take are already exercised.  A 2-rank
+# run fetches the vectors in batches before training (LOOM_STATS).
 . "$(dirname "$0")/../lib.sh"
 command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get install bible-kjv)"
-plan 10
+plan 11
 # Genesis to 2 Chronicles (12 400 of the Bible's 32 000 verses, 338 000
 # words): each twin still comes out nearest to its word, ahead of the
 # runner-up by 0.05-0.15 on every seed tried, and the file stays short (the
@@ -35,8 +36,18 @@ head -1 "$T/serial.csv" | grep -q '^iter,samples,seconds,loss,pairs$' && [ "$(wc
 ok $? "the CSV log has 3 epochs; the vectors are in the word2vec text format"
 w2v h12 1 2
 ok $? "1 rank x 2 threads (hybrid): the planted pairs are nearest neighbours"
+LOOM_STATS=1
+export LOOM_STATS
 w2v h21 2 1
 ok $? "2 ranks (hybrid, bsp rows): the planted pairs are nearest neighbours"
+unset LOOM_STATS
+# each rank reads nearly every row: it fetches both tables in batches
+# before training, not row by row at first use (a round trip each)
+awk '/vocabulary/ { for (i = 1; i <= NF; i++) if ($i == "vocabulary") v = $(i + 1) }
+     /stats .(in|out). \(bsp\)/ { n++; m = $0; sub(/.*misses /, "", m); split(m, x, /[ ()]+/)
+                                  if (x[2] != "prefetched" || x[1] - x[3] >= v / 10) bad = 1 }
+     END { exit bad || n != 4 || !v }' "$T/h21"
+ok $? "2 ranks: the vectors come in batches before training (misses on demand under 10% of the vocabulary)"
 w2v a21 2 1 --merge avg && has "$T/a21" "rank0_sent_MB [0-9]"
 ok $? "2 ranks averaging every 50000 words: the planted pairs are nearest neighbours; bytes logged"
 if [ "${LOOMTEST_SANITIZE:-}" = 1 ]; then # the memory checks need each path once, not every layout
