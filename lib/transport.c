@@ -21,6 +21,7 @@
  * may send (the lock is recursive). */
 #include "internal.h"
 
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -231,8 +232,30 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
     return UCS_OK;
 }
 
+/* Message buffers of tens of KiB to tens of MiB come and go many times a
+ * second here: a shard's push and update, a ring hand-off, a pulled
+ * rendezvous message, a diff.  glibc serves a block over its mmap
+ * threshold (128 KiB at first) with a fresh mapping and unmaps it at
+ * free, and trims the heap's top back to the kernel past twice that, so
+ * each use page-faults every page anew; on this VM a fault costs ~5 us
+ * (docs/bench-ssp.md: 80% of a 4-rank SSP allreduce of 1 MiB went there).
+ * With several ranks, keep blocks up to 64 MiB in the heap and its top
+ * up to 256 MiB, as MPI libraries do, unless the user tuned malloc
+ * himself (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or a
+ * glibc.malloc tunable), which then stands. */
+static void keep_buffers_in_heap(void)
+{
+    const char *t = getenv("GLIBC_TUNABLES");
+    if (getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_") ||
+        (t && strstr(t, "glibc.malloc.")))
+        return;
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}
+
 int loom_tp_open(void **addr, size_t *addrlen)
 {
+    keep_buffers_in_heap();
     ucp_config_t *cfg;
     ucs_status_t st = ucp_config_read(NULL, NULL, &cfg); /* reads UCX_* */
     if (st != UCS_OK)
