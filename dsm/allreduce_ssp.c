@@ -78,6 +78,7 @@ struct red {
     uint64_t missed_clock;   /* newest clock folded into missed (0: none) */
     uint64_t pushes;         /* pushes made: one is owed per call... */
     uint64_t syncs;          /* ...but slack-0 calls (sync_call) */
+    int async;               /* called with slack > 0 since its last slack-0 call */
     uint64_t sync_at;        /* the clock of the slack-0 call under way (0: none) */
     char *inflight;          /* the last push, until the stable snapshot holds it */
     int inflight_live;
@@ -127,7 +128,14 @@ static struct parked *parked;
 static int nparked;
 /* Guards reds, nreds and parked between the caller and the handlers. */
 static pthread_mutex_t reds_mu = PTHREAD_MUTEX_INITIALIZER;
-static int agent_held;
+/* The progress agent is held while some reduction may have rounds in
+ * flight: from its first call with slack > 0 until a slack-0 call on it
+ * returns.  Every rank makes that call together, each having settled its
+ * pushes first, so after it no push or update of the reduction is in
+ * flight anywhere, and nothing is left for the agent to serve.  A
+ * program that only calls with slack 0 thus has no agent polling beside
+ * its ranks (it cost 0.7-0.9 ms of a 2.7 ms call with 4 ranks on 2 cores). */
+static int agent_held; /* reductions with rounds possibly in flight */
 
 static size_t shard_off(const struct red *r, int j)
 {
@@ -545,12 +553,20 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
         memcpy(result, r->stable, bytes);
         return LOOM_OK;
     }
-    if (!agent_held) {
-        agent_held = 1;
-        loom_agent_hold();
+    if (slack == 0) {
+        int rc = sync_call(r, result, contribution);
+        if (r->async) {
+            r->async = 0;
+            if (--agent_held == 0)
+                loom_agent_release();
+        }
+        return rc;
     }
-    if (slack == 0)
-        return sync_call(r, result, contribution);
+    if (!r->async) {
+        r->async = 1;
+        if (agent_held++ == 0)
+            loom_agent_hold();
+    }
     struct out o[64];
     pthread_mutex_lock(&r->mu);
     uint64_t c = ++r->clock;
