@@ -33,16 +33,22 @@ size_t loom_type_size(loom_type t)
 
 /* Sums of integers wrap around (two's complement) as the hardware does:
  * they are added as the unsigned type U, since signed overflow is
- * undefined behaviour in C.  Floating types add as themselves (U = T). */
+ * undefined behaviour in C.  Floating types add as themselves (U = T).
+ * Each element is independent, so the loops are vectorized (omp simd: at
+ * -O2 GCC 12 left them scalar), with results identical bit for bit; a and
+ * b must be the same array or not overlap. */
 #define REDUCE(T, U)                                                      \
     do {                                                                  \
         T *x = a;                                                         \
         const T *y = b;                                                   \
         if (op == LOOM_SUM)                                               \
+            _Pragma("omp simd")                                           \
             for (size_t i = 0; i < n; i++) x[i] = (T)((U)x[i] + (U)y[i]); \
         else if (op == LOOM_MIN)                                          \
+            _Pragma("omp simd")                                           \
             for (size_t i = 0; i < n; i++) x[i] = y[i] < x[i] ? y[i] : x[i]; \
         else                                                              \
+            _Pragma("omp simd")                                           \
             for (size_t i = 0; i < n; i++) x[i] = y[i] > x[i] ? y[i] : x[i]; \
     } while (0)
 

@@ -328,7 +328,8 @@ void loom_coll_set_bounce(int (*is_loom_memory)(const void *p));
 size_t loom_type_size(loom_type t);
 /* Every rank's len bytes, in rank order, into all (P * len bytes). */
 int loom_allgather(const void *mine, void *all, size_t len);
-/* a[i] = a[i] op b[i] for i < n.  Exported for the unit tests. */
+/* a[i] = a[i] op b[i] for i < n; a and b are the same array or do not
+ * overlap (the loops are vectorized).  Exported for the unit tests. */
 void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op);
 
 /* ---- init.c ---------------------------------------------------------- */

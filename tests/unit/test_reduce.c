@@ -2,12 +2,15 @@
  * (coll.c): loom_reduce_local for every type (INT32, INT64, FLOAT, DOUBLE)
  * and op (SUM, MIN, MAX), with negative values and INT64 values past 2^53
  * that a double could not hold, integer sums wrapping around without
- * undefined behaviour, and loom_type_size. */
+ * undefined behaviour, and loom_type_size; and, since the loops are
+ * vectorized, every length 0-70 at two alignments, NaNs and signed zeros
+ * included, bit for bit against the scalar loop, and a reduced with itself. */
 #include "internal.h"
 #include "../tap.h"
 
 #include <inttypes.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #define N 6
@@ -141,8 +144,63 @@ static void test_count(void)
        "five DOUBLE SUMs accumulate (as over five ranks)");
 }
 
+/* Every length from 0 to 70 (whole vectors, tails, misaligned starts),
+ * every type and op, against the scalar definition, bit for bit, with
+ * NaNs, signed zeros and wrapping integers among the floats and ints;
+ * and a reduced in place with itself (a == b). */
+#define SWEEP(T, TT, U, gen)                                                            \
+    do {                                                                                \
+        T a[72], b[72], r[72];                                                          \
+        int good = 1;                                                                   \
+        for (int k = 0; k < 3; k++)                                                     \
+            for (size_t n = 0; n <= 70; n++)                                            \
+                for (size_t off = 0; off < 2; off++) {                                  \
+                    for (size_t i = 0; i < 72; i++) {                                   \
+                        uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ull + n * 131 + off;   \
+                        a[i] = gen(h);                                                  \
+                        b[i] = gen(h >> 7);                                             \
+                        r[i] = a[i];                                                    \
+                    }                                                                   \
+                    for (size_t i = off; i < off + n; i++)                              \
+                        r[i] = k == 0   ? (T)((U)a[i] + (U)b[i])                        \
+                               : k == 1 ? (b[i] < a[i] ? b[i] : a[i])                   \
+                                        : (b[i] > a[i] ? b[i] : a[i]);                  \
+                    loom_reduce_local(a + off, b + off, n, TT, ops[k]);                 \
+                    good &= !memcmp(a, r, sizeof a);                                    \
+                }                                                                       \
+        memcpy(b, a, sizeof a);                                                         \
+        for (size_t i = 0; i < 72; i++)                                                 \
+            r[i] = (T)((U)a[i] + (U)a[i]);                                              \
+        loom_reduce_local(a, a, 72, TT, LOOM_SUM);                                      \
+        good &= !memcmp(a, r, sizeof a);                                                \
+        ok(good, "%s: lengths 0-70 at two offsets, every op, as the scalar loop; in place", #TT); \
+    } while (0)
+
+static int32_t gen_i32(uint64_t h) { return (int32_t)(uint32_t)(h >> 11) ^ (h & 1 ? INT32_MIN : 0); }
+static int64_t gen_i64(uint64_t h) { return (int64_t)(h * 0xbf58476d1ce4e5b9ull); }
+static float gen_f32(uint64_t h)
+{
+    switch (h % 11) {
+    case 0: return NAN;
+    case 1: return -0.0f;
+    case 2: return 0.0f;
+    default: return (float)((double)(h >> 20) * 0x1p-30 - 1000.0);
+    }
+}
+static double gen_f64(uint64_t h) { return h % 13 == 0 ? NAN : h % 13 == 1 ? -0.0 : (double)(h >> 12) * 0x1p-40 - 7.0; }
+
+static void test_sweep(void)
+{
+    static const loom_op ops[3] = {LOOM_SUM, LOOM_MIN, LOOM_MAX};
+    SWEEP(int32_t, LOOM_INT32, uint32_t, gen_i32);
+    SWEEP(int64_t, LOOM_INT64, uint64_t, gen_i64);
+    SWEEP(float, LOOM_FLOAT, float, gen_f32);
+    SWEEP(double, LOOM_DOUBLE, double, gen_f64);
+}
+
 int main(void)
 {
+    test_sweep();
     test_type_size();
     test_int32();
     test_int64();
