@@ -234,19 +234,40 @@ static void evaluate(const struct data *d, float *const *rows, double *loss, dou
 
 /* ---- the sparse binary model (LIBSVM input) ------------------------- */
 
-#define WROW 64 /* floats per row of the weight vector's allocation */
+#define WROW 64                        /* floats per row of the dense weights */
+#define DENSE_MAX ((int64_t)1 << 24)   /* larger feature indices: the map */
+#define BIAS_KEY ((uint64_t)INT64_MAX) /* no 0-based file index reaches it */
+
+/* The weights of the sparse binary model, features and bias alike, as
+ * "slots": slot s is float s & mask of row s >> shift of the row
+ * allocation w, and the samples' feature indices are slots.  Dense (the
+ * largest index <= DENSE_MAX): slot f is feature f, 64 floats a row, the
+ * bias after the last feature.  Map (a sparse key space such as hashed
+ * feature ids): w holds the values of a loom_dmap keyed by feature index,
+ * one float a row, and the samples' indices are rewritten to the rows of
+ * their keys. */
+struct weights {
+    float *w;
+    loom_dmap *map;      /* NULL: dense */
+    int shift;           /* log2 of the floats per row */
+    int64_t nslots, bias;
+    size_t *need, nneed; /* the rows this rank's evaluation reads */
+    float *scale;        /* per slot: the largest training |value| (else 1) */
+    int64_t *key;        /* map, with --model: per slot the file index + 1 (0: none) */
+};
 
 struct sjob {
     const loom_libsvm *d;
     float *w;
-    int64_t bias; /* index of the bias weight: the number of features */
+    int shift;
+    int64_t mask, bias;
     float step, lambda;
     int plain;    /* the serial twin: w is plain memory */
 };
 
-static inline float *wat(const struct sjob *j, int64_t f)
+static inline float *wat(const struct sjob *j, int64_t s)
 {
-    return j->plain ? j->w + f : (float *)loom_at(j->w, (size_t)(f / WROW)) + f % WROW;
+    return j->plain ? j->w + s : (float *)loom_at(j->w, (size_t)(s >> j->shift)) + (s & j->mask);
 }
 
 static void sgd_sparse(long i, void *ctx)
@@ -357,10 +378,10 @@ static void relabel(const char *path, loom_libsvm *d, const double *label, int C
 }
 
 /* scale[f] = the largest |value| of feature f in d over all ranks (1 when
- * none), and d's values divided by it, so that every feature lies in
- * [-1, 1] as the IDX images' bytes / 255 do and one step size fits any
- * data; the saved model is in the file's units again (weight / scale).
- * Collective. */
+ * none), f < F (features, or the slots of the sparse binary model), and
+ * d's values divided by it, so that every feature lies in [-1, 1] as the
+ * IDX images' bytes / 255 do and one step size fits any data; the saved
+ * model is in the file's units again (weight / scale).  Collective. */
 static float *scales(loom_libsvm *d, int64_t F)
 {
     float *s = calloc((size_t)F, sizeof *s);
@@ -374,10 +395,10 @@ static float *scales(loom_libsvm *d, int64_t F)
     return s;
 }
 
-static void rescale(loom_libsvm *d, const float *s, int64_t F)
+static void rescale(loom_libsvm *d, const float *s)
 {
     for (int64_t k = 0; k < d->nnz; k++)
-        d->val[k] /= d->idx[k] < F ? s[d->idx[k]] : 1;
+        d->val[k] /= s[d->idx[k]];
 }
 
 /* This rank's LIBSVM rows as dense rows of D = F + 1 floats (the last a
@@ -411,28 +432,176 @@ static int converged(const struct opts *o, double *prev, double loss)
     return done;
 }
 
-/* Sparse binary logistic regression: the weight vector (features + bias)
- * is a row allocation of WROW floats per row; otherwise as the
+/* The options of the weights' allocation, as for the multinomial W. */
+static loom_alloc_opts weight_opts(const struct opts *o)
+{
+    return (loom_alloc_opts){.name = "w", .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
+                             .coherence = o->staleness ? "ssp" : "bsp",
+                             .staleness = o->staleness, .staleness_set = 1,
+                             .average = !strcmp(o->merge, "avg")};
+}
+
+/* Dense weights for features 0..F-1 and the bias (slot F).  Collective. */
+static void dense_weights(const struct opts *o, int64_t F, struct weights *ws)
+{
+    int64_t rows = (F + 1 + WROW - 1) / WROW;
+    loom_alloc_opts ao = weight_opts(o);
+    ao.unit = LOOM_UNIT_ROW;
+    ao.row_size = WROW * sizeof(float);
+    *ws = (struct weights){.shift = 6, .nslots = rows * WROW, .bias = F, .nneed = (size_t)rows};
+    ws->w = loom_alloc((size_t)rows * WROW * sizeof(float), &ao);
+    ws->need = malloc((size_t)rows * sizeof *ws->need);
+    if (!ws->w || !ws->need)
+        loom_abort(1, "loom-lr: cannot allocate %lld weights", (long long)F + 1);
+    for (int64_t r = 0; r < rows; r++)
+        ws->need[r] = (size_t)r;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct feature indices of tr and te, sorted, into *keys; returns
+ * how many. */
+static size_t distinct(const loom_libsvm *tr, const loom_libsvm *te, int64_t **keys)
+{
+    size_t n = (size_t)(tr->nnz + te->nnz), m = 0;
+    int64_t *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k)
+        loom_abort(1, "loom-lr: out of memory for %zu feature indices", n);
+    memcpy(k, tr->idx, (size_t)tr->nnz * sizeof *k);
+    memcpy(k + tr->nnz, te->idx, (size_t)te->nnz * sizeof *k);
+    qsort(k, n, sizeof *k, cmp_i64);
+    for (size_t i = 0; i < n; i++)
+        if (!m || k[i] != k[m - 1])
+            k[m++] = k[i];
+    *keys = k;
+    return m;
+}
+
+/* Map weights: a loom_dmap from feature index to one float, holding every
+ * index of this rank's training and test rows (and the bias under
+ * BIAS_KEY), whose rows replace the indices in tr and te.  Its capacity
+ * is the sum of the ranks' distinct indices, which bounds the job's.
+ * With keys (rank 0 saves the model) *keys gets the index of every slot.
+ * Collective; returns the number of distinct features in the job. */
+static int64_t map_weights(const struct opts *o, loom_libsvm *tr, loom_libsvm *te,
+                           struct weights *ws, int keys)
+{
+    int64_t *idx;
+    size_t n = distinct(tr, te, &idx);
+    int64_t cap = (int64_t)n + 1;
+    loom_allreduce(LOOM_IN_PLACE, &cap, 1, LOOM_INT64, LOOM_SUM);
+    loom_alloc_opts ao = weight_opts(o);
+    loom_dmap *m = loom_dmap_create((size_t)cap, sizeof(float), &ao);
+    uint64_t *k = malloc((n + 1) * sizeof *k);
+    size_t *rows = malloc((n + 1) * sizeof *rows), nrows;
+    if (!m || !k || !rows)
+        loom_abort(1, "loom-lr: cannot make the map of %lld weights", (long long)cap);
+    for (size_t i = 0; i < n; i++)
+        k[i] = (uint64_t)idx[i];
+    k[n] = BIAS_KEY;
+    if (loom_dmap_rows(m, k, n + 1, 1, rows))
+        loom_abort(1, "loom-lr: out of memory placing %zu feature indices", n + 1);
+    *ws = (struct weights){.w = loom_dmap_values(m, &nrows), .map = m, .bias = (int64_t)rows[n],
+                           .need = rows, .nneed = n + 1};
+    ws->nslots = (int64_t)nrows;
+    for (int part = 0; part < 2; part++) { /* feature index -> slot */
+        loom_libsvm *d = part ? te : tr;
+        for (int64_t j = 0; j < d->nnz; j++) {
+            const int64_t *at = bsearch(&d->idx[j], idx, n, sizeof *idx, cmp_i64);
+            d->idx[j] = (int64_t)rows[at - idx];
+        }
+    }
+    if (keys) {
+        ws->key = calloc(nrows, sizeof *ws->key);
+        if (!ws->key)
+            loom_abort(1, "loom-lr: out of memory for %zu feature indices", nrows);
+        for (size_t i = 0; i < n; i++)
+            ws->key[rows[i]] = idx[i] + 1;
+        loom_allreduce(LOOM_IN_PLACE, ws->key, nrows, LOOM_INT64, LOOM_MAX);
+    }
+    free(idx);
+    free(k);
+    loom_barrier(); /* every rank's keys are in: count them */
+    int64_t features = (int64_t)loom_dmap_shard(m, NULL, 0);
+    loom_allreduce(LOOM_IN_PLACE, &features, 1, LOOM_INT64, LOOM_SUM);
+    return features - 1;
+}
+
+/* plain = this rank's view of the weights it evaluates against. */
+static void refresh(const struct weights *ws, float *plain)
+{
+    size_t row = (size_t)1 << ws->shift;
+    loom_row_prefetch(ws->w, ws->need, ws->nneed);
+    for (size_t i = 0; i < ws->nneed; i++)
+        memcpy(plain + ws->need[i] * row, loom_row_get(ws->w, ws->need[i]), row * sizeof(float));
+}
+
+/* Rank 0: the model file, in the file's units (docs/loom-lr.md).  Dense:
+ * one weight per line for features 1..F, then the bias; map: "INDEX
+ * WEIGHT" per feature in index order (the file's numbering), then "bias
+ * WEIGHT".  plain holds the weights this rank evaluated against (all of
+ * them in the serial twin); the map's other rows are read here. */
+static void save_sparse(const struct opts *o, const struct weights *ws, float *plain, int64_t F)
+{
+    FILE *f = fopen(o->model, "w");
+    if (ws->map) {
+        size_t n = 0, *row = malloc((size_t)ws->nslots * sizeof *row);
+        int64_t (*kv)[2] = malloc((size_t)ws->nslots * sizeof *kv);
+        if (!row || !kv)
+            loom_abort(1, "loom-lr: out of memory saving the model");
+        for (int64_t s = 0; s < ws->nslots; s++)
+            if (ws->key[s])
+                kv[n][0] = ws->key[s] - 1, kv[n][1] = s, row[n++] = (size_t)s;
+        if (!o->serial) {
+            loom_row_prefetch(ws->w, row, n);
+            for (size_t i = 0; i < n; i++)
+                plain[row[i]] = *(const float *)loom_row_get(ws->w, row[i]);
+        }
+        qsort(kv, n, sizeof *kv, cmp_i64); /* by index: the first of the pair */
+        for (size_t i = 0; f && i < n; i++)
+            fprintf(f, "%lld %.7g\n", (long long)kv[i][0] + !o->zero_based,
+                    plain[kv[i][1]] / ws->scale[kv[i][1]]);
+        if (f)
+            fprintf(f, "bias %.7g\n", plain[ws->bias]);
+        free(row);
+        free(kv);
+    } else {
+        for (int64_t x = 0; f && x <= F; x++)
+            fprintf(f, "%.7g\n", plain[x] / ws->scale[x]);
+    }
+    if (!f || fclose(f))
+        loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
+}
+
+/* Sparse binary logistic regression over F features (the largest index
+ * + 1): weights dense or in a map (struct weights); otherwise as the
  * multinomial model.  Collective. */
-static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int64_t F,
-                  const float *scale)
+static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int64_t F)
 {
     int R = loom_size(), me = loom_rank();
     loom_libsvm tr = *trp, te = *tep;
-    int64_t rows = (F + 1 + WROW - 1) / WROW;
+    struct weights ws;
+    int64_t features = F;
+    if (F > DENSE_MAX)
+        features = map_weights(o, &tr, &te, &ws, o->model != NULL);
+    else
+        dense_weights(o, F, &ws);
+    ws.scale = scales(&tr, ws.nslots);
+    ws.scale[ws.bias] = 1;
+    rescale(&tr, ws.scale);
+    rescale(&te, ws.scale);
     if (me == 0)
-        printf("loom-lr: %lld training and %lld test samples, %lld features (sparse, binary), "
+        printf("loom-lr: %lld training and %lld test samples, %lld features (sparse, binary%s), "
                "%d rank(s) x %d thread(s), %s\n", (long long)tr.nfile, (long long)te.nfile,
-               (long long)F, R, omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
-    float *w = loom_alloc((size_t)rows * WROW * sizeof(float), &(loom_alloc_opts){.name = "w",
-                          .unit = LOOM_UNIT_ROW, .row_size = WROW * sizeof(float),
-                          .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
-                          .coherence = o->staleness ? "ssp" : "bsp",
-                          .staleness = o->staleness, .staleness_set = 1,
-                          .average = !strcmp(o->merge, "avg")});
-    float *plain = calloc((size_t)rows * WROW, sizeof(float));
-    if (!w || !plain)
-        loom_abort(1, "loom-lr: cannot allocate %lld weights", (long long)F + 1);
+               (long long)features, ws.map ? "; indices up to 2^63, a distributed map" : "", R,
+               omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
+    float *plain = calloc((size_t)ws.nslots, sizeof(float));
+    if (!plain)
+        loom_abort(1, "loom-lr: cannot allocate %lld weights", (long long)ws.nslots);
     char err[512] = "", msg[600];
     loom_report *rep = loom_report_open("loom-lr", o->log,
                                         "iter,samples,seconds,train_logloss,test_accuracy", err,
@@ -442,16 +611,16 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
     loom_sync mode = !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP
                                                                                  : LOOM_HYBRID;
     /* the serial twin runs the same body over plain memory, in order */
-    struct sjob j = {&tr, o->serial ? plain : w, F, 0, (float)o->lambda, o->serial};
+    struct sjob j = {&tr, o->serial ? plain : ws.w, ws.shift, ((int64_t)1 << ws.shift) - 1,
+                     ws.bias, 0, (float)o->lambda, o->serial};
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: w came back */
     int last = done, stop = 0;
     double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
-    for (int64_t r = 0; done && r < rows; r++)
-        memcpy(plain + r * WROW, loom_row_get(w, (size_t)r), WROW * sizeof(float));
     if (done) {
         double unused;
-        evaluate_sparse(&tr, plain, F, &prev, &unused);
+        refresh(&ws, plain);
+        evaluate_sparse(&tr, plain, ws.bias, &prev, &unused);
         loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
         prev /= (double)tr.nfile;
     }
@@ -466,11 +635,11 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
                           .local = 1, .sync = mode, .sync_every = o->sync_every}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
-        for (int64_t r = 0; !o->serial && r < rows; r++)
-            memcpy(plain + r * WROW, loom_row_get(w, (size_t)r), WROW * sizeof(float));
+        if (!o->serial)
+            refresh(&ws, plain);
         double s[2], unused;
-        evaluate_sparse(&tr, plain, F, &s[0], &unused);
-        evaluate_sparse(&te, plain, F, &unused, &s[1]);
+        evaluate_sparse(&tr, plain, ws.bias, &s[0], &unused);
+        evaluate_sparse(&te, plain, ws.bias, &unused, &s[1]);
         loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
         acc = s[1] / (double)te.nfile;
         loss = s[0] / (double)tr.nfile;
@@ -484,21 +653,22 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
         printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
                (double)tr.nfile * (last - done) / busy, last - done, busy,
                stop ? ", converged (--tol)" : "");
-    if (o->model && me == 0) {
-        FILE *f = fopen(o->model, "w");
-        for (int64_t x = 0; f && x <= F; x++)
-            fprintf(f, "%.7g\n", plain[x] / (x < F ? scale[x] : 1));
-        if (!f || fclose(f))
-            loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
-    }
+    if (o->model && me == 0)
+        save_sparse(o, &ws, plain, F);
     if (!isfinite(loss))
         loom_abort(1, "loom-lr: training diverged (training loss %g): lower --step", loss);
     loom_report_final(rep, "test_accuracy", acc);
     loom_report_close(rep);
     free(plain);
+    free(ws.need);
+    free(ws.scale);
+    free(ws.key);
     loom_libsvm_free(&tr);
     loom_libsvm_free(&te);
-    loom_free(w);
+    if (ws.map)
+        loom_dmap_free(ws.map);
+    else
+        loom_free(ws.w);
     return 0;
 }
 
@@ -620,20 +790,21 @@ static int svm(const struct opts *o)
         printf("%s\n", C > 12 ? " ..." : "");
     }
     int64_t F = tr.cols > te.cols ? tr.cols : te.cols;
+    if (C == 2)
+        return binary(o, &tr, &te, F);
+    snprintf(msg, sizeof msg, "loom-lr: %s: feature index %lld: the multinomial model (%d "
+             "classes) keeps dense rows of at most %lld features; two classes take any index",
+             tr.cols > te.cols ? o->svm[0] : o->svm[1], (long long)F, C, (long long)DENSE_MAX);
+    loom_report_agree(F > DENSE_MAX, msg);
     float *scale = scales(&tr, F);
-    rescale(&tr, scale, F);
-    rescale(&te, scale, F);
-    int rc;
-    if (C == 2) {
-        rc = binary(o, &tr, &te, F, scale);
-    } else {
-        struct data dtr, dte;
-        densify(&tr, F, C, &dtr);
-        densify(&te, F, C, &dte);
-        loom_libsvm_free(&tr);
-        loom_libsvm_free(&te);
-        rc = multinomial(o, &dtr, &dte, scale);
-    }
+    rescale(&tr, scale);
+    rescale(&te, scale);
+    struct data dtr, dte;
+    densify(&tr, F, C, &dtr);
+    densify(&te, F, C, &dte);
+    loom_libsvm_free(&tr);
+    loom_libsvm_free(&te);
+    int rc = multinomial(o, &dtr, &dte, scale);
     free(scale);
     return rc;
 }

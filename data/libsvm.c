@@ -60,7 +60,7 @@ static int room_value(struct ctx *c)
     if (o->nnz < c->vcap)
         return 0;
     int64_t cap = c->vcap ? 2 * c->vcap : 4096;
-    int32_t *idx = realloc(o->idx, (size_t)cap * sizeof *idx);
+    int64_t *idx = realloc(o->idx, (size_t)cap * sizeof *idx);
     if (idx)
         o->idx = idx;
     double *val = realloc(o->val, (size_t)cap * sizeof *val);
@@ -98,17 +98,18 @@ static int row(struct ctx *c, const char *p, const char *e, int keep, int64_t *m
         }
         int64_t j;
         q = loom_scan_i64(p, e, &j);
-        if (q)
-            j += c->shift; /* from here on 1-based */
-        if (!q || q == e || *q != ':' || j < 1 || j > INT32_MAX) {
-            if (q && q < e && *q == ':' && j == 0)
+        if (q && c->shift)
+            j = j >= 0 && j < INT64_MAX ? j + 1 : -1; /* from here on 1-based */
+        if (!q || q == e || *q != ':' || j < 1) {
+            if (q && q < e && *q == ':' && j == 0 && !c->shift)
                 return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
                                  "%s:%ld: feature index 0 (indices start at 1; --zero-based "
                                  "reads a file whose indices start at 0)", c->in->path,
                                  c->in->lineno);
             return bad_field(c, "feature", p, e, c->shift
-                             ? "index:value with an index from 0 to 2147483646 (--zero-based)"
-                             : "index:value with an index from 1 to 2147483647");
+                             ? "index:value with an index from 0 to 9223372036854775806 "
+                               "(--zero-based)"
+                             : "index:value with an index from 1 to 9223372036854775807");
         }
         if (j <= prev)
             return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
@@ -123,7 +124,7 @@ static int row(struct ctx *c, const char *p, const char *e, int keep, int64_t *m
         if (keep) {
             if (room_value(c))
                 return nomem(c);
-            o->idx[o->nnz] = (int32_t)(j - 1);
+            o->idx[o->nnz] = j - 1;
             o->val[o->nnz++] = v;
         }
     }

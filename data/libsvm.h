@@ -18,14 +18,14 @@ typedef struct loom_libsvm {
     int64_t nnz;    /* values kept */
     double *y;      /* n labels */
     int64_t *ptr;   /* n + 1: row r's values are [ptr[r], ptr[r+1]) */
-    int32_t *idx;   /* nnz 0-based feature indices, increasing in each row */
+    int64_t *idx;   /* nnz 0-based feature indices, increasing in each row */
     double *val;    /* nnz values */
 } loom_libsvm;
 
 /* Reads path into *out (which it overwrites).  A row is a line
  *   LABEL [qid:N] INDEX:VALUE INDEX:VALUE ... [# comment]
- * with a finite label and value, indices from 1 to 2147483647 strictly
- * increasing; blank lines and '#' comment lines are skipped (they are not
+ * with a finite label and value, indices from 1 to 2^63 - 1 strictly
+ * increasing (hashed feature ids fit); blank lines and '#' comment lines are skipped (they are not
  * rows); "qid:N" is accepted and ignored.  share == NULL keeps every row,
  * else only rows i with i % parts == part (nfile and cols still describe
  * the whole file).  Returns LOOM_OK; or LOOM_ERR_FORMAT with "FILE:LINE:

@@ -321,50 +321,76 @@ int loom_dmap_add(loom_dmap *m, uint64_t key, const void *delta)
     return loom_row_add(m->values, (size_t)row_of(m, key, 1), delta);
 }
 
-int loom_dmap_prefetch(loom_dmap *m, const uint64_t *keys, size_t n)
+/* The rows of keys[0..n) into rows[] (LOOM_DMAP_ABSENT for a key not in
+ * the map when insert is 0): the keys this rank does not know yet are
+ * sorted by owner (a counting sort) and each owner is asked once.  A full
+ * shard stops the job.  Thread-safe; takes m->mu, never while sending. */
+int loom_dmap_rows(loom_dmap *m, const uint64_t *keys, size_t n, int insert, size_t *rows)
 {
-    if (!m || (n && !keys))
+    if (!m || (n && (!keys || !rows)))
         return LOOM_ERR_ARG;
-    if (!n)
-        return LOOM_OK;
     int P = loom_icv.nranks;
-    /* Sort the keys this rank does not know yet by owner (a counting
-     * sort), ask each owner once, then prefetch every known row at once. */
-    uint64_t *todo = malloc(n * sizeof *todo), *rows = malloc(n * sizeof *rows);
-    size_t *known = malloc(n * sizeof *known), *at = calloc((size_t)P + 1, sizeof *at);
-    int *ask = malloc(n * sizeof *ask); /* the owner to ask, or -1 */
+    uint64_t *todo = malloc((n ? n : 1) * sizeof *todo), *got = malloc((n ? n : 1) * sizeof *got);
+    size_t *at = calloc((size_t)P + 1, sizeof *at), *from = malloc((n ? n : 1) * sizeof *from);
+    int *ask = malloc((n ? n : 1) * sizeof *ask); /* the owner to ask, or -1 */
     int rc = LOOM_ERR_NOMEM;
-    if (!todo || !rows || !known || !at || !ask)
+    if (!todo || !got || !at || !from || !ask)
         goto out;
-    size_t nknown = 0;
     pthread_mutex_lock(&m->mu);
     for (size_t i = 0; i < n; i++) {
         int o = owner_of(keys[i]);
         uint64_t r = o == loom_icv.rank ? ABSENT : cache_get(m, keys[i]);
         ask[i] = r == ABSENT ? o : -1;
-        if (r == ABSENT)
-            at[o + 1]++;
-        else
-            known[nknown++] = (size_t)r;
+        rows[i] = r == ABSENT ? LOOM_DMAP_ABSENT : (size_t)r;
+        at[o + 1] += r == ABSENT;
     }
     pthread_mutex_unlock(&m->mu);
     for (int p = 0; p < P; p++)
         at[p + 1] += at[p];
     for (size_t i = 0; i < n; i++)
-        if (ask[i] >= 0)
-            todo[at[ask[i]]++] = keys[i]; /* at[p] ends as the end of p's run */
+        if (ask[i] >= 0) { /* at[p] ends as the end of p's run */
+            from[at[ask[i]]] = i;
+            todo[at[ask[i]]++] = keys[i];
+        }
     for (int p = 0, lo = 0; p < P; lo = (int)at[p], p++) {
         size_t k = at[p] - (size_t)lo;
         if (!k)
             continue;
-        resolve(m, p, todo + lo, k, 0, rows + lo);
-        for (size_t i = (size_t)lo; i < (size_t)lo + k; i++)
-            if (rows[i] < FULL)
-                known[nknown++] = (size_t)rows[i];
+        resolve(m, p, todo + lo, k, insert, got + lo);
+        for (size_t i = (size_t)lo; i < (size_t)lo + k; i++) {
+            if (got[i] == FULL)
+                loom_abort(LOOM_EXIT_PEER, "map '%s': the shard of rank %d is full (%zu keys); "
+                           "create the map with a larger capacity", m->name, p, m->slots);
+            rows[from[i]] = got[i] == ABSENT ? LOOM_DMAP_ABSENT : (size_t)got[i];
+        }
     }
-    rc = nknown ? loom_row_prefetch(m->values, known, nknown) : LOOM_OK;
+    rc = LOOM_OK;
 out:
-    free(todo), free(rows), free(known), free(at), free(ask);
+    free(todo), free(got), free(at), free(from), free(ask);
+    return rc;
+}
+
+void *loom_dmap_values(loom_dmap *m, size_t *nrows)
+{
+    if (nrows)
+        *nrows = m ? (size_t)loom_icv.nranks * m->slots : 0;
+    return m ? m->values : NULL;
+}
+
+int loom_dmap_prefetch(loom_dmap *m, const uint64_t *keys, size_t n)
+{
+    if (!m || (n && !keys))
+        return LOOM_ERR_ARG;
+    size_t *rows = malloc((n ? n : 1) * sizeof *rows), known = 0;
+    if (!rows)
+        return LOOM_ERR_NOMEM;
+    int rc = loom_dmap_rows(m, keys, n, 0, rows);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (rows[i] != LOOM_DMAP_ABSENT)
+            rows[known++] = rows[i];
+    if (!rc && known)
+        rc = loom_row_prefetch(m->values, rows, known);
+    free(rows);
     return rc;
 }
 

@@ -237,8 +237,11 @@ int loom_lasso_load(const loom_lasso_files *f, const loom_rows *share, loom_lass
         if ((rc = loom_libsvm_read(f->libsvm_path, share, f->zero_based ? 0 : 1, &s, err,
                                    errlen)))
             return rc;
-        rc = build_libsvm(l, &s);
-        if (rc)
+        if (s.cols > INT32_MAX) /* the coefficients are dense: one per index */
+            rc = loom_errf(err, errlen, LOOM_ERR_FORMAT, "%s: feature index %lld: loom-lasso "
+                           "keeps one coefficient per index, up to 2147483647",
+                           f->libsvm_path, (long long)s.cols);
+        else if ((rc = build_libsvm(l, &s)))
             rc = loom_errf(err, errlen, rc, "%s: out of memory for %lld values",
                            f->libsvm_path, (long long)s.nnz);
         loom_libsvm_free(&s);

@@ -317,7 +317,12 @@ int loom_unlock(uint64_t id);
  * has not seen yet, then loom_row_prefetch) are thread-safe.
  * loom_dmap_shard lists the keys this rank's shard holds (up to max into
  * keys; returns how many there are), e.g. to save the map: each rank
- * saves its own shard.  The map checkpoints and restarts with the job. */
+ * saves its own shard.  The map checkpoints and restarts with the job.
+ * For loops at full speed, loom_dmap_rows resolves a batch of keys once
+ * (one message per owning rank; insert = 1 adds the absent ones, else
+ * they come back as LOOM_DMAP_ABSENT) into rows of loom_dmap_values(m,
+ * &nrows), an ordinary row allocation of nrows rows that the body then
+ * reaches through loom_at like any other; a key's row never changes. */
 typedef struct loom_dmap loom_dmap;
 loom_dmap *loom_dmap_create(size_t capacity, size_t value_size, const loom_alloc_opts *opts);
 int loom_dmap_free(loom_dmap *m);
@@ -326,6 +331,9 @@ int loom_dmap_put(loom_dmap *m, uint64_t key, const void *value);
 int loom_dmap_add(loom_dmap *m, uint64_t key, const void *delta);
 int loom_dmap_prefetch(loom_dmap *m, const uint64_t *keys, size_t n);
 size_t loom_dmap_shard(loom_dmap *m, uint64_t *keys, size_t max);
+#define LOOM_DMAP_ABSENT ((size_t)-1)
+int loom_dmap_rows(loom_dmap *m, const uint64_t *keys, size_t n, int insert, size_t *rows);
+void *loom_dmap_values(loom_dmap *m, size_t *nrows);
 
 /* ---- The parallel loop (docs/loop.md) ---------------------------------
  *

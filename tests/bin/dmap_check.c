@@ -11,7 +11,9 @@
  * After a barrier every rank prefetches and reads every key: the shared
  * ones must hold exactly (P * T, P * T * j), the others (r + 1, 0); a key
  * never inserted is absent and reads as zeros; the shards together list
- * each key exactly once.  A second map, overwrite merge, checks put. */
+ * each key exactly once; loom_dmap_rows gives each key one row of
+ * loom_dmap_values, the same on every rank, holding what get reads, and
+ * none to an absent key.  A second map, overwrite merge, checks put. */
 #include <loom.h>
 #include <omp.h>
 #include <stdio.h>
@@ -91,6 +93,32 @@ check:;
     }
     if (bad)
         FAIL("%ld of %ld keys hold the wrong sums", bad, n);
+    /* loom_dmap_rows: every key's row, the same on every rank, distinct,
+     * holding what get reads; an absent key has none (insert = 0). */
+    size_t *rows = malloc(((size_t)n + 1) * sizeof *rows), nrows;
+    all = realloc(all, ((size_t)n + 1) * sizeof *all);
+    all[n] = key_of(n + 12345);
+    if (!rows || !all || loom_dmap_rows(m, all, (size_t)n + 1, 0, rows))
+        FAIL("loom_dmap_rows failed");
+    double *vals = loom_dmap_values(m, &nrows);
+    int64_t *lo = malloc((size_t)n * sizeof *lo), *hi = malloc((size_t)n * sizeof *hi);
+    char *seen = calloc(nrows, 1);
+    for (long j = 0; j < n; j++) {
+        const double *p = rows[j] < nrows ? loom_row_get(vals, rows[j]) : NULL;
+        double want0 = j < half ? (double)P * T : (double)((j - half) % P + 1);
+        if (!p || p[0] != want0 || seen[rows[j]]++)
+            FAIL("loom_dmap_rows: key %ld has row %zu of %zu (seen before: %d)", j, rows[j],
+                 nrows, p ? seen[rows[j]] - 1 : -1);
+        lo[j] = hi[j] = (int64_t)rows[j];
+    }
+    if (rows[n] != LOOM_DMAP_ABSENT)
+        FAIL("loom_dmap_rows: a key never inserted has row %zu", rows[n]);
+    loom_allreduce(LOOM_IN_PLACE, lo, (size_t)n, LOOM_INT64, LOOM_MIN);
+    loom_allreduce(LOOM_IN_PLACE, hi, (size_t)n, LOOM_INT64, LOOM_MAX);
+    for (long j = 0; j < n; j++)
+        if (lo[j] != hi[j])
+            FAIL("loom_dmap_rows: ranks disagree on the row of key %ld", j);
+    free(rows), free(lo), free(hi), free(seen);
     double v[2] = {9, 9};
     int found = 1;
     loom_dmap_get(m, key_of(n + 12345), v, &found);

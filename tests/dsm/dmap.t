@@ -2,7 +2,8 @@
 # dmap.t — the distributed map (docs/dmap.md): sparse 64-bit keys added to
 # by every rank and thread sum exactly, keys one rank writes are seen by
 # all after a barrier, absent keys read as absent zeros, the shards list
-# each key once, put overwrites; on 1-4 ranks x 1-2 threads, over TCP,
+# each key once, loom_dmap_rows gives each key one row (the same on every
+# rank) of the values allocation, put overwrites; on 1-4 ranks x 1-2 threads, over TCP,
 # under ssp; a full shard stops the job with one message naming the map;
 # a checkpointed map comes back on restart.
 . "$(dirname "$0")/../lib.sh"

@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         FUZZ_CHECK(isfinite(x.y[r]), "label %lld is %g", (long long)r, x.y[r]);
         FUZZ_CHECK(x.ptr[r] <= x.ptr[r + 1], "row %lld ends before it starts", (long long)r);
         for (int64_t k = x.ptr[r]; k < x.ptr[r + 1]; k++) {
-            FUZZ_CHECK(x.idx[k] >= 0 && x.idx[k] < x.cols, "index %d outside %lld columns",
-                       x.idx[k], (long long)x.cols);
+            FUZZ_CHECK(x.idx[k] >= 0 && x.idx[k] < x.cols, "index %lld outside %lld columns",
+                       (long long)x.idx[k], (long long)x.cols);
             FUZZ_CHECK(k == x.ptr[r] || x.idx[k] > x.idx[k - 1], "indices do not increase");
             FUZZ_CHECK(isfinite(x.val[k]), "value %g", x.val[k]);
         }

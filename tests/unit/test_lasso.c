@@ -148,7 +148,8 @@ static void test_libsvm(void)
         {"1 3:\n", "e.svm:1: bad value of feature '3:'"},
         {"1 3:1.5.2\n", "e.svm:1: bad value of feature '3:1.5.2'"},
         {"1 3:inf\n", "e.svm:1: bad value of feature '3:inf'"},
-        {"1 2147483648:1\n", "e.svm:1: bad feature '2147483648:1'"},
+        {"1 9223372036854775808:1\n", "e.svm:1: bad feature '9223372036854775808:1' (expected "
+                                      "index:value with an index from 1 to 9223372036854775807)"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         p = write_file("e.svm", cases[k].text);
@@ -158,6 +159,24 @@ static void test_libsvm(void)
         if (!strstr(err, cases[k].want))
             diag("got: %s", err);
     }
+
+    /* 64-bit feature ids (hashed features): the whole range, either base */
+    p = write_file("h.svm", "1 3:1 2147483648:2 9223372036854775807:3\n");
+    rc = loom_libsvm_load(p, NULL, &s, err, sizeof err);
+    ok(rc == 0 && s.cols == INT64_MAX && s.idx[1] == 2147483647 && s.idx[2] == INT64_MAX - 1,
+       "indices up to 2^63 - 1 (%s)", err);
+    loom_libsvm_free(&s);
+    p = write_file("h0.svm", "1 0:1 9223372036854775806:3\n");
+    rc = loom_libsvm_read(p, NULL, 0, &s, err, sizeof err);
+    ok(rc == 0 && s.cols == INT64_MAX && s.idx[0] == 0 && s.idx[1] == INT64_MAX - 1,
+       "--zero-based: indices up to 2^63 - 2 (%s)", err);
+    loom_libsvm_free(&s);
+    p = write_file("h0.svm", "1 9223372036854775807:3\n");
+    rc = loom_libsvm_read(p, NULL, 0, &s, err, sizeof err);
+    ok(rc == LOOM_ERR_FORMAT && strstr(err, "h0.svm:1: bad feature '9223372036854775807:3' "
+                                       "(expected index:value with an index from 0 to "
+                                       "9223372036854775806 (--zero-based))"),
+       "--zero-based: 2^63 - 1 is one too many: %s", err);
 }
 
 static void test_scan_f64(void)
