@@ -1,7 +1,12 @@
 /* diff.c — moving data between working copies and home stores.
  *
  * Fetch: a unit's master copy is read from its home's store, by RMA
- * (ucp_get_nbx with the home's key) or, at the home, by a local copy.
+ * (ucp_get_nbx with the home's key) or, at the home, by a local copy.  A
+ * batch of small scattered units (loom_dsm_fetch_list: rows of a few
+ * bytes, such as a distributed map's values) is gathered instead: one
+ * GATHER message per home lists the units, and the home answers with
+ * their bytes in one GATHERED message, where one get each would cost a
+ * round trip each.
  *
  * Flush: at a release, the policy turns every dirty unit into records
  *   BYTES  offset, length, new bytes       (overwrite merge; rows' put)
@@ -36,6 +41,8 @@
 
 #define AM_DIFF 3
 #define AM_ACK 4
+#define AM_GATHER 2
+#define AM_GATHERED 12
 
 struct diff_hdr {
     uint32_t src, alloc, nrec, round; /* round: sync points the sender passed */
@@ -230,10 +237,90 @@ static void on_ack(const void *hdr, size_t hlen, void *data, size_t len)
     atomic_fetch_add(&acks_got, 1);
 }
 
+/* ---- gathering ------------------------------------------------------ */
+
+/* Units smaller than this, alone in their run, are gathered rather than
+ * read with a get each; a GATHER names at most GATHER_MAX of them. */
+#define GATHER_UNIT 512
+#define GATHER_MAX 8192
+
+struct gather_hdr { uint32_t src, alloc; uint64_t n, ticket; };
+struct gathered_hdr { uint64_t ticket, n; };
+
+/* One GATHER in flight: its units' bytes land in their copies. */
+struct gather {
+    loom_dsm_alloc *a;
+    const size_t *u;
+    size_t n;
+    volatile int done;
+};
+
+/* Home side: answer with the store bytes of the listed units, which must
+ * all be homed here (a request that is not is a peer's bug: the job
+ * stops, as the requester would otherwise wait for ever). */
+static void on_gather(const void *hdr, size_t hlen, void *data, size_t len)
+{
+    struct gather_hdr h;
+    if (hlen != sizeof h)
+        loom_die(LOOM_EXIT_PEER, "internal: a gather request with a %zu-byte header", hlen);
+    memcpy(&h, hdr, sizeof h);
+    int na = atomic_load(&loom_nallocs);
+    loom_dsm_alloc *a = h.alloc < (uint32_t)na ? loom_allocs[h.alloc] : NULL;
+    if (!a || !a->live || !a->store || h.src >= (uint32_t)loom_icv.nranks ||
+        h.n > GATHER_MAX || len != h.n * sizeof(uint64_t))
+        loom_die(LOOM_EXIT_PEER, "internal: a malformed gather request from rank %u", h.src);
+    char *out = malloc(h.n ? h.n * a->unit : 1);
+    if (!out)
+        loom_die(LOOM_EXIT_PEER, "out of memory answering a gather request");
+    pthread_mutex_lock(&local_apply);
+    for (uint64_t i = 0; i < h.n; i++) {
+        uint64_t u;
+        memcpy(&u, (char *)data + i * sizeof u, sizeof u);
+        if (u >= a->nunits || a->home[u] != loom_icv.rank)
+            loom_die(LOOM_EXIT_PEER, "internal: rank %u asked for unit %llu of '%s', not "
+                     "homed here", h.src, (unsigned long long)u, a->name);
+        memcpy(out + i * a->unit, a->store + (uint64_t)a->slot[u] * a->unit, a->unit);
+    }
+    pthread_mutex_unlock(&local_apply);
+    struct gathered_hdr r = {h.ticket, h.n};
+    loom_tp_am_send_eager((int)h.src, AM_GATHERED, &r, sizeof r, out, h.n * a->unit, 1);
+}
+
+static void on_gathered(const void *hdr, size_t hlen, void *data, size_t len)
+{
+    struct gathered_hdr r;
+    if (hlen != sizeof r)
+        loom_die(LOOM_EXIT_PEER, "internal: a gather answer with a %zu-byte header", hlen);
+    memcpy(&r, hdr, sizeof r);
+    struct gather *g = (struct gather *)(uintptr_t)r.ticket;
+    if (r.n != g->n || len != g->n * g->a->unit)
+        loom_die(LOOM_EXIT_PEER, "internal: a malformed gather answer");
+    for (size_t i = 0; i < g->n; i++)
+        memcpy(loom_dsm_unit_data(g->a, g->u[i]), (char *)data + i * g->a->unit, g->a->unit);
+    loom_flag_set(&g->done);
+}
+
+/* Start gathering units u[0..n) (n <= GATHER_MAX), all homed at h (not
+ * this rank), into their copies; g->done becomes 1. */
+static void gather_start(loom_dsm_alloc *a, int h, const size_t *u, size_t n, struct gather *g)
+{
+    *g = (struct gather){.a = a, .u = u, .n = n};
+    uint64_t *list = malloc(n * sizeof *list);
+    if (!list)
+        loom_die(1, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        list[i] = u[i];
+    struct gather_hdr hd = {(uint32_t)loom_icv.rank, (uint32_t)a->id, n, (uint64_t)(uintptr_t)g};
+    atomic_fetch_add(&a->stats.bytes_recv, n * a->unit);
+    loom_tp_am_send_eager(h, AM_GATHER, &hd, sizeof hd, list, n * sizeof *list, 1);
+}
+
 void loom_dsm_wire_init(void)
 {
     loom_tp_am_register(AM_DIFF, on_diff);
     loom_tp_am_register(AM_ACK, on_ack);
+    loom_tp_am_register(AM_GATHER, on_gather);
+    loom_tp_am_register(AM_GATHERED, on_gathered);
 }
 
 /* ---- fetching -------------------------------------------------------- */
@@ -326,19 +413,40 @@ void loom_dsm_fetch_list(loom_dsm_alloc *a, const size_t *u, size_t n)
 {
     if (!n)
         return;
+    int P = loom_icv.nranks;
     struct batch *b = malloc(sizeof *b);
-    if (!b)
+    size_t *lone = malloc(n * sizeof *lone), *at = calloc((size_t)P + 1, sizeof *at),
+           *by = malloc(n * sizeof *by), nlone = 0;
+    if (!b || !lone || !at || !by)
         loom_die(1, "out of memory");
     b->k = 0;
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0; i < n;) { /* runs by get; small lone units gathered */
         size_t j = i + 1;
         while (j < n && u[j] == u[j - 1] + 1 && same_run(a, u[i], u[j - 1], u[j]))
             j++;
-        fetch_run(a, u[i], j - i, loom_dsm_unit_data(a, u[i]), b);
+        if (j - i == 1 && a->unit <= GATHER_UNIT && a->home[u[i]] != loom_icv.rank) {
+            lone[nlone++] = u[i];
+            at[a->home[u[i]] + 1]++;
+        } else {
+            fetch_run(a, u[i], j - i, loom_dsm_unit_data(a, u[i]), b);
+        }
         i = j;
     }
+    for (int p = 0; p < P; p++) /* the lone units by home (a counting sort) */
+        at[p + 1] += at[p];
+    for (size_t i = 0; i < nlone; i++)
+        by[at[a->home[lone[i]]]++] = lone[i]; /* at[p] ends as the end of p's run */
+    size_t ng = (nlone + GATHER_MAX - 1) / GATHER_MAX + (size_t)P, k = 0;
+    struct gather *g = malloc(ng * sizeof *g);
+    if (!g)
+        loom_die(1, "out of memory");
+    for (int p = 0, lo = 0; p < P; lo = (int)at[p], p++)
+        for (size_t i = (size_t)lo; i < at[p]; i += GATHER_MAX)
+            gather_start(a, p, by + i, at[p] - i < GATHER_MAX ? at[p] - i : GATHER_MAX, &g[k++]);
     batch_wait(b);
-    free(b);
+    for (size_t i = 0; i < k; i++)
+        loom_tp_wait_flag(&g[i].done);
+    free(g), free(b), free(lone), free(at), free(by);
 }
 
 void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)

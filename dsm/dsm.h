@@ -110,7 +110,10 @@ struct loom_dsm_alloc {
     int agent;                   /* holds the progress agent (agent.c) */
     int policy_up;               /* policy->init ran; destroy runs fini */
     int staleness;               /* clocks a copy may lag (bsp 0, ssp s) */
-    uint64_t *stamp;             /* per unit: global clock its copy reflects */
+    uint64_t *stamp;             /* per unit: global clock its copy reflects, or more:
+                                  * read it through loom_dsm_stamp */
+    uint64_t stamp_floor;        /* rows: every copy not invalid reflects at least this
+                                  * clock (set by notice.c at sync points) */
     int sparse;                  /* write notices (notice.c): a sync point refreshes only
                                   * the copies another rank changed */
     atomic_flag notice_lock;     /* guards the two lists below */
@@ -289,6 +292,12 @@ void loom_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t 
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
 /* Record the age of data read (histogram). */
 void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
+/* The global clock unit u's copy reflects (meaningless while invalid). */
+static inline uint64_t loom_dsm_stamp(const loom_dsm_alloc *a, size_t u)
+{
+    uint64_t f = __atomic_load_n(&a->stamp_floor, __ATOMIC_RELAXED);
+    return a->stamp[u] > f ? a->stamp[u] : f;
+}
 /* The oldest global clock a copy of a may reflect in this rank's clock. */
 uint64_t loom_dsm_oldest(const loom_dsm_alloc *a);
 

@@ -211,7 +211,7 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
         loom_die(1, "out of memory (write notices)");
     for (size_t i = 0; i < n; i++) {
         size_t u = v[i].unit; /* at a sync point every held copy is clean */
-        if (atomic_load(&a->state[u]) == U_CLEAN && a->stamp[u] <= v[i].clock &&
+        if (atomic_load(&a->state[u]) == U_CLEAN && loom_dsm_stamp(a, u) <= v[i].clock &&
             (!m || list[m - 1] != u))
             list[m++] = u;
     }
@@ -219,11 +219,13 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
     loom_dsm_fetch_list(a, list, m);
     atomic_fetch_add(&a->stats.refreshed, m);
     free(list);
-    /* every copy still valid reflects all releases of clocks < g */
+    /* every copy still valid reflects all releases of clocks < g; so does
+     * every row fetched from now on (a notice of such a release is queued
+     * only once it is home), so rows take g as a floor: the sync point
+     * costs what changed, not the allocation's size */
     if (a->kind == LOOM_UNIT_ROW) {
-        for (size_t r = 0; r < a->nunits; r++)
-            if (a->stamp[r] < g && atomic_load(&a->state[r]) != U_INVALID)
-                a->stamp[r] = g;
+        if (g > a->stamp_floor)
+            __atomic_store_n(&a->stamp_floor, g, __ATOMIC_RELAXED);
         return;
     }
     for (size_t i = 0; i < a->nvalid; i++)

@@ -238,7 +238,7 @@ void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
 {
     if (a->kind == LOOM_UNIT_ROW) {
         for (size_t r = 0; r < a->nunits; r++)
-            if (!a->put[r] && a->stamp[r] < older_than)
+            if (!a->put[r] && loom_dsm_stamp(a, r) < older_than)
                 atomic_store(&a->state[r], U_INVALID);
         return;
     }
@@ -249,7 +249,7 @@ void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
     for (size_t i = 0; i < a->nvalid; i++) {
         size_t u = v[i];
         int st = atomic_load(&a->state[u]);
-        if (st == U_CLEAN && a->stamp[u] < older_than) {
+        if (st == U_CLEAN && loom_dsm_stamp(a, u) < older_than) {
             atomic_store(&a->state[u], U_INVALID);
             v[keep + ndrop++] = u;
         } else if (st != U_INVALID) {

@@ -59,7 +59,7 @@ const void *loom_row_get(void *array, size_t row)
         loom_unit_unlock(a, row);
     } else if (a->state) {
         atomic_fetch_add(&a->stats.hits, 1);
-        loom_dsm_note_read(a, a->stamp[row]);
+        loom_dsm_note_read(a, loom_dsm_stamp(a, row));
     }
     return a->base + row * a->unit;
 }
