@@ -253,7 +253,49 @@ struct gather {
     const size_t *u;
     size_t n;
     volatile int done;
+    uint64_t ticket;
 };
+
+/* The GATHERs in flight, so that an answer is checked against a request
+ * before anything is written: slot i holds the request whose ticket is
+ * i + nslots * (a sequence number). */
+static pthread_mutex_t inflight_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct gather **inflight;
+static size_t ninflight_slots;
+static uint64_t gather_seq;
+
+static void inflight_add(struct gather *g)
+{
+    pthread_mutex_lock(&inflight_mu);
+    size_t i = 0;
+    while (i < ninflight_slots && inflight[i])
+        i++;
+    if (i == ninflight_slots) { /* grow; tickets name slots, which stay */
+        size_t n = ninflight_slots ? 2 * ninflight_slots : 64;
+        struct gather **v = realloc(inflight, n * sizeof *v);
+        if (!v)
+            loom_die(1, "out of memory");
+        memset(v + ninflight_slots, 0, (n - ninflight_slots) * sizeof *v);
+        inflight = v;
+        ninflight_slots = n;
+    }
+    inflight[i] = g;
+    g->ticket = (uint64_t)i | ++gather_seq << 32;
+    pthread_mutex_unlock(&inflight_mu);
+}
+
+/* The request a ticket names, taken off the list; NULL if none. */
+static struct gather *inflight_take(uint64_t ticket)
+{
+    pthread_mutex_lock(&inflight_mu);
+    size_t i = (size_t)(ticket & 0xffffffffu);
+    struct gather *g = i < ninflight_slots && inflight[i] && inflight[i]->ticket == ticket
+                           ? inflight[i] : NULL;
+    if (g)
+        inflight[i] = NULL;
+    pthread_mutex_unlock(&inflight_mu);
+    return g;
+}
 
 /* Home side: answer with the store bytes of the listed units, which must
  * all be homed here (a request that is not is a peer's bug: the job
@@ -292,9 +334,9 @@ static void on_gathered(const void *hdr, size_t hlen, void *data, size_t len)
     if (hlen != sizeof r)
         loom_die(LOOM_EXIT_PEER, "internal: a gather answer with a %zu-byte header", hlen);
     memcpy(&r, hdr, sizeof r);
-    struct gather *g = (struct gather *)(uintptr_t)r.ticket;
-    if (r.n != g->n || len != g->n * g->a->unit)
-        loom_die(LOOM_EXIT_PEER, "internal: a malformed gather answer");
+    struct gather *g = inflight_take(r.ticket);
+    if (!g || r.n != g->n || len != g->n * g->a->unit)
+        loom_die(LOOM_EXIT_PEER, "internal: a gather answer for no request, or of the wrong size");
     for (size_t i = 0; i < g->n; i++)
         memcpy(loom_dsm_unit_data(g->a, g->u[i]), (char *)data + i * g->a->unit, g->a->unit);
     loom_flag_set(&g->done);
@@ -310,7 +352,8 @@ static void gather_start(loom_dsm_alloc *a, int h, const size_t *u, size_t n, st
         loom_die(1, "out of memory");
     for (size_t i = 0; i < n; i++)
         list[i] = u[i];
-    struct gather_hdr hd = {(uint32_t)loom_icv.rank, (uint32_t)a->id, n, (uint64_t)(uintptr_t)g};
+    inflight_add(g);
+    struct gather_hdr hd = {(uint32_t)loom_icv.rank, (uint32_t)a->id, n, g->ticket};
     atomic_fetch_add(&a->stats.bytes_recv, n * a->unit);
     loom_tp_am_send_eager(h, AM_GATHER, &hd, sizeof hd, list, n * sizeof *list, 1);
 }

@@ -26,10 +26,10 @@ same_log() { # A.csv B.csv: the same epochs, samples, loss and accuracy
     cut -d, -f1,2,4,5 "$1" >"$1.4"; cut -d, -f1,2,4,5 "$2" >"$2.4"
     [ "$(wc -l <"$1.4")" -eq 6 ] && cmp -s "$1.4" "$2.4" || { diff "$1.4" "$2.4" | sed 's/^/#   /'; return 1; }
 }
-"$B/bin/loom-gen" lasso --samples 7000 --features 1000 --nonzeros 60 --density 0.03 \
+"$B/bin/loom-gen" lasso --samples 9000 --features 1000 --nonzeros 60 --density 0.03 \
     --out "$T/ls" >/dev/null
 awk '{ $1 = ($1 > 0) ? 1 : 0; print }' "$T/ls.svm" >"$T/b.svm"
-head -6000 "$T/b.svm" >"$T/b.train"; tail -1000 "$T/b.svm" >"$T/b.test"
+head -6000 "$T/b.svm" >"$T/b.train"; tail -3000 "$T/b.svm" >"$T/b.test"
 for f in train test; do
     perl -pe 's/(\d+):/($1 * 4000000000000037 + 12345) . ":"/ge' "$T/b.$f" >"$T/h.$f"
 done

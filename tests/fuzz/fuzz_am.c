@@ -8,9 +8,9 @@
  * and one SSP reduction (id 0, 6 int64, its first call made), all built
  * fresh for every input.  The input is a sequence of messages
  *   u8 id (mod 16), u8 header length, u16 data length (LE), header, data
- * handed to whatever handler lib/ and dsm/ registered for the id (DIFF 3,
- * ACK 4, LOCK_REQ 5, LOCK_GRANT 6, UNLOCK 7, CLOCK 8, CONTRIB 9, UPDATE 10,
- * RING 11) exactly as the transport would.  A handler may drop a message
+ * handed to whatever handler lib/ and dsm/ registered for the id (GATHER
+ * 2, DIFF 3, ACK 4, LOCK_REQ 5, LOCK_GRANT 6, UNLOCK 7, CLOCK 8, CONTRIB 9,
+ * UPDATE 10, RING 11, GATHERED 12) exactly as the transport would.  A handler may drop a message
  * or stop the job (loom_abort); it must never read or write outside what
  * it owns — ASan and UBSan watch every access. */
 #include "fuzz.h"

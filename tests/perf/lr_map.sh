@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lr_map.sh BUILD — loom-lr's sparse binary model with its weights in a
+# lr_map.sh BUILD [BASE_BUILD] — loom-lr's sparse binary model with its weights in a
 # distributed map (hashed feature ids) against the dense weight vector on
 # the same data, side by side (docs/bench-lr-map.md).  The data: loom-gen
 # lasso, labels by sign; the map's copy has every index f renumbered to
@@ -8,10 +8,12 @@
 # round runs each contender once, dense and map alternating; the figures
 # are medians over ROUNDS (default 5) of training samples/s (the log's
 # seconds), the map's ratio to the dense run of the same round, the final
-# test accuracy and rank 0's bytes sent per epoch.  Prints Markdown (raw
-# logs in BUILD/perf/lr_map).
+# test accuracy and rank 0's bytes sent per epoch.  With BASE_BUILD (an
+# earlier build) its map runs join each round as "map, base".  Prints
+# Markdown (raw logs in BUILD/perf/lr_map).
 set -euo pipefail
 B=$(cd "${1:-build}" && pwd)
+BASE=${2:+$(cd "$2" && pwd)}
 ROUNDS=${ROUNDS:-5}
 W=$B/perf/lr_map
 mkdir -p "$W"
@@ -26,9 +28,10 @@ E="--epochs 3 --tol 0"
 CONFIGS="1x1 1x2 2x1"
 for r in $(seq "$ROUNDS"); do
     for c in $CONFIGS; do
-        for m in d m; do
-            OMP_NUM_THREADS=${c#*x} "$B/bin/loomrun" -n "${c%x*}" "$B/bin/loom-lr" \
-                --train "$W/$m.train" --test "$W/$m.test" $E >"$W/$c.$m.$r" 2>&1
+        for m in d m ${BASE:+b}; do
+            bin=$B; [ $m = b ] && bin=$BASE
+            OMP_NUM_THREADS=${c#*x} "$bin/bin/loomrun" -n "${c%x*}" "$bin/bin/loom-lr" \
+                --train "$W/${m/b/m}.train" --test "$W/${m/b/m}.test" $E >"$W/$c.$m.$r" 2>&1
         done
     done
 done
@@ -40,17 +43,20 @@ field() {
          END { printf "%s %s %s\n", s, a, b == "" ? "-" : b }' "$1"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-echo "| ranks x threads | dense samples/s | map samples/s | map / dense | accuracy dense / map | rank 0 MB sent per epoch, dense / map |"
-echo "|---|---|---|---|---|---|"
+echo "| ranks x threads | dense samples/s | map samples/s | map / dense |${BASE:+ map, base / dense |} accuracy dense / map | rank 0 MB sent per epoch, dense / map |"
+echo "|---|---|---|---|${BASE:+---|}---|---|"
 for c in $CONFIGS; do
     for r in $(seq "$ROUNDS"); do
         read -r ds da db <<<"$(field "$W/$c.d.$r")"
         read -r ms ma mb <<<"$(field "$W/$c.m.$r")"
-        echo "$ds $ms $(awk -v a="$ms" -v b="$ds" 'BEGIN { print a / b }') $da $ma $db $mb"
+        bs=0; [ -n "$BASE" ] && read -r bs _ _ <<<"$(field "$W/$c.b.$r")"
+        echo "$ds $ms $(awk -v a="$ms" -v b="$ds" 'BEGIN { print a / b }') $da $ma $db $mb" \
+            "$(awk -v a="$bs" -v b="$ds" 'BEGIN { print a / b }')"
     done >"$W/$c.rows"
     col() { cut -d' ' -f"$1" "$W/$c.rows" | median; }
-    printf "| %s | %.0f | %.0f | **%.2f** | %s / %s | %s / %s |\n" "${c/x/ × }" "$(col 1)" "$(col 2)" \
-        "$(col 3)" "$(col 4)" "$(col 5)" "$(cut -d' ' -f6 "$W/$c.rows" | head -1)" \
+    base=; [ -n "$BASE" ] && base=" $(printf %.2f "$(col 8)") |"
+    printf "| %s | %.0f | %.0f | **%.2f** |%s %s / %s | %s / %s |\n" "${c/x/ × }" "$(col 1)" \
+        "$(col 2)" "$(col 3)" "$base" "$(col 4)" "$(col 5)" "$(cut -d' ' -f6 "$W/$c.rows" | head -1)" \
         "$(cut -d' ' -f7 "$W/$c.rows" | head -1)"
 done
 echo
