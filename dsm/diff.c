@@ -298,8 +298,9 @@ static struct gather *inflight_take(uint64_t ticket)
 }
 
 /* Home side: answer with the store bytes of the listed units, which must
- * all be homed here (a request that is not is a peer's bug: the job
- * stops, as the requester would otherwise wait for ever). */
+ * all be small and homed here (a request that is not is a peer's bug:
+ * the job stops, as the requester would otherwise wait for ever).  Every
+ * unit is checked before local_apply is taken. */
 static void on_gather(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct gather_hdr h;
@@ -308,9 +309,17 @@ static void on_gather(const void *hdr, size_t hlen, void *data, size_t len)
     memcpy(&h, hdr, sizeof h);
     int na = atomic_load(&loom_nallocs);
     loom_dsm_alloc *a = h.alloc < (uint32_t)na ? loom_allocs[h.alloc] : NULL;
-    if (!a || !a->live || !a->store || h.src >= (uint32_t)loom_icv.nranks ||
-        h.n > GATHER_MAX || len != h.n * sizeof(uint64_t))
+    if (!a || !a->live || !a->store || a->unit > GATHER_UNIT ||
+        h.src >= (uint32_t)loom_icv.nranks || h.n > GATHER_MAX ||
+        len != h.n * sizeof(uint64_t))
         loom_die(LOOM_EXIT_PEER, "internal: a malformed gather request from rank %u", h.src);
+    for (uint64_t i = 0; i < h.n; i++) {
+        uint64_t u;
+        memcpy(&u, (char *)data + i * sizeof u, sizeof u);
+        if (u >= a->nunits || a->home[u] != loom_icv.rank)
+            loom_die(LOOM_EXIT_PEER, "internal: rank %u asked for unit %llu of '%s', not "
+                     "homed here", h.src, (unsigned long long)u, a->name);
+    }
     char *out = malloc(h.n ? h.n * a->unit : 1);
     if (!out)
         loom_die(LOOM_EXIT_PEER, "out of memory answering a gather request");
@@ -318,9 +327,6 @@ static void on_gather(const void *hdr, size_t hlen, void *data, size_t len)
     for (uint64_t i = 0; i < h.n; i++) {
         uint64_t u;
         memcpy(&u, (char *)data + i * sizeof u, sizeof u);
-        if (u >= a->nunits || a->home[u] != loom_icv.rank)
-            loom_die(LOOM_EXIT_PEER, "internal: rank %u asked for unit %llu of '%s', not "
-                     "homed here", h.src, (unsigned long long)u, a->name);
         memcpy(out + i * a->unit, a->store + (uint64_t)a->slot[u] * a->unit, a->unit);
     }
     pthread_mutex_unlock(&local_apply);
