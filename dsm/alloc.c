@@ -108,6 +108,8 @@ static void destroy(loom_dsm_alloc *a)
     free(a->twin);
     free(a->put);
     free(a->stamp);
+    free(a->used);
+    free(a->cache_res);
     free((void *)a->state);
     free(a->ulock);
     free(a->home);
@@ -387,6 +389,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
         a->stamp = calloc(a->nunits, sizeof *a->stamp);
+        if (loom_cache_wanted(pol) && loom_cache_init(a))
+            rc = LOOM_ERR_NOMEM;
         a->sparse = loom_notice_wanted(a, pol);
         a->staleness = !pol->uses_staleness ? 0
                        : o->staleness_set ? o->staleness : loom_icv.staleness;
@@ -541,6 +545,8 @@ int loom_dsm_barrier(void)
             loom_notice_apply(a, loom_clock_global());
         else if (a && a->live)
             a->policy->acquire(a);
+        if (a && a->live)
+            loom_cache_trim(a);
     }
     epoch_end();
     return LOOM_OK;
@@ -603,6 +609,8 @@ static void add_stats(const loom_dsm_alloc *a, loom_stats *o)
     o->forwarded += atomic_load(&a->stats.forwarded);
     o->early_bytes += atomic_load(&a->stats.early_bytes);
     o->prefetched += atomic_load(&a->stats.prefetched);
+    o->evicted += atomic_load(&a->stats.evicted);
+    o->cached_bytes += atomic_load(&a->stats.cached);
     for (int i = 0; i < 8; i++)
         o->age[i] += atomic_load(&a->stats.age[i]);
 }
@@ -631,10 +639,14 @@ static void print_stats(const loom_dsm_alloc *a)
 {
     loom_stats s = {0};
     add_stats(a, &s);
+    char cache[96] = "";
+    if (a->used)
+        snprintf(cache, sizeof cache, ", evicted %llu, cached %llu B",
+                 (unsigned long long)s.evicted, (unsigned long long)s.cached_bytes);
     loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu "
              "(prefetched %llu), "
              "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
-             "forwarded %llu, sent early %llu B, refreshed %llu", a->name, a->policy->name,
+             "forwarded %llu, sent early %llu B, refreshed %llu%s", a->name, a->policy->name,
              (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
              (unsigned long long)s.hits, (unsigned long long)s.misses,
              (unsigned long long)s.prefetched, (unsigned long long)s.blocked_reads,
@@ -644,7 +656,7 @@ static void print_stats(const loom_dsm_alloc *a)
              (unsigned long long)s.age[4], (unsigned long long)s.age[5],
              (unsigned long long)s.age[6], (unsigned long long)s.age[7],
              (unsigned long long)s.forwarded, (unsigned long long)s.early_bytes,
-             (unsigned long long)atomic_load(&a->stats.refreshed));
+             (unsigned long long)atomic_load(&a->stats.refreshed), cache);
 }
 
 void loom_dsm_fini_records(void)

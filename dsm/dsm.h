@@ -121,12 +121,17 @@ struct loom_dsm_alloc {
     size_t nnotice, capnotice;
     uint32_t *wrote;             /* units released since this rank's last notice */
     size_t nwrote, capwrote;
+    uint32_t *used;              /* LOOM_CACHE_BYTES (cache.c): per unit, the sync-point
+                                  * round of its last fetch or row read; else NULL */
+    uint32_t cache_round;        /* sync points trimmed so far */
+    size_t cache_k;              /* units per group (those sharing OS pages) */
+    uint8_t *cache_res;          /* per group: 1 if its memory may be resident */
     int average;                 /* add merge by averaging at the home (diff.c) */
     char *avg_base, *avg_sum;    /* averaging, per home slot: the row when the round */
     uint32_t *avg_n, *avg_round; /* began, the deltas' sum, their count, round + 1 */
     struct {                     /* what loom_stats reports */
         _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
-            forwarded, early_bytes, age[8], refreshed, prefetched;
+            forwarded, early_bytes, age[8], refreshed, prefetched, evicted, cached;
     } stats;
 };
 
@@ -292,6 +297,24 @@ void loom_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t 
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
 /* Record the age of data read (histogram). */
 void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
+/* ---- cache.c: the bounded cache (LOOM_CACHE_BYTES) ------------------- */
+/* 1 if allocations of policy p are bounded (LOOM_CACHE_BYTES set, several
+ * ranks, a policy with homes and copies fetched on demand). */
+int loom_cache_wanted(const loom_policy *p);
+/* Sets up a's cache bookkeeping (a->unit and a->nunits known); 0 or -1. */
+int loom_cache_init(loom_dsm_alloc *a);
+/* Note a use of unit u's copy (a fetch, a row read): recency for eviction. */
+static inline void loom_cache_use(loom_dsm_alloc *a, size_t u)
+{
+    if (a->used) {
+        a->used[u] = a->cache_round;
+        a->cache_res[u / a->cache_k] = 1;
+    }
+}
+/* At a sync point, after the acquire: drop the least recently used clean
+ * copies until a's fit LOOM_CACHE_BYTES, giving their memory back. */
+void loom_cache_trim(loom_dsm_alloc *a);
+
 /* The global clock unit u's copy reflects (meaningless while invalid). */
 static inline uint64_t loom_dsm_stamp(const loom_dsm_alloc *a, size_t u)
 {

@@ -53,6 +53,7 @@ void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
     loom_dsm_fetch_many(a, u, n, a->shadow + u * a->unit);
     for (size_t i = 0; i < n; i++) {
         a->stamp[u + i] = stamp;
+        loom_cache_use(a, u + i);
         loom_dsm_mark_valid(a, u + i);
         loom_dsm_note_read(a, stamp);
         if (i)
@@ -80,6 +81,7 @@ void loom_rc_row_miss(loom_dsm_alloc *a, size_t row)
 {
     char *p = a->base + row * a->unit;
     a->stamp[row] = loom_dsm_wait_fresh(a);
+    loom_cache_use(a, row);
     loom_dsm_fetch(a, row, p);
     atomic_fetch_add(&a->stats.misses, 1);
     if (a->put[row] & 2) /* own adds not yet released stay visible */

@@ -61,6 +61,8 @@ const void *loom_row_get(void *array, size_t row)
         atomic_fetch_add(&a->stats.hits, 1);
         loom_dsm_note_read(a, loom_dsm_stamp(a, row));
     }
+    if (a->state)
+        loom_cache_use(a, row);
     return a->base + row * a->unit;
 }
 
@@ -166,6 +168,7 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
                 loom_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
                                   a->type, LOOM_SUM);
             a->stamp[r] = stamp;
+            loom_cache_use(a, r);
             atomic_fetch_add(&a->stats.misses, 1);
             atomic_fetch_add(&a->stats.prefetched, 1);
             atomic_store(&a->state[r], U_CLEAN);

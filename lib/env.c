@@ -232,6 +232,20 @@ static int set_arena(const char *v)
     loom_icv.dsm_arena = ((size_t)(x * mult) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
     return 0;
 }
+/* A byte count, plain or with K, M or G (powers of 1024); 0 = no cap. */
+static int set_cache(const char *v)
+{
+    char *end;
+    if (!plain_number(v, 0))
+        return -1;
+    double x = strtod(v, &end);
+    double mult = !*end ? 1 : *end == 'K' || *end == 'k' ? 1 << 10
+                  : *end == 'M' || *end == 'm' ? 1 << 20 : *end == 'G' || *end == 'g' ? 1 << 30 : 0;
+    if (mult == 0 || (*end && end[1]) || !(x >= 0 && x * mult < 0x1p62))
+        return -1;
+    loom_icv.cache_bytes = (size_t)(x * mult);
+    return 0;
+}
 static int set_ckpt_dir(const char *v)
 {
     return set_string(loom_icv.checkpoint_dir, sizeof loom_icv.checkpoint_dir, v);
@@ -315,6 +329,7 @@ static void show_check(char *b, size_t n)
     snprintf(b, n, "%s", loom_icv.check_dsm && loom_icv.check_serial ? "dsm,serial"
                          : loom_icv.check_dsm ? "dsm" : loom_icv.check_serial ? "serial" : "none");
 }
+static void show_cache(char *b, size_t n) { snprintf(b, n, "%zu", loom_icv.cache_bytes); }
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.checkpoint_dir); }
 static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_every); }
@@ -360,6 +375,7 @@ static const struct var {
     {"LOOM_MERGE_AVG", set_merge_avg, show_merge_avg, "true or false (also 1/0, yes/no, on/off): add-merge float rows of bsp/ssp average instead of sum (unset: each allocation's .average)", 0},
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, serial, all, none", 0},
+    {"LOOM_CACHE_BYTES", set_cache, show_cache, "a byte count >= 0, optionally with K, M or G, e.g. 64M (each allocation's working copies kept per rank; 0 = no cap)", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
     {"LOOM_CHECKPOINT_DIR", set_ckpt_dir, show_ckpt_dir, "a directory path (where checkpoints are written and read)", 0},
     {"LOOM_CHECKPOINT_EVERY", set_ckpt_every, show_ckpt_every, "an integer >= 0 (checkpoint at every N-th loom_clock; 0 = never)", 0},

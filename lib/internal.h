@@ -60,6 +60,7 @@ struct loom_icv {
     int priority;             /* LOOM_PRIORITY: LOOM_PRIO_* */
     int priority_queue;       /* LOOM_PRIORITY_QUEUE: rows per send at most */
     int wire_fp16;            /* LOOM_WIRE=fp16 */
+    size_t cache_bytes;       /* LOOM_CACHE_BYTES: copies kept per allocation, 0 = no cap */
     int merge_avg;            /* LOOM_MERGE_AVG: 0 unset, 1 false, 2 true */
     size_t dsm_arena;         /* LOOM_DSM_ARENA: bytes of address space */
     char checkpoint_dir[1024];/* LOOM_CHECKPOINT_DIR: where checkpoints go, "" = none */

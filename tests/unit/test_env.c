@@ -311,6 +311,17 @@ static void test_env_load(void)
        "LOOM_CHECKPOINT_EVERY=5 (with a directory) sets checkpoint_every");
     ok(load_good("LOOM_CHECKPOINT_EVERY", "0") && loom_icv.checkpoint_every == 0,
        "LOOM_CHECKPOINT_EVERY=0: never");
+    ok(load_good("LOOM_CACHE_BYTES", "64M") && loom_icv.cache_bytes == 64u << 20,
+       "LOOM_CACHE_BYTES=64M is 64 MiB");
+    ok(load_good("LOOM_CACHE_BYTES", "1.5k") && loom_icv.cache_bytes == 1536,
+       "LOOM_CACHE_BYTES=1.5k is 1536 bytes");
+    ok(load_good("LOOM_CACHE_BYTES", "4096") && loom_icv.cache_bytes == 4096,
+       "LOOM_CACHE_BYTES=4096 is 4096 bytes");
+    ok(load_good("LOOM_CACHE_BYTES", "0") && loom_icv.cache_bytes == 0, "LOOM_CACHE_BYTES=0: no cap");
+    load_bad("LOOM_CACHE_BYTES", "12Q", "a byte count >= 0, optionally with K, M or G");
+    load_bad("LOOM_CACHE_BYTES", "-1", "a byte count >= 0");
+    load_bad("LOOM_CACHE_BYTES", "1MB", "a byte count >= 0");
+    load_bad("LOOM_CACHE_BYTES", "", "a byte count >= 0");
     load_bad("LOOM_CHECKPOINT_EVERY", "-1", "integer >= 0");
     load_bad("LOOM_CHECKPOINT_EVERY", "1.5", "integer >= 0");
     load_bad("LOOM_CHECKPOINT_EVERY", "often", "integer >= 0");

@@ -1,0 +1,46 @@
+#!/bin/sh
+# cache.t — the bounded cache (LOOM_CACHE_BYTES, docs/dsm.md): with a cap
+# of a tenth of the model, every read of tests/bin/dsm_cache is still
+# exact (rows: sums of every rank's adds over 4 epochs; pages: every
+# rank's writes), the copies held after each sync point fit the cap, and
+# so does the memory the system reports resident for the working copies
+# (mincore); without a cap the same runs hold the whole model.  Rows of
+# 256 B under bsp on 3 ranks, rows of 40 B (sharing OS pages) under ssp
+# on 2 ranks x 2 threads, 64 KiB page units under bsp on 3 ranks; a bad
+# value stops the job with one message.
+. "$(dirname "$0")/../lib.sh"
+plan 7
+cache() { # NAME CAP RANKS THREADS ARGS...: run dsm_cache, leave "resident evicted cached" in $T/NAME.v
+    name=$1 cap=$2 n=$3 t=$4; shift 4
+    OMP_NUM_THREADS=$t LOOM_CACHE_BYTES=$cap run_job "$T/$name" "$LOOMRUN" -n $n "$B/tests/bin/dsm_cache" "$@"
+    sed -n 's/.*dsm_cache: ok P=[0-9]* resident_max=\([0-9]*\) evicted=\([0-9]*\) cached=\([0-9]*\).*/\1 \2 \3/p' \
+        "$T/$name" >"$T/$name.v"
+    [ $rc -eq 0 ] && [ -s "$T/$name.v" ] || { sed 's/^/#   /' "$T/$name"; return 1; }
+}
+# within CAP (+ SLACK bytes of OS pages shared with kept rows), evictions
+# made, and the unbounded run NAME0 held at least 5 times the cap
+bounded() { # NAME NAME0 CAP SLACK
+    read -r res ev held <"$T/$1.v"; read -r res0 _ _ <"$T/$2.v"
+    echo "#   resident $res B (unbounded $res0 B), evicted $ev, cached $held B, cap $3 B"
+    [ "$res" -le $(($3 + $4)) ] && [ "$held" -le "$3" ] && [ "$ev" -gt 0 ] && [ "$res0" -ge $((5 * $3)) ]
+}
+cache r0 0 3 1 rows 4096 256 4 && cache r1 104857 3 1 rows 4096 256 4
+ok $? "rows of 256 B, bsp, 3 ranks: exact with a cap of 1/10 of the 1 MiB model, and without"
+bounded r1 r0 104857 0
+ok $? "rows: the copies and the resident memory fit the cap; unbounded, the whole model"
+cache s0 0 2 2 rows 3000 40 3 && cache s1 12000 2 2 rows 3000 40 3
+[ $? -eq 0 ] && LOOM_COHERENCE=ssp LOOM_STALENESS=1 cache s2 12000 2 2 rows 3000 40 3
+ok $? "rows of 40 B (sharing OS pages), bsp and ssp 1, 2 ranks x 2 threads: exact with a cap of 1/10"
+bounded s1 s0 12000 8192 && bounded s2 s0 12000 8192
+ok $? "rows of 40 B: the copies fit the cap, the resident memory within two shared OS pages of it"
+cache p0 0 3 1 pages 64 65536 4 && cache p1 419430 3 1 pages 64 65536 4
+ok $? "64 KiB page units, bsp, 3 ranks: exact with a cap of 1/10 of the 4 MiB model, and without"
+read -r res _ held <"$T/p1.v"; read -r res0 _ _ <"$T/p0.v"
+echo "#   resident $res B (unbounded $res0 B), cached $held B"
+[ "$res" -le 419430 ] && [ "$res0" -ge $((5 * 419430)) ]
+ok $? "pages: what an acquire dropped is given back too (resident $res B against $res0 B unbounded)"
+LOOM_CACHE_BYTES=12Q run_job "$T/bad" "$LOOMRUN" -n 2 "$B/tests/bin/dsm_cache" rows 10 8 1
+[ $rc -ne 0 ] && has "$T/bad" "LOOM_CACHE_BYTES='12Q' is not valid: expected a byte count >= 0, optionally with K, M or G" &&
+    [ "$(grep -c "LOOM_CACHE_BYTES" "$T/bad")" -eq 1 ]
+ok $? "LOOM_CACHE_BYTES=12Q: one message, exit $rc"
+finish
