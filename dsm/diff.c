@@ -577,7 +577,20 @@ void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, si
 
 void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len)
 {
-    put_rec(a, u, off, delta, len, REC_ADD);
+    if (!loom_dsm_half_wire(a) || off % 4 || len % 4) {
+        put_rec(a, u, off, delta, len, REC_ADD);
+        return;
+    }
+    loom_half half[512]; /* LOOM_WIRE=fp16: half the bytes, in pieces */
+    for (size_t done = 0; done < len; done += sizeof half * 2) {
+        size_t n = (len - done) / 4 < 512 ? (len - done) / 4 : 512;
+        for (size_t i = 0; i < n; i++) {
+            float f;
+            memcpy(&f, (const char *)delta + done + 4 * i, 4);
+            half[i] = (loom_half)f;
+        }
+        put_rec(a, u, off + done, half, n * sizeof *half, REC_ADD16);
+    }
 }
 
 void loom_flush_begin(void)

@@ -297,6 +297,14 @@ void loom_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t 
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
 /* Record the age of data read (histogram). */
 void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
+/* 1 if a's float deltas travel as fp16 (LOOM_WIRE=fp16: add-merge float
+ * allocations that do not average). */
+static inline int loom_dsm_half_wire(const loom_dsm_alloc *a)
+{
+    return loom_icv.wire_fp16 && a->type == LOOM_FLOAT && a->merge == LOOM_MERGE_ADD &&
+           !a->average;
+}
+
 /* ---- cache.c: the bounded cache (LOOM_CACHE_BYTES) ------------------- */
 /* 1 if allocations of policy p are bounded (LOOM_CACHE_BYTES set, several
  * ranks, a policy with homes and copies fetched on demand). */

@@ -100,7 +100,9 @@ void loom_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n)
     a->wrote = grow(a->wrote, &a->capwrote, a->nwrote + n, sizeof *a->wrote);
     for (size_t i = 0; i < n; i++)
         a->wrote[a->nwrote++] = (uint32_t)v[i];
-    if (a->average) /* the home's average is not what this rank wrote */
+    /* the home's average, or its sum of fp16-rounded deltas, is not what
+     * this rank wrote: its own copies are fetched again too */
+    if (a->average || loom_dsm_half_wire(a))
         queue(a, NULL, v, n, UINT64_MAX);
 }
 

@@ -7,7 +7,8 @@
 # named with the byte offset and a non-zero exit.  The sparse binary model
 # on LIBSVM data with a planted linear rule (loom-gen lasso, labels by
 # sign; 10 epochs): the serial twin reaches >= 0.85 and 2 and 4 ranks end within 1%
-# of it; a malformed LIBSVM line is named file:line.  Multinomial on
+# of it, and LOOM_WIRE=fp16 sends at most 0.6x the bytes of fp32 under bsp
+# and ends within 1% of it; a malformed LIBSVM line is named file:line.  Multinomial on
 # LIBSVM (3 classes from the labels 1 4 9, real values of any scale): the
 # serial twin >= 0.8, 2 ranks within 1% of it; --tol stops when an
 # epoch's relative loss drop is below it (and --tol 0 runs every epoch);
@@ -16,7 +17,7 @@
 # skip; the LIBSVM ones need no data.
 . "$(dirname "$0")/../lib.sh"
 F=/usr/share/datasets/fashion-mnist
-plan 16
+plan 17
 lr() { # NAME RANKS THREADS ARGS...: run loom-lr, leave its final accuracy in $T/NAME.a
     name=$1 n=$2 t=$3; shift 3
     lim=120; [ -n "${LOOMTEST_SANITIZE:-}" ] && lim=300 # ASan: ~17 s an epoch on 3 ranks here
@@ -87,6 +88,16 @@ for c in "2 1 hybrid 0" "4 1 ssp 2"; do
     awk -v a="$a" -v s="$bs" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.01) }'
     ok $? "sparse binary, $1 ranks, $3, staleness $4: accuracy $a within 1% of serial $bs"
 done
+# LOOM_WIRE=fp16 under bsp: the deltas go home as fp16, about half the
+# bytes of fp32, and the run ends within 1% of the fp32 one
+for w in fp32 fp16; do
+    LOOM_WIRE=$w lr "bw$w" 2 1 --sync bsp --train "$T/b.train" --test "$T/b.test" $BS
+done
+mb() { sed -n 's/.*iter 10 .*rank0_sent_MB \([0-9.]*\).*/\1/p' "$T/$1"; }
+a=$(cat "$T/bwfp16.a") a32=$(cat "$T/bwfp32.a")
+awk -v a="$a" -v s="$a32" -v m="$(mb bwfp16)" -v m32="$(mb bwfp32)" 'BEGIN {
+    d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.01 && m > 0 && m <= 0.6 * m32) }'
+ok $? "sparse binary, 2 ranks, bsp, LOOM_WIRE=fp16: $(mb bwfp16) MB sent in epoch 10 against $(mb bwfp32) (fp32), accuracy $a against $a32"
 
 # three classes by y's tertiles, labelled 1 4 9; features scaled by 1000
 "$B/bin/loom-gen" lasso --samples 6000 --features 40 --nonzeros 10 --seed 5 --out "$T/m" >/dev/null

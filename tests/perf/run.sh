@@ -355,6 +355,13 @@ tests/perf/apps.sh "$BUILD"
 tests/perf/lasso.sh "$BUILD" >docs/bench-lasso.md.tmp && mv docs/bench-lasso.md.tmp docs/bench-lasso.md
 echo "run.sh: wrote docs/bench-lasso.md"
 
+# loom-lr's weights in a distributed map against the dense vector, then
+# what the bounded cache costs (its data is lr_map.sh's): the tables that
+# docs/bench-lr-map.md and docs/dsm.md ("Bounded cache") quote.
+tests/perf/lr_map.sh "$BUILD" >"$BUILD/perf/lr_map.md"
+tests/perf/cache.sh "$BUILD" >"$BUILD/perf/cache.md"
+echo "run.sh: wrote $BUILD/perf/lr_map.md and $BUILD/perf/cache.md"
+
 # Start-up: launch to first output line, quiet and beside a CPU hog.
 tests/perf/startup.sh "$BUILD"
 
