@@ -632,7 +632,8 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
             for (int64_t i = 0; i < tr.n; i++)
                 sgd_sparse((long)i, &j);
         else if (loom_for(0, tr.n, sgd_sparse, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode, .sync_every = o->sync_every}))
+                          .local = 1, .sync = mode, .sync_every = o->sync_every,
+                          .repeated = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         if (!o->serial)
@@ -726,7 +727,8 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
         if (o->serial)
             loom_lr_softmax_epoch(tr->X, tr->y, tr->n, Wserial, C, D, j.step, j.lambda);
         else if (loom_for(0, tr->n, sgd, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode, .sync_every = o->sync_every}))
+                          .local = 1, .sync = mode, .sync_every = o->sync_every,
+                          .repeated = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         float *rows[LOOM_LR_MAXC];

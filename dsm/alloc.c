@@ -541,12 +541,12 @@ int loom_dsm_barrier(void)
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++) { /* acquire: all of it, or what notices say changed */
         loom_dsm_alloc *a = loom_allocs[i];
+        if (a && a->live)
+            loom_cache_trim(a); /* first: what it drops is not refreshed */
         if (a && a->live && a->sparse)
             loom_notice_apply(a, loom_clock_global());
         else if (a && a->live)
             a->policy->acquire(a);
-        if (a && a->live)
-            loom_cache_trim(a);
     }
     epoch_end();
     return LOOM_OK;

@@ -6,7 +6,8 @@
  * entry remembers the sync point at which it was last fetched or read
  * through loom_row_get (a->used; page units: fetched, as plain loads
  * leave no trace).  At every sync point (barrier, clock, a loop's sync
- * point), after the acquire, an allocation holding more than its cap
+ * point), after the release and before the acquire (so that write notices
+ * do not refresh what is about to go), an allocation holding more than its cap
  * drops its least recently used copies until it fits, and gives their
  * memory back to the system: rows by madvise(MADV_DONTNEED) of every
  * whole OS page all of whose rows are dropped, page units by punching

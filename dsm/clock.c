@@ -111,10 +111,10 @@ int loom_clock_tick(void)
     free(notices);
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++) { /* policies with clocks drop what got too old */
+        if (loom_allocs[i] && loom_allocs[i]->live)
+            loom_cache_trim(loom_allocs[i]); /* first: what it drops is not refreshed */
         if (loom_allocs[i] && loom_allocs[i]->live && loom_allocs[i]->policy->clock)
             loom_allocs[i]->policy->clock(loom_allocs[i]);
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            loom_cache_trim(loom_allocs[i]);
     }
     return LOOM_OK;
 }

@@ -140,15 +140,17 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
         }
     if (!a->state)
         return LOOM_OK;
-    /* In batches: lock each invalid row we can, start every remote read,
-     * wait for them all, then mark the rows valid.  A row another thread
+    /* In batches: lock each invalid row we can, fetch them all at once
+     * (loom_dsm_fetch_list: runs by get, small rows gathered in one
+     * message per home), then mark them valid.  A row another thread
      * holds is left to it. */
-    enum { BATCH = 256 };
-    size_t got[BATCH];
-    volatile int done[BATCH];
+    enum { BATCH = 4096 };
+    size_t *got = malloc(BATCH * sizeof *got);
+    if (!got)
+        return LOOM_ERR_NOMEM;
     uint64_t stamp = loom_dsm_wait_fresh(a);
     for (size_t i = 0; i < n;) {
-        int k = 0;
+        size_t k = 0;
         for (; i < n && k < BATCH; i++) {
             size_t r = rows[i];
             if (atomic_load(&a->state[r]) != U_INVALID ||
@@ -158,11 +160,10 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
                 loom_unit_unlock(a, r);
                 continue;
             }
-            loom_dsm_fetch_start(a, r, a->base + r * a->unit, &done[k]);
             got[k++] = r;
         }
-        for (int j = 0; j < k; j++) {
-            loom_tp_wait_flag(&done[j]);
+        loom_dsm_fetch_list(a, got, k);
+        for (size_t j = 0; j < k; j++) {
             size_t r = got[j];
             if (a->put[r] & ADD)
                 loom_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
@@ -175,5 +176,6 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
             loom_unit_unlock(a, r);
         }
     }
+    free(got);
     return LOOM_OK;
 }

@@ -292,7 +292,7 @@ typedef struct loom_stats {
     uint64_t early_bytes;     /* bandwidth used: bytes priority's sender spent */
     uint64_t prefetched;      /* of the misses: rows loom_row_prefetch fetched, in batches */
     uint64_t evicted;         /* copies LOOM_CACHE_BYTES dropped at sync points */
-    uint64_t cached_bytes;    /* bytes of copies held after the last sync point (bounded
+    uint64_t cached_bytes;    /* bytes of copies kept at the last sync point (bounded
                                  allocations only) */
 } loom_stats;
 int loom_stats_get(void *array, loom_stats *out);

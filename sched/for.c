@@ -106,8 +106,10 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
     for (int i = 0; i < ns; i++)
         if (!(ss[i] = loom_stage_new()))
             return LOOM_ERR_NOMEM;
+    loom_pf *pf = o->repeated && R > 1 ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
     for (int64_t r = 0; r < rounds; r++) {
         long a = lo + r * every, b = a + every < hi ? a + every : hi;
+        loom_pf_before(pf, r); /* a repeated site: what this round touched last call */
 #pragma omp parallel num_threads(T)
         {
             loom_ts.mode = TS_STAGE;
@@ -116,6 +118,7 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
             loom_ts.mode = TS_PLAIN;
             loom_ts.stage = NULL;
         }
+        loom_pf_after(pf, r, ss, ns);
         loom_stage_flush(ss, ns);
         if (o->sync == LOOM_BSP)
             loom_dsm_barrier();

@@ -256,6 +256,21 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
  * forget the copies. */
 void loom_stage_flush(loom_stage **ss, int n);
 void loom_stage_free(loom_stage *s);
+/* Calls fn(a, rows, nrows, arg) for each array of each stage in ss[0..n)
+ * with the rows it touched since the last flush (one thread, no loop body
+ * running). */
+void loom_stage_each(loom_stage **ss, int n,
+                     void (*fn)(loom_dsm_alloc *a, const size_t *rows, size_t nrows, void *arg),
+                     void *arg);
+
+/* ---- prefetch.c -------------------------------------------------------- */
+/* IterStore's prefetch batches for a .repeated data-parallel loop: the
+ * site's record (NULL if none could be made), each round's rows
+ * prefetched before it runs, and recorded after it (before the flush). */
+typedef struct loom_pf loom_pf;
+loom_pf *loom_pf_site(const loom_body *b, long lo, long hi, long every, int64_t rounds);
+void loom_pf_before(loom_pf *p, int64_t round);
+void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n);
 
 /* ---- priority.c -------------------------------------------------------- */
 int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p);

@@ -142,6 +142,15 @@ void loom_stage_flush(loom_stage **ss, int n)
     }
 }
 
+void loom_stage_each(loom_stage **ss, int n,
+                     void (*fn)(loom_dsm_alloc *a, const size_t *rows, size_t nrows, void *arg),
+                     void *arg)
+{
+    for (int i = 0; i < n; i++)
+        for (int x = 0; ss[i] && x < atomic_load(&ss[i]->n); x++)
+            fn(ss[i]->arr[x].a, ss[i]->arr[x].touched, atomic_load(&ss[i]->arr[x].ntouched), arg);
+}
+
 void loom_stage_free(loom_stage *s)
 {
     if (!s)

@@ -60,7 +60,8 @@ int main(int argc, char **argv)
     if (!a || !buf)
         FAIL("loom_alloc failed");
     /* pages: this rank's home run (block distribution), left out of the count */
-    size_t h0 = n * (size_t)q / (size_t)P, h1 = n * (size_t)(q + 1) / (size_t)P;
+    size_t per = (n + (size_t)P - 1) / (size_t)P, h0 = per * (size_t)q < n ? per * (size_t)q : n;
+    size_t h1 = h0 + per < n ? h0 + per : n;
     for (int e = 0; e < epochs; e++) {
         if (rows) {
             for (size_t r = 0; r < n; r++) {

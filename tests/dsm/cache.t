@@ -38,7 +38,7 @@ ok $? "64 KiB page units, bsp, 3 ranks: exact with a cap of 1/10 of the 4 MiB mo
 read -r res _ held <"$T/p1.v"; read -r res0 _ _ <"$T/p0.v"
 echo "#   resident $res B (unbounded $res0 B), cached $held B"
 [ "$res" -le 419430 ] && [ "$res0" -ge $((5 * 419430)) ]
-ok $? "pages: what an acquire dropped is given back too (resident $res B against $res0 B unbounded)"
+ok $? "pages: the resident memory fits the cap; what an acquire dropped is given back at the next sync point (resident $res B against $res0 B unbounded)"
 LOOM_CACHE_BYTES=12Q run_job "$T/bad" "$LOOMRUN" -n 2 "$B/tests/bin/dsm_cache" rows 10 8 1
 [ $rc -ne 0 ] && has "$T/bad" "LOOM_CACHE_BYTES='12Q' is not valid: expected a byte count >= 0, optionally with K, M or G" &&
     [ "$(grep -c "LOOM_CACHE_BYTES" "$T/bad")" -eq 1 ]
