@@ -445,7 +445,10 @@ typedef struct loom_for_opts {
     int local;             /* the range is this rank's own (see above) */
     /* serializable */
     void (*deps)(long i, loom_deps *d, void *ctx); /* NULL = reconnaissance */
-    int repeated;          /* same access pattern every call: cache the plan */
+    int repeated;          /* same access pattern every call: cache the plan
+                              (serializable); prefetch each round's rows in one
+                              batch from the second call on (data-parallel,
+                              several ranks: docs/loop.md) */
     /* serializable loom_for_records, instead of .deps: the record's fields
      * name every row its iteration touches (unused: .array NULL) */
     loom_field fields[2];

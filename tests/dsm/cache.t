@@ -7,9 +7,12 @@
 # (mincore); without a cap the same runs hold the whole model.  Rows of
 # 256 B under bsp on 3 ranks, rows of 40 B (sharing OS pages) under ssp
 # on 2 ranks x 2 threads, 64 KiB page units under bsp on 3 ranks; a bad
-# value stops the job with one message.
+# value stops the job with one message.  A .repeated data-parallel loop
+# under a cap (tests/bin/for_modes repeat) fetches the rows its rounds
+# dropped in batches on its later calls (sched/prefetch.c): exact sums,
+# and under 0.7x the single misses of the same loop not marked repeated.
 . "$(dirname "$0")/../lib.sh"
-plan 7
+plan 8
 cache() { # NAME CAP RANKS THREADS ARGS...: run dsm_cache, leave "resident evicted cached" in $T/NAME.v
     name=$1 cap=$2 n=$3 t=$4; shift 4
     OMP_NUM_THREADS=$t LOOM_CACHE_BYTES=$cap run_job "$T/$name" "$LOOMRUN" -n $n "$B/tests/bin/dsm_cache" "$@"
@@ -39,6 +42,16 @@ read -r res _ held <"$T/p1.v"; read -r res0 _ _ <"$T/p0.v"
 echo "#   resident $res B (unbounded $res0 B), cached $held B"
 [ "$res" -le 419430 ] && [ "$res0" -ge $((5 * 419430)) ]
 ok $? "pages: the resident memory fits the cap; what an acquire dropped is given back at the next sync point (resident $res B against $res0 B unbounded)"
+for rp in 0 1; do
+    OMP_NUM_THREADS=2 LOOM_CACHE_BYTES=16K run_job "$T/rep$rp" "$LOOMRUN" -n 2 "$B/tests/bin/for_modes" repeat $rp
+    eval "rc$rp=\$rc"
+done
+pre=$(sed -n 's/.*repeat 1: exact sums after 3 calls; prefetched \([0-9]*\), single misses \([0-9]*\).*/\1 \2/p' "$T/rep1")
+one0=$(sed -n 's/.*repeat 0: exact sums after 3 calls; prefetched 0, single misses \([0-9]*\).*/\1/p' "$T/rep0")
+echo "#   repeated: prefetched and single misses $pre; not repeated: single misses $one0"
+[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && [ -n "$pre" ] && [ -n "$one0" ] &&
+    awk -v p="${pre% *}" -v s="${pre#* }" -v s0="$one0" 'BEGIN { exit !(p > 0 && s < 0.7 * s0) }'
+ok $? "a .repeated loop under a 16 KiB cap prefetches its rounds' rows: exact; prefetched and single misses $pre, against $one0 single misses"
 LOOM_CACHE_BYTES=12Q run_job "$T/bad" "$LOOMRUN" -n 2 "$B/tests/bin/dsm_cache" rows 10 8 1
 [ $rc -ne 0 ] && has "$T/bad" "LOOM_CACHE_BYTES='12Q' is not valid: expected a byte count >= 0, optionally with K, M or G" &&
     [ "$(grep -c "LOOM_CACHE_BYTES" "$T/bad")" -eq 1 ]
