@@ -28,13 +28,8 @@ same_log() { # A.csv B.csv: the same epochs, samples, loss and accuracy
     cut -d, -f1,2,4,5 "$1" >"$1.4"; cut -d, -f1,2,4,5 "$2" >"$2.4"
     [ "$(wc -l <"$1.4")" -eq 6 ] && cmp -s "$1.4" "$2.4" || { diff "$1.4" "$2.4" | sed 's/^/#   /'; return 1; }
 }
-"$B/bin/loom-gen" lasso --samples 9000 --features 1000 --nonzeros 60 --density 0.03 \
-    --out "$T/ls" >/dev/null
-awk '{ $1 = ($1 > 0) ? 1 : 0; print }' "$T/ls.svm" >"$T/b.svm"
-head -6000 "$T/b.svm" >"$T/b.train"; tail -3000 "$T/b.svm" >"$T/b.test"
-for f in train test; do
-    perl -pe 's/(\d+):/($1 * 4000000000000037 + 12345) . ":"/ge' "$T/b.$f" >"$T/h.$f"
-done
+"$(dirname "$0")/../hashed_svm.sh" "$B" "$T" 6000 3000 1000 4000000000000037 --nonzeros 60 --density 0.03
+for f in train test; do mv "$T/d.$f" "$T/b.$f"; mv "$T/m.$f" "$T/h.$f"; done
 E="--epochs 5 --step 0.1 --decay 0.8 --tol 0"
 
 lr ds 1 1 --serial --train "$T/b.train" --test "$T/b.test" $E --log "$T/ds.csv" --model "$T/ds.model"

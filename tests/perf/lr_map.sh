@@ -17,13 +17,8 @@ BASE=${2:+$(cd "$2" && pwd)}
 ROUNDS=${ROUNDS:-5}
 W=$B/perf/lr_map
 mkdir -p "$W"
-"$B/bin/loom-gen" lasso --samples 120000 --features 20000 --nonzeros 400 --density 0.002 \
-    --seed 3 --out "$W/ls" >/dev/null
-awk '{ $1 = ($1 > 0) ? 1 : 0; print }' "$W/ls.svm" >"$W/b.svm"
-head -100000 "$W/b.svm" >"$W/d.train"; tail -20000 "$W/b.svm" >"$W/d.test"
-for f in train test; do
-    perl -pe 's/(\d+):/($1 * 400000000000003 + 12345) . ":"/ge' "$W/d.$f" >"$W/m.$f"
-done
+"$(dirname "$0")/../hashed_svm.sh" "$B" "$W" 100000 20000 20000 400000000000003 --nonzeros 400 \
+    --density 0.002 --seed 3
 E="--epochs 3 --tol 0"
 CONFIGS="1x1 1x2 2x1"
 for r in $(seq "$ROUNDS"); do
