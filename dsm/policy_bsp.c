@@ -224,6 +224,10 @@ void loom_rc_release(loom_dsm_alloc *a)
             loom_flush_add(a, u, 0, a->twin[u], a->unit);
             memset(a->twin[u], 0, a->unit);
         }
+        if (a->used) { /* a bounded cache (cache.c): no per-row buffer outlives a release */
+            free(a->twin[u]);
+            a->twin[u] = NULL;
+        }
         a->put[u] = 0;
         loom_unit_unlock(a, u);
     }

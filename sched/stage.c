@@ -9,13 +9,16 @@
  * forgotten.  A BSP/SSP loop gives each thread its own stage; a HYBRID
  * loop on several ranks gives all threads of a rank one shared stage
  * (Hogwild inside the rank), so first touches are made thread-safe with a
- * per-row state byte. */
+ * per-row state byte.  The copies are anonymous mappings touched only where
+ * rows were staged; under LOOM_CACHE_BYTES (dsm/cache.c) every flush gives
+ * their memory back, so a stage holds one round's rows at most. */
 #include "sched.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MAXARR 16
 
@@ -61,8 +64,12 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
                  "or multi-rank HYBRID loop, whose writes are summed", a->name);
     struct staged *g = &s->arr[n];
     g->a = a;
-    g->copy = calloc(a->nunits, a->unit);
-    g->orig = calloc(a->nunits, a->unit);
+    g->copy = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    g->orig = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (g->copy == MAP_FAILED || g->orig == MAP_FAILED)
+        g->copy = g->orig = NULL;
     g->st = calloc(a->nunits, sizeof *g->st);
     g->touched = malloc(a->nunits * sizeof *g->touched);
     if (!g->copy || !g->orig || !g->st || !g->touched)
@@ -137,6 +144,10 @@ void loom_stage_flush(loom_stage **ss, int n)
                 loom_row_add(a->base, row, copy);
                 atomic_store(&g->st[row], 0);
             }
+            if (a->used && nt) { /* a bounded cache: the stage keeps no memory either */
+                madvise(g->copy, a->nunits * a->unit, MADV_DONTNEED);
+                madvise(g->orig, a->nunits * a->unit, MADV_DONTNEED);
+            }
             atomic_store(&g->ntouched, 0);
         }
     }
@@ -156,8 +167,8 @@ void loom_stage_free(loom_stage *s)
     if (!s)
         return;
     for (int x = 0; x < atomic_load(&s->n); x++) {
-        free(s->arr[x].copy);
-        free(s->arr[x].orig);
+        munmap(s->arr[x].copy, s->arr[x].a->nunits * s->arr[x].a->unit);
+        munmap(s->arr[x].orig, s->arr[x].a->nunits * s->arr[x].a->unit);
         free((void *)s->arr[x].st);
         free(s->arr[x].touched);
     }

@@ -1,6 +1,6 @@
 /* dsm_cache.c — the bounded cache (LOOM_CACHE_BYTES) against exact answers
  * and the memory the system reports.
- * Usage: dsm_cache rows|pages UNITS UNIT_BYTES EPOCHS
+ * Usage: dsm_cache rows|pages|loop UNITS UNIT_BYTES EPOCHS
  * rows: a row allocation (LOOM_COHERENCE, default bsp) of UNITS rows of
  *   UNIT_BYTES (int64 elements, add merge).  In epoch e every rank reads every row, which must hold
  *   exactly the adds of epochs < e (row r, element j: the sum over ranks q
@@ -11,6 +11,14 @@
  *   e * 1000003 + u * 7 + j into element j of the units u with u % P == q,
  *   a barrier, then every rank reads every unit, which must hold exactly
  *   that, then a barrier.
+ * loop: a row allocation as for rows, and a bsp data-parallel loop
+ *   (.local: every rank runs iterations 0 .. 2 * UNITS - 1; a sync point
+ *   every UNITS / 10) in which iteration i adds i % 7 + 1 to element 0 and 1
+ *   to element 1 of row i % UNITS, EPOCHS calls; then every row must hold
+ *   exactly P * EPOCHS times that.  Prints the growth of the process's
+ *   resident memory (VmRSS) from after loom_alloc to its largest after a
+ *   call: the loop's staged copies count there, which mincore of the
+ *   allocation does not see.
  * After each epoch's last barrier, mincore() counts the resident OS pages
  * of the working copies (pages: of the units not homed here); the largest
  * count is printed with the allocation's stats:
@@ -39,6 +47,63 @@ static size_t resident(const char *p, size_t len)
     return r * ps;
 }
 
+/* VmRSS of this process, bytes. */
+static long rss(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6))
+            kb = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}
+
+static int64_t *lm;
+static size_t ln;
+
+static void loop_body(long i, void *ctx)
+{
+    (void)ctx;
+    int64_t *row = loom_at(lm, (size_t)i % ln);
+    row[0] += i % 7 + 1;
+    row[1] += 1;
+}
+
+static int loop(size_t n, size_t ub, int epochs)
+{
+    int P = loom_size(), q = loom_rank();
+    ln = n;
+    lm = loom_alloc(n * ub, &(loom_alloc_opts){.name = "model", .unit = LOOM_UNIT_ROW,
+                    .row_size = ub, .merge = LOOM_MERGE_ADD, .type = LOOM_INT64});
+    if (!lm)
+        FAIL("loom_alloc failed");
+    loom_barrier();
+    long base = rss(), grow = 0;
+    loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = LOOM_BSP,
+                       .sync_every = (long)(n / 10 ? n / 10 : 1)};
+    for (int e = 0; e < epochs; e++) {
+        if (loom_for(0, (long)(2 * n), loop_body, NULL, &o))
+            FAIL("loom_for failed");
+        loom_barrier();
+        grow = rss() - base > grow ? rss() - base : grow;
+    }
+    for (size_t r = 0; r < n; r++) {
+        const int64_t *v = loom_row_get(lm, r);
+        int64_t w0 = (int64_t)P * epochs * ((int64_t)(r % 7) + 1 + (int64_t)((r + n) % 7) + 1);
+        if (v[0] != w0 || v[1] != (int64_t)P * epochs * 2)
+            FAIL("row %zu holds %lld, %lld, not %lld, %lld", r, (long long)v[0],
+                 (long long)v[1], (long long)w0, (long long)P * epochs * 2);
+    }
+    loom_allreduce(LOOM_IN_PLACE, &grow, 1, LOOM_INT64, LOOM_MAX);
+    if (q == 0)
+        printf("dsm_cache: ok loop P=%d rss_growth=%ld\n", P, grow);
+    loom_free(lm);
+    return loom_finalize();
+}
+
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
@@ -50,6 +115,8 @@ int main(int argc, char **argv)
     int rows = !strcmp(argv[1], "rows"), P = loom_size(), q = loom_rank();
     size_t n = (size_t)atol(argv[2]), ub = (size_t)atol(argv[3]), ne = ub / sizeof(int64_t);
     int epochs = atoi(argv[4]);
+    if (!strcmp(argv[1], "loop"))
+        return loop(n, ub, epochs);
     size_t rmax = 0;
     int64_t *buf = malloc(ub);
     char *a = loom_alloc(n * ub, &(loom_alloc_opts){.name = "model",

@@ -11,8 +11,14 @@
 # under a cap (tests/bin/for_modes repeat) fetches the rows its rounds
 # dropped in batches on its later calls (sched/prefetch.c): exact sums,
 # and under 0.7x the single misses of the same loop not marked repeated.
+# A bsp data-parallel loop over a 32 MiB model on 3 ranks (dsm_cache
+# loop): exact either way; unbounded the process grows by at least twice
+# the model (copies, the loop's staged copies and originals, per-row add
+# buffers), with a 1 MiB cap by at most 0.4x that (its home share and
+# one round's rows); in the sanitizer builds, whose allocators keep freed
+# memory, only the sums are checked.
 . "$(dirname "$0")/../lib.sh"
-plan 8
+plan 9
 cache() { # NAME CAP RANKS THREADS ARGS...: run dsm_cache, leave "resident evicted cached" in $T/NAME.v
     name=$1 cap=$2 n=$3 t=$4; shift 4
     OMP_NUM_THREADS=$t LOOM_CACHE_BYTES=$cap run_job "$T/$name" "$LOOMRUN" -n $n "$B/tests/bin/dsm_cache" "$@"
@@ -52,6 +58,17 @@ echo "#   repeated: prefetched and single misses $pre; not repeated: single miss
 [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && [ -n "$pre" ] && [ -n "$one0" ] &&
     awk -v p="${pre% *}" -v s="${pre#* }" -v s0="$one0" 'BEGIN { exit !(p > 0 && s < 0.7 * s0) }'
 ok $? "a .repeated loop under a 16 KiB cap prefetches its rounds' rows: exact; prefetched and single misses $pre, against $one0 single misses"
+for c in 0 1M; do
+    OMP_NUM_THREADS=1 LOOM_CACHE_BYTES=$c run_job "$T/loop$c" "$LOOMRUN" -n 3 "$B/tests/bin/dsm_cache" loop 8192 4096 2
+    eval "rc$c=\$rc"
+done
+g0=$(sed -n 's/.*dsm_cache: ok loop P=3 rss_growth=\([0-9]*\).*/\1/p' "$T/loop0")
+g1=$(sed -n 's/.*dsm_cache: ok loop P=3 rss_growth=\([0-9]*\).*/\1/p' "$T/loop1M")
+echo "#   resident growth: $g0 B unbounded, $g1 B with a 1 MiB cap (model 33554432 B)"
+[ "$rc0" -eq 0 ] && [ "$rc1M" -eq 0 ] && [ -n "$g0" ] && [ -n "$g1" ] &&
+    { [ -n "${LOOMTEST_SANITIZE:-}" ] ||
+      { [ "$g0" -ge $((2 * 33554432)) ] && awk -v a="$g1" -v b="$g0" 'BEGIN { exit !(a <= 0.4 * b) }'; }; }
+ok $? "a data-parallel loop under a 1 MiB cap: exact, the process grew $g1 B against $g0 B unbounded"
 LOOM_CACHE_BYTES=12Q run_job "$T/bad" "$LOOMRUN" -n 2 "$B/tests/bin/dsm_cache" rows 10 8 1
 [ $rc -ne 0 ] && has "$T/bad" "LOOM_CACHE_BYTES='12Q' is not valid: expected a byte count >= 0, optionally with K, M or G" &&
     [ "$(grep -c "LOOM_CACHE_BYTES" "$T/bad")" -eq 1 ]
