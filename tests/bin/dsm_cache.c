@@ -31,6 +31,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../rss.h"
+
 #define FAIL(...) do { fprintf(stderr, "dsm_cache: rank %d: ", loom_rank()); \
                        fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
 
@@ -47,19 +49,7 @@ static size_t resident(const char *p, size_t len)
     return r * ps;
 }
 
-/* VmRSS of this process, bytes. */
-static long rss(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6))
-            kb = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kb * 1024;
-}
+static long rss(void) { return rss_kb() * 1024; }
 
 static int64_t *lm;
 static size_t ln;

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../rss.h"
+
 static long count_lines(const char *path, const char *needle)
 {
     FILE *f = fopen(path, "r");
@@ -46,18 +48,7 @@ static long memfds(void)
     return n;
 }
 
-static long rss_mib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6))
-            kb = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kb / 1024;
-}
+static long rss_mib(void) { return rss_kb() / 1024; }
 
 int main(int argc, char **argv)
 {

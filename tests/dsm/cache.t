@@ -19,9 +19,15 @@
 # memory, only the sums are checked.
 . "$(dirname "$0")/../lib.sh"
 plan 9
+capped() { # NAME CAP RANKS THREADS PROGRAM ARGS...: a job under LOOM_CACHE_BYTES=CAP; 0 if it ended well
+    name=$1 cap=$2 n=$3 t=$4; shift 4
+    OMP_NUM_THREADS=$t LOOM_CACHE_BYTES=$cap run_job "$T/$name" "$LOOMRUN" -n $n "$@"
+    [ $rc -eq 0 ] || sed 's/^/#   /' "$T/$name"
+    return $rc
+}
 cache() { # NAME CAP RANKS THREADS ARGS...: run dsm_cache, leave "resident evicted cached" in $T/NAME.v
     name=$1 cap=$2 n=$3 t=$4; shift 4
-    OMP_NUM_THREADS=$t LOOM_CACHE_BYTES=$cap run_job "$T/$name" "$LOOMRUN" -n $n "$B/tests/bin/dsm_cache" "$@"
+    capped "$name" "$cap" "$n" "$t" "$B/tests/bin/dsm_cache" "$@"
     sed -n 's/.*dsm_cache: ok P=[0-9]* resident_max=\([0-9]*\) evicted=\([0-9]*\) cached=\([0-9]*\).*/\1 \2 \3/p' \
         "$T/$name" >"$T/$name.v"
     [ $rc -eq 0 ] && [ -s "$T/$name.v" ] || { sed 's/^/#   /' "$T/$name"; return 1; }
@@ -48,24 +54,21 @@ read -r res _ held <"$T/p1.v"; read -r res0 _ _ <"$T/p0.v"
 echo "#   resident $res B (unbounded $res0 B), cached $held B"
 [ "$res" -le 419430 ] && [ "$res0" -ge $((5 * 419430)) ]
 ok $? "pages: the resident memory fits the cap; what an acquire dropped is given back at the next sync point (resident $res B against $res0 B unbounded)"
-for rp in 0 1; do
-    OMP_NUM_THREADS=2 LOOM_CACHE_BYTES=16K run_job "$T/rep$rp" "$LOOMRUN" -n 2 "$B/tests/bin/for_modes" repeat $rp
-    eval "rc$rp=\$rc"
-done
+capped rep0 16K 2 2 "$B/tests/bin/for_modes" repeat 0 && capped rep1 16K 2 2 "$B/tests/bin/for_modes" repeat 1
+r=$?
 pre=$(sed -n 's/.*repeat 1: exact sums after 3 calls; prefetched \([0-9]*\), single misses \([0-9]*\).*/\1 \2/p' "$T/rep1")
 one0=$(sed -n 's/.*repeat 0: exact sums after 3 calls; prefetched 0, single misses \([0-9]*\).*/\1/p' "$T/rep0")
 echo "#   repeated: prefetched and single misses $pre; not repeated: single misses $one0"
-[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && [ -n "$pre" ] && [ -n "$one0" ] &&
+[ $r -eq 0 ] && [ -n "$pre" ] && [ -n "$one0" ] &&
     awk -v p="${pre% *}" -v s="${pre#* }" -v s0="$one0" 'BEGIN { exit !(p > 0 && s < 0.7 * s0) }'
 ok $? "a .repeated loop under a 16 KiB cap prefetches its rounds' rows: exact; prefetched and single misses $pre, against $one0 single misses"
-for c in 0 1M; do
-    OMP_NUM_THREADS=1 LOOM_CACHE_BYTES=$c run_job "$T/loop$c" "$LOOMRUN" -n 3 "$B/tests/bin/dsm_cache" loop 8192 4096 2
-    eval "rc$c=\$rc"
-done
+L="$B/tests/bin/dsm_cache loop 8192 4096 2"
+capped loop0 0 3 1 $L && capped loop1M 1M 3 1 $L
+r=$?
 g0=$(sed -n 's/.*dsm_cache: ok loop P=3 rss_growth=\([0-9]*\).*/\1/p' "$T/loop0")
 g1=$(sed -n 's/.*dsm_cache: ok loop P=3 rss_growth=\([0-9]*\).*/\1/p' "$T/loop1M")
 echo "#   resident growth: $g0 B unbounded, $g1 B with a 1 MiB cap (model 33554432 B)"
-[ "$rc0" -eq 0 ] && [ "$rc1M" -eq 0 ] && [ -n "$g0" ] && [ -n "$g1" ] &&
+[ $r -eq 0 ] && [ -n "$g0" ] && [ -n "$g1" ] &&
     { [ -n "${LOOMTEST_SANITIZE:-}" ] ||
       { [ "$g0" -ge $((2 * 33554432)) ] && awk -v a="$g1" -v b="$g0" 'BEGIN { exit !(a <= 0.4 * b) }'; }; }
 ok $? "a data-parallel loop under a 1 MiB cap: exact, the process grew $g1 B against $g0 B unbounded"
