@@ -432,10 +432,12 @@ static int converged(const struct opts *o, double *prev, double loss)
     return done;
 }
 
-/* The options of the weights' allocation, as for the multinomial W. */
-static loom_alloc_opts weight_opts(const struct opts *o)
+/* The options of a model's allocation (rows of row_size bytes, or 0 for
+ * a dmap's values): summed or averaged float changes, bsp or ssp. */
+static loom_alloc_opts weight_opts(const struct opts *o, const char *name, size_t row_size)
 {
-    return (loom_alloc_opts){.name = "w", .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
+    return (loom_alloc_opts){.name = name, .unit = row_size ? LOOM_UNIT_ROW : LOOM_UNIT_PAGE,
+                             .row_size = row_size, .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
                              .coherence = o->staleness ? "ssp" : "bsp",
                              .staleness = o->staleness, .staleness_set = 1,
                              .average = !strcmp(o->merge, "avg")};
@@ -445,9 +447,7 @@ static loom_alloc_opts weight_opts(const struct opts *o)
 static void dense_weights(const struct opts *o, int64_t F, struct weights *ws)
 {
     int64_t rows = (F + 1 + WROW - 1) / WROW;
-    loom_alloc_opts ao = weight_opts(o);
-    ao.unit = LOOM_UNIT_ROW;
-    ao.row_size = WROW * sizeof(float);
+    loom_alloc_opts ao = weight_opts(o, "w", WROW * sizeof(float));
     *ws = (struct weights){.shift = 6, .nslots = rows * WROW, .bias = F, .nneed = (size_t)rows};
     ws->w = loom_alloc((size_t)rows * WROW * sizeof(float), &ao);
     ws->need = malloc((size_t)rows * sizeof *ws->need);
@@ -494,7 +494,7 @@ static int64_t map_weights(const struct opts *o, loom_libsvm *tr, loom_libsvm *t
     size_t n = distinct(tr, te, &idx);
     int64_t cap = (int64_t)n + 1;
     loom_allreduce(LOOM_IN_PLACE, &cap, 1, LOOM_INT64, LOOM_SUM);
-    loom_alloc_opts ao = weight_opts(o);
+    loom_alloc_opts ao = weight_opts(o, "w", 0);
     loom_dmap *m = loom_dmap_create((size_t)cap, sizeof(float), &ao);
     uint64_t *k = malloc((n + 1) * sizeof *k);
     size_t *rows = malloc((n + 1) * sizeof *rows), nrows;
@@ -689,12 +689,8 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
                C, R, omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
 
     /* The model: C rows of D floats, summed when workers' changes meet. */
-    float *W = loom_alloc((size_t)C * D * sizeof(float), &(loom_alloc_opts){.name = "W",
-                          .unit = LOOM_UNIT_ROW, .row_size = (size_t)D * sizeof(float),
-                          .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
-                          .coherence = o->staleness ? "ssp" : "bsp",
-                          .staleness = o->staleness, .staleness_set = 1,
-                          .average = !strcmp(o->merge, "avg")});
+    loom_alloc_opts wo = weight_opts(o, "W", (size_t)D * sizeof(float));
+    float *W = loom_alloc((size_t)C * D * sizeof(float), &wo);
     float *Wserial = o->serial ? calloc((size_t)C * D, sizeof(float)) : NULL;
     if (!W || (o->serial && !Wserial))
         loom_abort(1, "loom-lr: cannot allocate the model (%d x %d floats)", C, D);

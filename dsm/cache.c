@@ -58,13 +58,27 @@ int loom_cache_init(loom_dsm_alloc *a)
     return a->used && a->cache_res ? 0 : -1;
 }
 
+/* One past the last unit of group g. */
+static size_t group_end(const loom_dsm_alloc *a, size_t g)
+{
+    return (g + 1) * a->cache_k < a->nunits ? (g + 1) * a->cache_k : a->nunits;
+}
+
+/* 1 if no unit of group g holds a valid copy. */
+static int group_empty(const loom_dsm_alloc *a, size_t g)
+{
+    for (size_t u = g * a->cache_k; u < group_end(a, g); u++)
+        if (atomic_load(&a->state[u]) != U_INVALID)
+            return 0;
+    return 1;
+}
+
 /* Gives back the memory of groups [g0, g1), every unit of which is
  * invalid: rows, the whole OS pages inside; pages, their memfd range. */
 static void release(loom_dsm_alloc *a, size_t g0, size_t g1)
 {
-    size_t ps = (size_t)sysconf(_SC_PAGESIZE), k = a->cache_k;
-    size_t u1 = g1 * k < a->nunits ? g1 * k : a->nunits;
-    size_t lo = g0 * k * a->unit, hi = u1 * a->unit;
+    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
+    size_t lo = g0 * a->cache_k * a->unit, hi = group_end(a, g1 - 1) * a->unit;
     if (a->kind == LOOM_UNIT_PAGE) {
         fallocate(a->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo,
                   (off_t)(hi - lo));
@@ -93,7 +107,7 @@ void loom_cache_trim(loom_dsm_alloc *a)
     for (size_t g = 0; e && g < ngroups; g++) { /* groups of clean copies only */
         struct group x = {.g = g};
         int droppable = 1;
-        for (size_t u = g * k; u < (g + 1) * k && u < a->nunits; u++) {
+        for (size_t u = g * k; u < group_end(a, g); u++) {
             int st = atomic_load(&a->state[u]);
             if (st == U_CLEAN) {
                 x.held++;
@@ -111,7 +125,7 @@ void loom_cache_trim(loom_dsm_alloc *a)
     for (; drop < n && held - dropped > cap; drop++)
         dropped += e[drop].held;
     for (size_t i = 0; i < drop; i++) {
-        size_t g = e[i].g, end = (g + 1) * k < a->nunits ? (g + 1) * k : a->nunits;
+        size_t g = e[i].g, end = group_end(a, g);
         for (size_t u = g * k; u < end; u++)
             atomic_store(&a->state[u], U_INVALID);
         if (a->kind == LOOM_UNIT_PAGE)
@@ -121,18 +135,13 @@ void loom_cache_trim(loom_dsm_alloc *a)
     /* every group that may hold memory and holds no valid copy (dropped
      * now, or by an acquire) gives it back, in runs */
     for (size_t g = 0; g < ngroups;) {
-        int empty = a->cache_res[g];
-        for (size_t u = g * k; empty && u < (g + 1) * k && u < a->nunits; u++)
-            empty = atomic_load(&a->state[u]) == U_INVALID;
-        if (!empty) {
+        if (!a->cache_res[g] || !group_empty(a, g)) {
             g++;
             continue;
         }
         size_t g1 = g + 1;
-        for (int more = 1; more && g1 < ngroups; g1 += more) {
-            for (size_t u = g1 * k; more && u < (g1 + 1) * k && u < a->nunits; u++)
-                more = atomic_load(&a->state[u]) == U_INVALID;
-        }
+        while (g1 < ngroups && group_empty(a, g1))
+            g1++;
         release(a, g, g1);
         g = g1;
     }

@@ -196,6 +196,12 @@ static void resolve(loom_dmap *m, int owner, const uint64_t *keys, size_t n, int
     pthread_mutex_unlock(&m->mu);
 }
 
+static void shard_full(const loom_dmap *m, int owner)
+{
+    loom_abort(LOOM_EXIT_PEER, "map '%s': the shard of rank %d is full (%zu keys); create "
+               "the map with a larger capacity", m->name, owner, m->slots);
+}
+
 /* The row of one key: cached, or asked for.  ABSENT if the key is not in
  * the map (and insert is 0); a full shard is reported here. */
 static uint64_t row_of(loom_dmap *m, uint64_t key, int insert)
@@ -210,8 +216,7 @@ static uint64_t row_of(loom_dmap *m, uint64_t key, int insert)
     if (row == ABSENT)
         resolve(m, owner, &key, 1, insert, &row);
     if (row == FULL)
-        loom_abort(LOOM_EXIT_PEER, "map '%s': the shard of rank %d is full (%zu keys); create "
-                   "the map with a larger capacity", m->name, owner, m->slots);
+        shard_full(m, owner);
     return row;
 }
 
@@ -359,8 +364,7 @@ int loom_dmap_rows(loom_dmap *m, const uint64_t *keys, size_t n, int insert, siz
         resolve(m, p, todo + lo, k, insert, got + lo);
         for (size_t i = (size_t)lo; i < (size_t)lo + k; i++) {
             if (got[i] == FULL)
-                loom_abort(LOOM_EXIT_PEER, "map '%s': the shard of rank %d is full (%zu keys); "
-                           "create the map with a larger capacity", m->name, p, m->slots);
+                shard_full(m, p);
             rows[from[i]] = got[i] == ABSENT ? LOOM_DMAP_ABSENT : (size_t)got[i];
         }
     }

@@ -319,8 +319,9 @@ static inline void loom_cache_use(loom_dsm_alloc *a, size_t u)
         a->cache_res[u / a->cache_k] = 1;
     }
 }
-/* At a sync point, after the acquire: drop the least recently used clean
- * copies until a's fit LOOM_CACHE_BYTES, giving their memory back. */
+/* At a sync point, after the release and before the acquire: drop the
+ * least recently used clean copies until a's fit LOOM_CACHE_BYTES, and
+ * give back the memory of every copy no longer valid. */
 void loom_cache_trim(loom_dsm_alloc *a);
 
 /* The global clock unit u's copy reflects (meaningless while invalid). */

@@ -220,14 +220,26 @@ static int set_check(const char *v)
     }
     return 0;
 }
-static int set_arena(const char *v)
+/* v, a number *x >= 0 with one of the suffixes in units (K, M, G, T: *mult
+ * is the power of 1024; a '-' in units admits none, *mult 1); -1 if not. */
+static int scan_size(const char *v, const char *units, double *x, double *mult)
 {
     char *end;
     if (!plain_number(v, 0))
         return -1;
-    double x = strtod(v, &end);
-    double mult = *end == 'G' || *end == 'g' ? 1 << 30 : *end == 'T' || *end == 't' ? 1ull << 40 : 0;
-    if (mult == 0 || end[1] || !(x >= 1 / 1024.0 && x * mult <= (double)(1ull << 46)))
+    *x = strtod(v, &end);
+    char u = (char)(*end >= 'a' && *end <= 'z' ? *end - 'a' + 'A' : *end);
+    int shift = !u ? 0 : u == 'K' ? 10 : u == 'M' ? 20 : u == 'G' ? 30 : u == 'T' ? 40 : -1;
+    if (shift < 0 || (u && end[1]) || !strchr(units, u ? u : '-') || !(*x >= 0))
+        return -1;
+    *mult = (double)(1ull << shift);
+    return 0;
+}
+
+static int set_arena(const char *v)
+{
+    double x, mult;
+    if (scan_size(v, "GT", &x, &mult) || !(x >= 1 / 1024.0 && x * mult <= (double)(1ull << 46)))
         return -1;
     loom_icv.dsm_arena = ((size_t)(x * mult) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
     return 0;
@@ -235,13 +247,8 @@ static int set_arena(const char *v)
 /* A byte count, plain or with K, M or G (powers of 1024); 0 = no cap. */
 static int set_cache(const char *v)
 {
-    char *end;
-    if (!plain_number(v, 0))
-        return -1;
-    double x = strtod(v, &end);
-    double mult = !*end ? 1 : *end == 'K' || *end == 'k' ? 1 << 10
-                  : *end == 'M' || *end == 'm' ? 1 << 20 : *end == 'G' || *end == 'g' ? 1 << 30 : 0;
-    if (mult == 0 || (*end && end[1]) || !(x >= 0 && x * mult < 0x1p62))
+    double x, mult;
+    if (scan_size(v, "-KMG", &x, &mult) || !(x * mult < 0x1p62))
         return -1;
     loom_icv.cache_bytes = (size_t)(x * mult);
     return 0;
