@@ -94,7 +94,7 @@ static int parse(int argc, char **argv, struct opts *o)
         {"test-images", LOOM_FLAG_STR, &o->img[1], "FILE", 0, 0, "IDX test images"},
         {"test-labels", LOOM_FLAG_STR, &o->lab[1], "FILE", 0, 0, "IDX test labels"},
         {"train", LOOM_FLAG_STR, &o->svm[0], "FILE", 0, 0,
-         "LIBSVM training file: the sparse binary model\n(label > 0: class 1)"},
+         "LIBSVM training file: the sparse binary model\n(label > 0: class 1); indices up to 2^63 - 1\n(past 2^24 the weights go to a distributed map)"},
         {"test", LOOM_FLAG_STR, &o->svm[1], "FILE", 0, 0, "LIBSVM test file"},
         {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
          "the LIBSVM files' indices start at 0 (as\nscikit-learn's dump_svmlight_file writes)"},

@@ -1,5 +1,6 @@
-/* rss.h — this process's resident memory (VmRSS of /proc/self/status),
- * for the test programs that bound it (dsm_scale, dsm_cache). */
+/* rss.h — this process's resident memory (VmRSS of /proc/self/status)
+ * and its peak (VmHWM), for the test programs that bound them (dsm_scale,
+ * dsm_cache). */
 #ifndef LOOM_TEST_RSS_H
 #define LOOM_TEST_RSS_H
 
@@ -7,18 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* VmRSS in KiB, or -1 if it cannot be read. */
-static inline long rss_kb(void)
+/* The KiB of /proc/self/status's line `field` ("VmRSS:", "VmHWM:"), or
+ * -1 if it cannot be read. */
+static inline long status_kb(const char *field)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
     long kb = -1;
     while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6))
-            kb = atol(line + 6);
+        if (!strncmp(line, field, strlen(field)))
+            kb = atol(line + strlen(field));
     if (f)
         fclose(f);
     return kb;
 }
+
+static inline long rss_kb(void) { return status_kb("VmRSS:"); }
 
 #endif

@@ -16,9 +16,9 @@
  *   every UNITS / 10) in which iteration i adds i % 7 + 1 to element 0 and 1
  *   to element 1 of row i % UNITS, EPOCHS calls; then every row must hold
  *   exactly P * EPOCHS times that.  Prints the growth of the process's
- *   resident memory (VmRSS) from after loom_alloc to its largest after a
- *   call: the loop's staged copies count there, which mincore of the
- *   allocation does not see.
+ *   resident memory from after loom_alloc (VmRSS) to its peak (VmHWM), so
+ *   that the loop's staged copies count, which mincore of the allocation
+ *   does not see and which are unmapped when a call returns.
  * After each epoch's last barrier, mincore() counts the resident OS pages
  * of the working copies (pages: of the units not homed here); the largest
  * count is printed with the allocation's stats:
@@ -50,6 +50,7 @@ static size_t resident(const char *p, size_t len)
 }
 
 static long rss(void) { return rss_kb() * 1024; }
+static long peak(void) { return status_kb("VmHWM:") * 1024; }
 
 static int64_t *lm;
 static size_t ln;
@@ -78,7 +79,7 @@ static int loop(size_t n, size_t ub, int epochs)
         if (loom_for(0, (long)(2 * n), loop_body, NULL, &o))
             FAIL("loom_for failed");
         loom_barrier();
-        grow = rss() - base > grow ? rss() - base : grow;
+        grow = peak() - base; /* the peak: a call's staged copies are gone by now */
     }
     for (size_t r = 0; r < n; r++) {
         const int64_t *v = loom_row_get(lm, r);
