@@ -57,8 +57,9 @@ typedef struct loom_policy {
      * into P partitions, each owned by one rank per sub-epoch.
      *   bounds      the P + 1 partition boundaries (units) and the
      *               partition this rank owns now (*owned)
-     *   set_bounds  collective, between rotations: move the boundaries
-     *               (LOOM_ERR_ARG, nothing changed, if it cannot)
+     *   set_bounds  collective, between rotations: move the boundaries,
+     *               mirror the ring or not (policy_ring.c) (LOOM_ERR_ARG,
+     *               nothing changed, if it cannot)
      *   rotate      collective: end the sub-epoch of every allocation of
      *               the policy (loom_ring_rotate)
      *   subepoch    the sub-epoch (a checkpoint saves it with the bounds)
@@ -68,7 +69,7 @@ typedef struct loom_policy {
      * A checkpoint of such an allocation saves the partition the rank owns;
      * of a plain one, the rank's copy; of any other, the home store. */
     const size_t *(*bounds)(loom_dsm_alloc *a, int *owned);
-    int (*set_bounds)(loom_dsm_alloc *a, const size_t *lo);
+    int (*set_bounds)(loom_dsm_alloc *a, const size_t *lo, int mirrored);
     int (*rotate)(void);
     uint64_t (*subepoch)(loom_dsm_alloc *a);
     int (*restore)(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo);
@@ -87,6 +88,9 @@ int loom_policy_check_env(char *err, size_t errlen);
 void loom_policy_setup_all(void);
 /* 1 if p rotates ownership (has the rotation hooks). */
 static inline int loom_policy_rotates(const loom_policy *p) { return p->bounds != NULL; }
+/* policy_ring.c: the partition rank q of P owned at the sub-epoch a
+ * checkpoint saved (subepoch()'s value, mirror bit included). */
+int loom_ring_saved_part(uint64_t saved, int q, int P);
 
 /* Release consistency with bounded staleness: bsp's hooks, which ssp,
  * priority and writethrough share (bsp is ssp with staleness 0). */

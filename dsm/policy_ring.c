@@ -3,7 +3,12 @@
  * The allocation's units are cut into P partitions (blocks of whole units);
  * in sub-epoch t rank p owns partition (p - t) mod P, so every partition
  * moves to the ring successor at each rotation and, over P rotations,
- * visits every rank exactly once.  The owner reads and writes its
+ * visits every rank exactly once.  A *mirrored* ring (set_bounds, for
+ * Orion's ordered schedule, sched/ordered.c) gives rank p partition
+ * (t - p) mod P instead: the partitions still move to the successor, but
+ * each rank meets them in increasing order (0, 1, ..., P - 1 from
+ * sub-epoch p on) and a partition visits the ranks in increasing order
+ * from rank 0.  The owner reads and writes its
  * partition in place: no fetch, no twin, no diff.
  *
  * Macro-synchronization: loom_ring_done(array, unit) sends a finished unit
@@ -30,6 +35,7 @@ extern const loom_policy loom_policy_ring; /* the table, at the end of this file
 
 struct ring {
     uint64_t t;               /* sub-epoch */
+    int mirrored;             /* rank p owns (t - p) mod P, not (p - t) mod P */
     size_t *lo;               /* P + 1 partition boundaries, in units */
     _Atomic long *arrived;    /* per partition: units received for it */
     uint8_t *sent;            /* per unit: already forwarded this sub-epoch */
@@ -48,12 +54,19 @@ struct ring_hdr {
 };
 
 static int P(void) { return loom_icv.nranks; }
-/* (rank - t) mod P */
-static int owned_part(const struct ring *g)
+/* The partition rank q owns at sub-epoch t of P ranks: (q - t) mod P, or
+ * (t - q) mod P mirrored. */
+static int part_at(int q, uint64_t t, int mirrored, int P)
 {
-    return (loom_icv.rank + P() - (int)(g->t % (uint64_t)P())) % P();
+    int s = (int)(t % (uint64_t)P);
+    return mirrored ? (s - q + P) % P : (q - s + P) % P;
 }
-static int owner_of(const struct ring *g, int j) { return (int)(((uint64_t)j + g->t) % (uint64_t)P()); }
+static int owned_part(const struct ring *g) { return part_at(loom_icv.rank, g->t, g->mirrored, P()); }
+/* The rank that owns partition j now: j + t, or t - j mirrored. */
+static int owner_of(const struct ring *g, int j)
+{
+    return g->mirrored ? part_at(j, g->t, 1, P()) : (int)(((uint64_t)j + g->t) % (uint64_t)P());
+}
 static int part_of(const struct ring *g, size_t u)
 {
     int j = 0;
@@ -502,11 +515,12 @@ int loom_ring_collect(void *array)
 
 /* Contract (collective; sub-epoch a multiple of P, no thread inside the
  * allocation): move a's partition boundaries to lo[0..P] (lo[0] = 0,
- * lo[P] = nunits, nondecreasing), e.g. to balance work by a histogram.
- * Every rank gets every partition first (as loom_ring_collect), so each
- * rank then holds its new partition.  Returns LOOM_ERR_ARG (nothing
- * changed) for bad bounds or a rotation in progress. */
-static int set_bounds(loom_dsm_alloc *a, const size_t *lo)
+ * lo[P] = nunits, nondecreasing), e.g. to balance work by a histogram,
+ * and make the ring mirrored or not (see the top).  Every rank gets every
+ * partition first (as loom_ring_collect), so each rank then holds its new
+ * partition.  Returns LOOM_ERR_ARG (nothing changed) for bad bounds or a
+ * rotation in progress. */
+static int set_bounds(loom_dsm_alloc *a, const size_t *lo, int mirrored)
 {
     struct ring *g = a->policy_data;
     if (g->t % (uint64_t)P() != 0 || lo[0] != 0 || lo[P()] != a->nunits)
@@ -514,10 +528,11 @@ static int set_bounds(loom_dsm_alloc *a, const size_t *lo)
     for (int j = 0; j < P(); j++)
         if (lo[j] > lo[j + 1])
             return LOOM_ERR_ARG;
-    if (!memcmp(lo, g->lo, ((size_t)P() + 1) * sizeof *lo))
+    if (!memcmp(lo, g->lo, ((size_t)P() + 1) * sizeof *lo) && g->mirrored == !!mirrored)
         return LOOM_OK;
     int rc = loom_ring_collect(a->base);
     memcpy(g->lo, lo, ((size_t)P() + 1) * sizeof *lo);
+    g->mirrored = !!mirrored;
     restamp(a, g);
     snapshot(a, g);
     loom_coll_barrier(); /* nobody forwards by the new bounds before all have them */
@@ -538,15 +553,24 @@ static const size_t *bounds(loom_dsm_alloc *a, int *owned)
     return g->lo;
 }
 
+/* The sub-epoch, with the top bit set for a mirrored ring (a checkpoint
+ * saves it; restore and loom_ring_saved_part read it back). */
+#define MIRRORED ((uint64_t)1 << 63)
 static uint64_t subepoch(loom_dsm_alloc *a)
 {
     struct ring *g = a->policy_data;
-    return g->t;
+    return g->t | (g->mirrored ? MIRRORED : 0);
+}
+
+int loom_ring_saved_part(uint64_t saved, int q, int P)
+{
+    return part_at(q, saved & ~MIRRORED, !!(saved & MIRRORED), P);
 }
 
 /* Contract (restart.c, inside loom_alloc after init and before a is
  * published, so no hand-off for a can arrive yet): put a's rotation at
- * sub-epoch t with boundaries lo[0..P], as the checkpoint had it.  Nothing
+ * sub-epoch t (as subepoch() gave it: mirrored in its top bit) with
+ * boundaries lo[0..P], as the checkpoint had it.  Nothing
  * is in flight or sent, and every unit is stamped t, so the next P - 1
  * hand-offs send every unit.
  * Returns LOOM_ERR_ARG (nothing changed) for boundaries that do not cut
@@ -561,7 +585,8 @@ static int restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
             return LOOM_ERR_ARG;
     for (int j = 0; j <= P(); j++)
         g->lo[j] = (size_t)lo[j];
-    g->t = t;
+    g->t = t & ~MIRRORED;
+    g->mirrored = !!(t & MIRRORED);
     restamp(a, g);
     snapshot(a, g);
     if (loom_dsm_check) {

@@ -482,7 +482,7 @@ static void scatter(const struct file *f, const struct loom_ckpt_rec *c, const u
     uint64_t k = 0; /* CK_HOME: the units' store slots, in order */
     int bad = 0;
     if (c->what == CK_RING) { /* the partition q owned at sub-epoch ring_t */
-        uint32_t j = (uint32_t)((q + P - c->ring_t % P) % P);
+        uint32_t j = (uint32_t)loom_ring_saved_part(c->ring_t, (int)q, (int)P);
         bad = m[0] != 0 || m[P] != N || m[j] > m[j + 1] || m[j + 1] > N ||
               c->len != (m[j + 1] - m[j]) * U;
         if (!bad)

@@ -27,7 +27,22 @@
  * Under LOOM_CHECK=serial every record runs alone and first checks that
  * the previous record of its A row and of its B row (in index order) has
  * already run: a violated order stops the job with both indices.
- * One rank (with several the loop is refused: not built yet). */
+ *
+ * Several ranks (Orion's wavefront across machines).  Each rank passes
+ * its own records (.local); the serial order is rank 0's records, then
+ * rank 1's, ..., so every rank's rows of A must come after the previous
+ * rank's (as with a ratings file cut by user).  A is kept by its rank
+ * (local policy, or plain memory), B is a ring allocation cut into P
+ * partitions by a histogram of every rank's records.  The ring is
+ * *mirrored* (dsm/policy_ring.c): in sub-epoch s rank p holds partition
+ * s - p, so rank p works partitions 0, 1, ..., P - 1 in sub-epochs p ..
+ * p + P - 1, each partition reaching rank p only after rank p - 1 ran it:
+ * the same wavefront, with ranks for workers, 2P - 1 sub-epochs with work
+ * (7 on 4 ranks) and one more to bring every partition back to where the
+ * next call starts it (2P rotations: the ring's sub-epoch stays a
+ * multiple of P between calls).  Inside a sub-epoch the rank's threads
+ * run the one-rank wavefront over its A rows and the partition's B rows,
+ * each cut into T blocks. */
 #include "sched.h"
 
 #include <omp.h>
@@ -36,22 +51,25 @@
 #include <string.h>
 
 struct ordered {
-    int K;
+    int K;           /* workers: blocks of A */
+    int NB;          /* blocks of B: K on one rank, P * K on P ranks */
     long n;
-    size_t *off;     /* K*K + 1: cell c's records are [off[c], off[c+1]) of `order` */
+    size_t *off;     /* K*NB + 1: cell c's records are [off[c], off[c+1]) of `order` */
     long *order;     /* record indices, cell by cell, index order inside */
     char *recs;      /* the records in that order (contiguous per cell) */
     long *prev[2];   /* check mode: the previous record of the same row (-1) */
 };
 
-/* Cut rows [0, nrows) into K blocks of about equal record counts: row r
- * is in block blk[r]. */
-static void cut(const long *count, size_t nrows, long n, int K, int *blk)
+/* Cut rows [lo, hi) into K blocks of about equal record counts: row r is
+ * in block first + blk[r] (first + 0 .. first + K - 1). */
+static void cut(const long *count, size_t lo, size_t hi, int K, int first, int *blk)
 {
-    long seen = 0;
-    for (size_t r = 0; r < nrows; r++) {
+    long n = 0, seen = 0;
+    for (size_t r = lo; r < hi; r++)
+        n += count[r];
+    for (size_t r = lo; r < hi; r++) {
         long b = n ? (long)((__int128)seen * K / n) : 0;
-        blk[r] = (int)(b < K ? b : K - 1);
+        blk[r] = first + (int)(b < K ? b : K - 1);
         seen += count[r];
     }
 }
@@ -65,13 +83,17 @@ static void ordered_free(struct ordered *o)
     free(o->prev[1]);
 }
 
-/* Builds the cells of b's n records for K workers.  Returns LOOM_OK, or
- * LOOM_ERR_ARG after one message (a record without both rows, or an
- * order the wavefront cannot keep), LOOM_ERR_NOMEM. */
-static int plan(const loom_body *b, long n, int K, struct ordered *o)
+/* Builds the cells of b's n records for K workers: A's rows cut into K
+ * blocks, B's into K (bparts NULL) or, on P ranks, each of the ring's P
+ * partitions bparts[0..P] cut into K.  Returns LOOM_OK, or LOOM_ERR_ARG
+ * after one message (a record without both rows, or an order the
+ * wavefront cannot keep), LOOM_ERR_NOMEM.  Rank-local: no messages. */
+static int plan(const loom_body *b, long n, int K, const size_t *bparts, int P,
+                struct ordered *o)
 {
     size_t nrows[2] = {0, 0};
-    *o = (struct ordered){.K = K, .n = n};
+    const int NB = bparts ? P * K : K;
+    *o = (struct ordered){.K = K, .NB = NB, .n = n};
     for (long x = 0; x < n; x++)
         for (int f = 0; f < 2; f++) {
             uint64_t r = loom_field_row(&b->fields[f], b->data + (size_t)x * b->size);
@@ -83,11 +105,18 @@ static int plan(const loom_body *b, long n, int K, struct ordered *o)
             if (r + 1 > nrows[f])
                 nrows[f] = r + 1;
         }
+    if (bparts && nrows[1] > bparts[P]) {
+        loom_log("loom_for: ordered: a record names row %zu of .fields[1], past its %zu rows",
+                 nrows[1] - 1, bparts[P]);
+        return LOOM_ERR_ARG;
+    }
+    if (bparts)
+        nrows[1] = bparts[P];
     long *count[2] = {calloc(nrows[0] + 1, sizeof(long)), calloc(nrows[1] + 1, sizeof(long))};
     int *blk[2] = {malloc((nrows[0] + 1) * sizeof(int)), malloc((nrows[1] + 1) * sizeof(int))};
     long *last[2] = {malloc((nrows[0] + 1) * sizeof(long)), malloc((nrows[1] + 1) * sizeof(long))};
     int *cell = malloc((size_t)(n ? n : 1) * sizeof *cell);
-    o->off = calloc((size_t)K * K + 1, sizeof *o->off);
+    o->off = calloc((size_t)K * NB + 1, sizeof *o->off);
     o->order = malloc((size_t)(n ? n : 1) * sizeof *o->order);
     o->recs = malloc((size_t)(n ? n : 1) * b->size);
     int rc = LOOM_ERR_NOMEM;
@@ -102,10 +131,11 @@ static int plan(const loom_body *b, long n, int K, struct ordered *o)
     for (long x = 0; x < n; x++)
         for (int f = 0; f < 2; f++)
             count[f][ROW(x, f)]++;
-    for (int f = 0; f < 2; f++) {
-        cut(count[f], nrows[f], n, K, blk[f]);
+    cut(count[0], 0, nrows[0], K, 0, blk[0]);
+    for (int q = 0; q < (bparts ? P : 1); q++)
+        cut(count[1], bparts ? bparts[q] : 0, bparts ? bparts[q + 1] : nrows[1], K, q * K, blk[1]);
+    for (int f = 0; f < 2; f++)
         memset(last[f], 0xff, (nrows[f] + 1) * sizeof(long)); /* -1: none yet */
-    }
     rc = LOOM_ERR_ARG;
     for (long x = 0; x < n; x++) {
         size_t a = ROW(x, 0), c = ROW(x, 1);
@@ -128,18 +158,18 @@ static int plan(const loom_body *b, long n, int K, struct ordered *o)
             o->prev[1][x] = pc;
         }
         last[0][a] = last[1][c] = x;
-        cell[x] = blk[0][a] * K + blk[1][c];
+        cell[x] = blk[0][a] * NB + blk[1][c];
         o->off[cell[x] + 1]++;
     }
 #undef ROW
-    for (int q = 0; q < K * K; q++)
+    for (int q = 0; q < K * NB; q++)
         o->off[q + 1] += o->off[q];
-    size_t *mine = malloc((size_t)K * K * sizeof *mine);
+    size_t *mine = malloc((size_t)K * NB * sizeof *mine);
     if (!mine) {
         rc = LOOM_ERR_NOMEM;
         goto out;
     }
-    memcpy(mine, o->off, (size_t)K * K * sizeof *mine);
+    memcpy(mine, o->off, (size_t)K * NB * sizeof *mine);
     for (long x = 0; x < n; x++) { /* stable: index order inside a cell */
         size_t at = mine[cell[x]]++;
         o->order[at] = x;
@@ -174,56 +204,173 @@ static void check_run(const struct ordered *o, const loom_body *b, long x, _Atom
     atomic_store_explicit(&ran[x], 1, memory_order_release);
 }
 
-/* Contract: one rank (refused with a message on several); runs every
- * record once, conflicting records in index order (see the top).  Threads:
- * omp_get_max_threads() workers; each spins (then yields) only on its
- * predecessor's cell counter.  LOOM_STATS prints cells and time steps. */
-int loom_ordered_run(const loom_body *b, long n)
+/* The wavefront over columns [c0, c0 + nc) of B blocks: worker t runs
+ * cells (t, c0), (t, c0 + 1), ... in order, starting (t, c) once worker
+ * t - 1 has finished it (done[t - 1] > c).  done[] counts columns for the
+ * whole call.  Each worker spins (then yields) only on its predecessor. */
+static void wavefront(const struct ordered *o, const loom_body *b, _Atomic int *done,
+                      _Atomic char *ran, int c0, int nc)
 {
-    if (loom_icv.nranks > 1) {
-        loom_log("loom_for: the ordered schedule runs on one rank (threads) only");
-        return LOOM_ERR_ARG;
-    }
-    if (!b->block || (!b->fields[0].array || !b->fields[1].array)) {
-        loom_log("loom_for: .ordered needs loom_for_records with both .fields");
-        return LOOM_ERR_ARG;
-    }
-    int K = omp_get_max_threads();
-    if (K > n)
-        K = n > 0 ? (int)n : 1;
-    struct ordered o;
-    int rc = plan(b, n, K, &o);
-    if (rc)
-        return rc;
-    _Atomic int *done = calloc((size_t)K, sizeof *done); /* cells worker t finished */
-    _Atomic char *ran = loom_icv.check_serial ? calloc((size_t)(n ? n : 1), 1) : NULL;
-    if (!done || (loom_icv.check_serial && !ran)) {
-        free(done);
-        ordered_free(&o);
-        return LOOM_ERR_NOMEM;
-    }
+    const int K = o->K;
 #pragma omp parallel num_threads(K)
     {
         int t = omp_get_thread_num();
-        for (int J = 0; J < K; J++) {
+        for (int J = c0; J < c0 + nc; J++) {
             int spins = 0;
             while (t > 0 && atomic_load_explicit(&done[t - 1], memory_order_acquire) <= J)
                 if (++spins > 64)
                     sched_yield();
-            size_t c = (size_t)t * K + J;
+            size_t c = (size_t)t * (size_t)o->NB + (size_t)J;
             if (ran)
-                for (size_t y = o.off[c]; y < o.off[c + 1]; y++)
-                    check_run(&o, b, o.order[y], ran);
-            else if (o.off[c + 1] > o.off[c])
-                b->block(o.recs + o.off[c] * b->size, (long)(o.off[c + 1] - o.off[c]), b->ctx);
+                for (size_t y = o->off[c]; y < o->off[c + 1]; y++)
+                    check_run(o, b, o->order[y], ran);
+            else if (o->off[c + 1] > o->off[c])
+                b->block(o->recs + o->off[c] * b->size, (long)(o->off[c + 1] - o->off[c]), b->ctx);
             atomic_store_explicit(&done[t], J + 1, memory_order_release);
         }
     }
-    if (loom_icv.stats)
-        loom_log("loom_for: ordered: %d x %d cells, %d time steps, %ld records", K, K,
-                 2 * K - 1, n);
+}
+
+/* Several ranks (see the top): checks the arrays and that the ranks' rows
+ * of A come in rank order, cuts B's ring into P partitions by every
+ * rank's records and mirrors it.  Collective; every rank returns the same
+ * code (LOOM_ERR_ARG after a message naming what is wrong). */
+static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
+{
+    const int P = loom_icv.nranks, me = loom_icv.rank;
+    loom_dsm_alloc *A = loom_dsm_lookup_base(b->fields[0].array);
+    loom_dsm_alloc *B = loom_dsm_lookup_base(b->fields[1].array);
+#define SAY(...) (me == 0 ? loom_log(__VA_ARGS__) : (void)0) /* the same on every rank: once */
+    if (!local) {
+        SAY("loom_for: ordered on several ranks takes each rank's own records (.local = 1)");
+        return LOOM_ERR_ARG;
+    }
+    if (!B || !loom_policy_rotates(B->policy) || B->kind != LOOM_UNIT_ROW) {
+        SAY("loom_for: ordered on several ranks rotates .fields[1]'s array: make it a row "
+                 "allocation with coherence \"ring\"");
+        return LOOM_ERR_ARG;
+    }
+    if (A && !A->policy->plain) {
+        SAY("loom_for: ordered on several ranks keeps .fields[0]'s array '%s' with each "
+                 "rank's records: make it coherence \"local\" (it is %s)", A->name,
+                 A->policy->name);
+        return LOOM_ERR_ARG;
+    }
+    /* this rank's rows of A and of B: [lo, hi] of A, a histogram of B */
+    int64_t *span = calloc(2 * (size_t)P, sizeof *span);
+    uint32_t *w = calloc(B->nunits + 1, sizeof *w);
+    int32_t bad = !span || !w;
+    for (long x = 0; !bad && x < n; x++) {
+        const char *rec = b->data + (size_t)x * b->size;
+        uint64_t a = loom_field_row(&b->fields[0], rec), r = loom_field_row(&b->fields[1], rec);
+        if (r >= B->nunits || a >= INT64_MAX) {
+            bad = 2;
+            break;
+        }
+        w[r]++;
+        if (!span[2 * me + 1] || (int64_t)a + 1 < span[2 * me])
+            span[2 * me] = (int64_t)a + 1; /* rows + 1: 0 is "no records" */
+        if ((int64_t)a + 1 > span[2 * me + 1])
+            span[2 * me + 1] = (int64_t)a + 1;
+    }
+    loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
+    if (bad) {
+        if (bad == 2)
+            loom_log("loom_for: ordered: a record names no row of .fields[1] ('%s', %zu rows) "
+                     "(here or on another rank)",
+                     B->name, B->nunits);
+        free(span);
+        free(w);
+        return bad == 2 ? LOOM_ERR_ARG : LOOM_ERR_NOMEM;
+    }
+    loom_allreduce(LOOM_IN_PLACE, span, 2 * (size_t)P, LOOM_INT64, LOOM_SUM);
+    loom_allreduce(LOOM_IN_PLACE, w, B->nunits, LOOM_INT32, LOOM_SUM);
+    int prev = -1, rc = LOOM_OK;
+    for (int q = 0; q < P && !rc; q++) {
+        if (!span[2 * q + 1])
+            continue; /* no records */
+        if (prev >= 0 && span[2 * q] <= span[2 * prev + 1]) {
+            SAY("loom_for: ordered: rank %d's rows of .fields[0] (%lld..%lld) do not all "
+                     "come after rank %d's (%lld..%lld): the serial order is rank 0's records, "
+                     "then rank 1's, ...; give each rank the next range of rows", q,
+                     (long long)span[2 * q] - 1, (long long)span[2 * q + 1] - 1, prev,
+                     (long long)span[2 * prev] - 1, (long long)span[2 * prev + 1] - 1);
+            rc = LOOM_ERR_ARG;
+        }
+        prev = q;
+    }
+    if (!rc) {
+        loom_balance(w, 0, B->nunits, P, bparts);
+        if (B->policy->set_bounds(B, bparts, 1)) {
+            SAY("loom_for: ring array '%s' is in the middle of a rotation; finish it "
+                "(loom_ring_rotate) before an ordered loop", B->name);
+            rc = LOOM_ERR_STATE;
+        }
+    }
+    free(span);
+    free(w);
+    return rc;
+#undef SAY
+}
+
+/* Contract: runs every record once, conflicting records in index order
+ * (on several ranks: rank 0's records first, then rank 1's, ...; see the
+ * top).  Collective on several ranks.  Threads: omp_get_max_threads()
+ * workers per rank.  LOOM_STATS prints cells and time steps. */
+int loom_ordered_run(const loom_body *b, long n, int local)
+{
+    if (!b->block || (!b->fields[0].array || !b->fields[1].array)) {
+        loom_log("loom_for: .ordered needs loom_for_records with both .fields");
+        return LOOM_ERR_ARG;
+    }
+    const int P = loom_icv.nranks;
+    int K = omp_get_max_threads(), rc;
+    if (K > n)
+        K = n > 0 ? (int)n : 1;
+    size_t *bparts = P > 1 ? calloc((size_t)P + 1, sizeof *bparts) : NULL;
+    if (P > 1 && !bparts)
+        return LOOM_ERR_NOMEM;
+    if (P > 1 && (rc = ranks_prepare(b, n, local, bparts))) {
+        free(bparts);
+        return rc;
+    }
+    struct ordered o;
+    int planned = !(rc = plan(b, n, K, bparts, P, &o)); /* plan frees o when it fails */
+    if (P > 1) /* every rank refuses together */
+        loom_allreduce(LOOM_IN_PLACE, &rc, 1, LOOM_INT32, LOOM_MIN);
+    _Atomic int *done = calloc((size_t)K, sizeof *done); /* columns worker t finished */
+    _Atomic char *ran = loom_icv.check_serial ? calloc((size_t)(n ? n : 1), 1) : NULL;
+    if (!rc && (!done || (loom_icv.check_serial && !ran)))
+        rc = LOOM_ERR_NOMEM;
+    if (P == 1 && !rc) {
+        wavefront(&o, b, done, ran, 0, K);
+    } else if (!rc) {
+        loom_dsm_alloc *B = loom_dsm_lookup_base(b->fields[1].array);
+        for (int s = 0; s < 2 * P; s++) {
+            int J = s - loom_icv.rank, q; /* the partition this rank holds: s - rank */
+            B->policy->bounds(B, &q);
+            if (J >= 0 && J < P) {
+                if (q != J)
+                    loom_abort(70, "loom_for: ordered: rank %d holds partition %d of '%s' in "
+                               "sub-epoch %d, not %d (internal error)", loom_icv.rank, q,
+                               B->name, s, J);
+                wavefront(&o, b, done, ran, J * K, K);
+            }
+            B->policy->rotate();
+        }
+    }
+    if (loom_icv.stats && !rc && P == 1)
+        loom_log("loom_for: ordered: %d x %d cells, %d time steps, %ld records", K, K, 2 * K - 1, n);
+    else if (loom_icv.stats && !rc)
+        loom_log("loom_for: ordered: %d ranks x %d threads: %d x %d partitions, %d time steps "
+                 "(sub-epochs with work), each a %d x %d wavefront of %d steps; %ld records here",
+                 P, K, P, P, 2 * P - 1, K, K, 2 * K - 1, n);
     free(done);
     free((void *)ran);
-    ordered_free(&o);
-    return LOOM_OK;
+    free(bparts);
+    if (planned)
+        ordered_free(&o);
+    if (rc)
+        return rc;
+    return P > 1 ? loom_dsm_barrier() : LOOM_OK;
 }

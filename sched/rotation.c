@@ -196,7 +196,7 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
             if (!global)
                 loom_allreduce(LOOM_IN_PLACE, wb, nB, LOOM_INT32, LOOM_SUM);
             loom_balance(wb, 0, nB, R, p->bbounds);
-            if (B->policy->set_bounds(B, p->bbounds)) {
+            if (B->policy->set_bounds(B, p->bbounds, 0)) {
                 loom_log("loom_for: ring array '%s' is in the middle of a rotation; finish it "
                          "(loom_ring_rotate) before a serializable loop", B->name);
                 rc = LOOM_ERR_STATE;

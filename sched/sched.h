@@ -275,9 +275,10 @@ void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n);
 /* ---- priority.c -------------------------------------------------------- */
 int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p);
 
-/* ordered.c: a serializable loom_for_records with .ordered (one rank):
- * conflicting records in index order, the result bitwise the serial
- * loop's.  LOOM_ERR_ARG after a message when it cannot. */
-int loom_ordered_run(const loom_body *b, long n);
+/* ordered.c: a serializable loom_for_records with .ordered: conflicting
+ * records in index order (several ranks: each its own records, .local),
+ * the result bitwise the serial loop's.  LOOM_ERR_ARG after a message
+ * when it cannot (collective: every rank alike). */
+int loom_ordered_run(const loom_body *b, long n, int local);
 
 #endif

@@ -20,6 +20,20 @@
  *       rank's writes merged into the others' at a sync point every 1/10
  *       of its share: data-parallel) and unordered (the rotation).
  *
+ *   ordered_mf ranks_same PASSES [swapped]   (under loomrun -n P)
+ *       W "local", H "ring"; rank r takes the r-th of P runs of whole
+ *       users (about N / P ratings, in file order) and runs PASSES passes
+ *       with .ordered and .local; then every rank runs the plain serial
+ *       loop over all N ratings from the same start and compares its own
+ *       users' rows of W and all of H: prints "ordered_mf: ranks=P
+ *       passes=.. same=1" when every rank found them bitwise equal.
+ *       "swapped": ranks 0 and 1 exchange their shares, so the ranks'
+ *       users are not in rank order: the loop must be refused.
+ *   ordered_mf ranks_ring TARGET MAX_PASSES STEP   (under loomrun -n P)
+ *       Passes to TARGET with W "local" and H "ring", each rank its run of
+ *       users: ordered (the wavefront across ranks) and unordered (the
+ *       rotation), and the time a pass takes (the loop call alone).
+ *
  * Data: 3000 users x 1500 items, 120000 ratings, user and item popularity
  * Zipf-skewed (a few rows take most ratings: conflicts matter), rank-8
  * truth plus noise, sorted by (user, item) as a ratings file is.  The
@@ -111,6 +125,129 @@ static void start(void)
         loom_barrier();
 }
 
+/* Rank r's share of the ratings for the ranks_* modes: the r-th of P
+ * runs of whole users, about N / P ratings each, in file order. */
+static void share(const rating *d, int r, int P, long *lo, long *hi)
+{
+    long b[2];
+    for (int e = 0; e < 2; e++) {
+        long k = N * (r + e) / P;
+        while (k > 0 && k < N && d[k].u == d[k - 1].u)
+            k++;
+        b[e] = k;
+    }
+    *lo = b[0];
+    *hi = b[1];
+}
+
+/* start() for W "local" and H "ring" (or, all, both local: the serial
+ * reference): every rank writes all of its W and the rows of H it owns,
+ * the values start() writes. */
+static void start_ring(int all)
+{
+    uint64_t s = 777;
+    size_t first = 0, n = (size_t)NI;
+    if (!all)
+        loom_ring_part(H, NULL, NULL, &first, &n);
+    for (int a = 0; a < 2; a++)
+        for (long k = 0; k < (a ? NI : NU); k++)
+            for (int q = 0; q < K; q++) {
+                float v = (float)(next(&s) % 1000) / 4000.0f;
+                if (!a)
+                    W[k * K + q] = v;
+                else if ((size_t)k >= first && (size_t)k < first + n)
+                    H[k * K + q] = v;
+            }
+    loom_barrier();
+}
+
+/* One pass of the ranks_* modes over this rank's share [lo, hi). */
+static int pass_ring(const rating *d, long lo, long hi, int ordered)
+{
+    loom_for_opts o = {.schedule = LOOM_SERIALIZABLE, .local = 1, .ordered = ordered,
+                       .fields = {LOOM_FIELD(W, rating, u), LOOM_FIELD(H, rating, i)}};
+    return loom_for_records(d + lo, sizeof *d, hi - lo, sgd, NULL, &o);
+}
+
+/* The objective of the ranks_* modes: every rank's share, H collected. */
+static double objective_ring(const rating *d, long lo, long hi)
+{
+    double sum = 0;
+    loom_ring_collect(H);
+    for (long k = lo; k < hi; k++) {
+        float e = d[k].r;
+        for (int q = 0; q < K; q++)
+            e -= W[d[k].u * K + q] * H[d[k].i * K + q];
+        sum += (double)e * e;
+    }
+    loom_allreduce(LOOM_IN_PLACE, &sum, 1, LOOM_DOUBLE, LOOM_SUM);
+    return sum / (double)N;
+}
+
+/* ranks_same: see the top.  Returns 0 when every rank matched. */
+static int ranks_same(const rating *d, int passes, int swapped)
+{
+    int P = loom_size(), r = loom_rank(), rc = 0;
+    long lo, hi;
+    share(d, swapped && r < 2 ? 1 - r : r, P, &lo, &hi);
+    start_ring(0);
+    for (int p = 0; p < passes && !rc; p++)
+        rc = pass_ring(d, lo, hi, 1);
+    if (rc) {
+        if (r == 0)
+            printf("ordered_mf: refused (%d)\n", rc);
+        return rc;
+    }
+    loom_ring_collect(H);
+    loom_alloc_opts lo_opts = {.unit = LOOM_UNIT_ROW, .row_size = K * sizeof(float),
+                               .coherence = "local"};
+    float *w0 = W, *h0 = H, *ws = loom_alloc((size_t)NU * K * sizeof(float), &lo_opts),
+          *hs = loom_alloc((size_t)NI * K * sizeof(float), &lo_opts);
+    W = ws;
+    H = hs;
+    start_ring(1);
+    for (int p = 0; p < passes; p++)
+        sgd(d, N, NULL);
+    W = w0;
+    H = h0;
+    int32_t same = !memcmp(hs, H, (size_t)NI * K * sizeof(float));
+    for (long k = lo; k < hi; k++)
+        same &= !memcmp(ws + d[k].u * K, W + d[k].u * K, K * sizeof(float));
+    loom_allreduce(LOOM_IN_PLACE, &same, 1, LOOM_INT32, LOOM_MIN);
+    if (r == 0)
+        printf("ordered_mf: ranks=%d passes=%d same=%d\n", P, passes, same);
+    loom_free(ws);
+    loom_free(hs);
+    return !same;
+}
+
+/* ranks_ring: passes to target of ordered and unordered; rank 0 prints. */
+static int ranks_ring(const rating *d, double target, int max)
+{
+    long lo, hi;
+    int rc = 0;
+    share(d, loom_rank(), loom_size(), &lo, &hi);
+    for (int ordered = 1; ordered >= 0 && !rc; ordered--) {
+        int p = 0;
+        double busy = 0;
+        start_ring(0);
+        double obj = objective_ring(d, lo, hi);
+        while (p < max && !(obj <= target)) {
+            double t0 = loom_wtime();
+            if ((rc = pass_ring(d, lo, hi, ordered)))
+                break;
+            busy += loom_wtime() - t0;
+            p++;
+            obj = objective_ring(d, lo, hi);
+        }
+        if (loom_rank() == 0)
+            printf("ordered_mf: ranks=%d %s passes %d objective %.6f%s; %.2f ms a pass\n",
+                   loom_size(), ordered ? "ordered" : "unordered", obj <= target ? p : max + 1,
+                   obj, obj <= target ? "" : " (not reached)", p ? busy / p * 1e3 : 0.0);
+    }
+    return rc;
+}
+
 /* The objective over every rank's block of ratings, read through
  * loom_row_get, summed over ranks (several ranks). */
 static double objective_ranks(const rating *d)
@@ -190,12 +327,21 @@ int main(int argc, char **argv)
     rating *d = make_data();
     loom_alloc_opts ro = {.unit = LOOM_UNIT_ROW, .row_size = K * sizeof(float), .type = LOOM_FLOAT,
                           .merge = LOOM_MERGE_ADD};
+    int ring = !strncmp(argv[1], "ranks_", 6); /* W local, H ring */
     ro.name = "W";
+    ro.coherence = ring ? "local" : NULL;
     W = loom_alloc((size_t)NU * K * sizeof(float), &ro);
     ro.name = "H";
+    ro.coherence = ring ? "ring" : NULL;
     H = loom_alloc((size_t)NI * K * sizeof(float), &ro);
     int rc = 0;
-    if (!strcmp(argv[1], "same")) {
+    if (!strcmp(argv[1], "ranks_same")) {
+        rc = ranks_same(d, atoi(argv[2]), argc > 3 && !strcmp(argv[3], "swapped"));
+    } else if (!strcmp(argv[1], "ranks_ring")) {
+        if (argc > 4)
+            step = (float)atof(argv[4]);
+        rc = ranks_ring(d, atof(argv[2]), argc > 3 ? atoi(argv[3]) : 50);
+    } else if (!strcmp(argv[1], "same")) {
         int passes = atoi(argv[2]);
         if (argc > 3 && !strcmp(argv[3], "shuffled")) { /* user 0's last item before its first */
             long a = 0, b = 0;
