@@ -40,7 +40,7 @@
 
 struct opts {
     const char *train, *test, *log, *model;
-    int K, epochs, serial, zero_based;
+    int K, epochs, serial, ordered, zero_based;
     double step, decay, lambda;
     unsigned long long seed;
 };
@@ -102,6 +102,9 @@ static int parse(int argc, char **argv, struct opts *o)
          "save W.txt (users), H.txt (items), the biases\nand the mean there"},
         {"serial", LOOM_FLAG_SET, &o->serial, NULL, 0, 0,
          "run the serial twin (one rank): the plain loop,\nin file order"},
+        {"ordered", LOOM_FLAG_SET, &o->ordered, NULL, 0, 0,
+         "keep the file's order of ratings that share a\nuser or an item (Orion's ordered schedule):\n"
+         "the serial twin's model, bitwise; the file must\nbe sorted by user, then item"},
         {0}};
     const loom_cli cli = {
         .app = "loom-mf",
@@ -254,6 +257,7 @@ int main(int argc, char **argv)
     struct job j = {{W, H, o.K, D, mu, 0, (float)o.lambda}, calloc((size_t)T * SLOT, sizeof(double))};
     /* each rating touches the rows its fields name: W[u] and H[i] */
     const loom_for_opts loop = {.schedule = LOOM_SERIALIZABLE, .local = 1, .repeated = 1,
+                                .ordered = o.ordered,
                                 .fields = {LOOM_FIELD(W, loom_rating, u),
                                            LOOM_FIELD(H, loom_rating, i)}};
     if (!j.loss)

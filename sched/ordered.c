@@ -337,7 +337,7 @@ int loom_ordered_run(const loom_body *b, long n, int local)
     struct ordered o;
     int planned = !(rc = plan(b, n, K, bparts, P, &o)); /* plan frees o when it fails */
     if (P > 1) /* every rank refuses together */
-        loom_allreduce(LOOM_IN_PLACE, &rc, 1, LOOM_INT32, LOOM_MIN);
+        loom_allreduce(LOOM_IN_PLACE, &rc, 1, LOOM_INT32, LOOM_MAX);
     _Atomic int *done = calloc((size_t)K, sizeof *done); /* columns worker t finished */
     _Atomic char *ran = loom_icv.check_serial ? calloc((size_t)(n ? n : 1), 1) : NULL;
     if (!rc && (!done || (loom_icv.check_serial && !ran)))
