@@ -277,7 +277,7 @@ int loom_for_records(const void *data, size_t size, long n,
     if (fields_of(&o, size, b.fields))
         return LOOM_ERR_ARG;
     if (o.schedule == LOOM_SERIALIZABLE && o.ordered)
-        return loom_ordered_run(&b, n, o.local); /* ordered.c */
+        return loom_ordered_run(&b, n, o.local, o.repeated); /* ordered.c */
     if (o.schedule == LOOM_SERIALIZABLE)
         return serializable(0, n, &b, &o);
     return data_parallel(0, n, &o, &(loom_body){.range = records_range, .ctx = &b});

@@ -313,31 +313,96 @@ static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
 #undef SAY
 }
 
+/* The plan of the last repeated loop site (IterStore's virtual iteration,
+ * as plan.c caches the rotation's): the same body, ctx, records, fields,
+ * workers and ranks find it again, so a repeated call neither re-plans nor
+ * re-cuts the ring (docs/loop.md: a repeated loop's records and the rows
+ * they name do not change between calls). */
+static struct {
+    int valid, K, P;
+    long n;
+    loom_body body;
+    size_t *bparts;
+    struct ordered o;
+} cached;
+
+static void cache_drop(void)
+{
+    if (cached.valid)
+        ordered_free(&cached.o);
+    free(cached.bparts);
+    cached.valid = 0;
+    cached.bparts = NULL;
+}
+
+void loom_ordered_forget(const loom_dsm_alloc *a)
+{
+    if (cached.valid && (loom_dsm_lookup_base(cached.body.fields[0].array) == a ||
+                         loom_dsm_lookup_base(cached.body.fields[1].array) == a))
+        cache_drop();
+}
+
+/* Whether the cache holds this call's plan; on several ranks every rank
+ * answers alike (one allreduce), so all re-plan together. */
+static int cache_hit(const loom_body *b, long n, int K, int P)
+{
+    int32_t hit = cached.valid && cached.K == K && cached.P == P && cached.n == n &&
+                  cached.body.block == b->block && cached.body.data == b->data &&
+                  cached.body.size == b->size && cached.body.ctx == b->ctx &&
+                  !memcmp(cached.body.fields, b->fields, sizeof b->fields);
+    if (P > 1)
+        loom_allreduce(LOOM_IN_PLACE, &hit, 1, LOOM_INT32, LOOM_MIN);
+    return hit;
+}
+
 /* Contract: runs every record once, conflicting records in index order
  * (on several ranks: rank 0's records first, then rank 1's, ...; see the
  * top).  Collective on several ranks.  Threads: omp_get_max_threads()
- * workers per rank.  LOOM_STATS prints cells and time steps. */
-int loom_ordered_run(const loom_body *b, long n, int local)
+ * workers per rank.  With repeated, the plan is kept for the next call
+ * of the same site.  LOOM_STATS prints cells and time steps. */
+int loom_ordered_run(const loom_body *b, long n, int local, int repeated)
 {
     if (!b->block || (!b->fields[0].array || !b->fields[1].array)) {
         loom_log("loom_for: .ordered needs loom_for_records with both .fields");
         return LOOM_ERR_ARG;
     }
     const int P = loom_icv.nranks;
-    int K = omp_get_max_threads(), rc;
+    int K = omp_get_max_threads(), rc = LOOM_OK;
     if (K > n)
         K = n > 0 ? (int)n : 1;
-    size_t *bparts = P > 1 ? calloc((size_t)P + 1, sizeof *bparts) : NULL;
-    if (P > 1 && !bparts)
-        return LOOM_ERR_NOMEM;
-    if (P > 1 && (rc = ranks_prepare(b, n, local, bparts))) {
-        free(bparts);
-        return rc;
-    }
     struct ordered o;
-    int planned = !(rc = plan(b, n, K, bparts, P, &o)); /* plan frees o when it fails */
-    if (P > 1) /* every rank refuses together */
-        loom_allreduce(LOOM_IN_PLACE, &rc, 1, LOOM_INT32, LOOM_MAX);
+    size_t *bparts;
+    int planned = 0;
+    if (repeated && cache_hit(b, n, K, P)) {
+        o = cached.o;
+        bparts = cached.bparts;
+        loom_dsm_alloc *B = loom_dsm_lookup_base(b->fields[1].array);
+        if (P > 1 && B->policy->set_bounds(B, bparts, 1)) /* a no-op unless changed since */
+            return LOOM_ERR_STATE;
+    } else {
+        bparts = P > 1 ? calloc((size_t)P + 1, sizeof *bparts) : NULL;
+        if (P > 1 && !bparts)
+            return LOOM_ERR_NOMEM;
+        if (P > 1 && (rc = ranks_prepare(b, n, local, bparts))) {
+            free(bparts);
+            return rc;
+        }
+        planned = !(rc = plan(b, n, K, bparts, P, &o)); /* plan frees o when it fails */
+        if (P > 1) /* every rank refuses together */
+            loom_allreduce(LOOM_IN_PLACE, &rc, 1, LOOM_INT32, LOOM_MAX);
+        if (!rc && repeated) {
+            cache_drop();
+            cached.valid = 1;
+            cached.K = K;
+            cached.P = P;
+            cached.n = n;
+            cached.body = *b;
+            cached.bparts = bparts;
+            cached.o = o;
+            planned = 0; /* the cache owns o and bparts now */
+            bparts = NULL;
+        }
+    }
     _Atomic int *done = calloc((size_t)K, sizeof *done); /* columns worker t finished */
     _Atomic char *ran = loom_icv.check_serial ? calloc((size_t)(n ? n : 1), 1) : NULL;
     if (!rc && (!done || (loom_icv.check_serial && !ran)))
@@ -367,9 +432,12 @@ int loom_ordered_run(const loom_body *b, long n, int local)
                  P, K, P, P, 2 * P - 1, K, K, 2 * K - 1, n);
     free(done);
     free((void *)ran);
-    free(bparts);
-    if (planned)
+    if (planned) { /* not cached: this call's own */
         ordered_free(&o);
+        free(bparts);
+    } else if (bparts != cached.bparts) {
+        free(bparts);
+    }
     if (rc)
         return rc;
     return P > 1 ? loom_dsm_barrier() : LOOM_OK;

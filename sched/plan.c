@@ -379,10 +379,11 @@ loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom
     return p;
 }
 
-/* Drop cached plans that use allocation a (loom_free calls this). */
-/* Drop the cached plans that use allocation a (loom_free's hook). */
+/* Drop the cached plans that use allocation a (loom_free's hook), the
+ * ordered schedule's too. */
 static void forget(const loom_dsm_alloc *a)
 {
+    loom_ordered_forget(a);
     for (int i = 0; i < ncache;) {
         loom_plan *c = cache[i];
         if (c->uses[a->id]) {

@@ -279,6 +279,8 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p);
  * records in index order (several ranks: each its own records, .local),
  * the result bitwise the serial loop's.  LOOM_ERR_ARG after a message
  * when it cannot (collective: every rank alike). */
-int loom_ordered_run(const loom_body *b, long n, int local);
+int loom_ordered_run(const loom_body *b, long n, int local, int repeated);
+/* loom_free's hook (through plan.c): drop the cached plan that uses a. */
+void loom_ordered_forget(const loom_dsm_alloc *a);
 
 #endif
