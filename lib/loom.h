@@ -452,7 +452,8 @@ typedef struct loom_for_opts {
     /* serializable loom_for_records, instead of .deps: the record's fields
      * name every row its iteration touches (unused: .array NULL) */
     loom_field fields[2];
-    int ordered;           /* serializable loom_for_records with .fields, one rank: keep
+    int ordered;           /* serializable loom_for_records with .fields (several ranks:
+                              .local, .fields[0] local, .fields[1] a ring): keep
                               the index order of conflicting records (Orion's ordered
                               2D wavefront, docs/loop.md): bitwise the serial result */
     /* data-parallel */
