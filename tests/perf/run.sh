@@ -380,5 +380,9 @@ if [ "$(nproc)" -ge 16 ]; then
     python3 tests/perf/scaling_check.py "$BUILD"/perf/scaling16-{1,10,12} >docs/scaling-16.md
 fi
 
+# Orion's ordered schedule against the unordered rotation (docs/loop.md quotes docs/bench-ordered.md,
+# from a 16-core run; here into the build folder).
+tests/perf/ordered.sh "$BUILD" "$BUILD/perf/ordered.md"
+
 # Two ranks x 1 thread against 1 rank x 2 threads, app by app (issues 13 and 15), into docs/bench-ranks.md.
 tests/perf/ranks.sh "$BUILD"
