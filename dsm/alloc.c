@@ -175,25 +175,7 @@ static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
         numa_tonode_memory(a->store, len, o->numa_node);
     if (!mapped && loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
         return LOOM_ERR_NET;
-    int64_t maxlen = (int64_t)rlen;
-    loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
-    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_icv.nranks;
-    uint8_t *mine = calloc(1, rec), *all = calloc(P, rec);
-    if (!mine || !all)
-        return LOOM_ERR_NOMEM;
-    uint64_t sb = (uint64_t)(uintptr_t)a->store;
-    memcpy(mine, &sb, 8);
-    memcpy(mine + 8, &rlen, 8);
-    memcpy(mine + 16, rkey, rlen);
-    loom_tp_rkey_buffer_free(rkey);
-    loom_allgather(mine, all, rec);
-    for (size_t r = 0; r < P; r++) {
-        memcpy(&a->store_base[r], all + r * rec, 8);
-        if ((int)r != loom_icv.rank)
-            a->rkeys[r] = loom_tp_rkey_unpack((int)r, all + r * rec + 16);
-    }
-    free(mine);
-    free(all);
+    loom_dsm_share_keys(a->store, rkey, rlen, a->store_base, a->rkeys); /* rehome.c */
     return LOOM_OK;
 }
 
@@ -611,6 +593,7 @@ static void add_stats(const loom_dsm_alloc *a, loom_stats *o)
     o->prefetched += atomic_load(&a->stats.prefetched);
     o->evicted += atomic_load(&a->stats.evicted);
     o->cached_bytes += atomic_load(&a->stats.cached);
+    o->rehomed += atomic_load(&a->stats.rehomed);
     for (int i = 0; i < 8; i++)
         o->age[i] += atomic_load(&a->stats.age[i]);
 }
@@ -639,10 +622,13 @@ static void print_stats(const loom_dsm_alloc *a)
 {
     loom_stats s = {0};
     add_stats(a, &s);
-    char cache[96] = "";
+    char cache[160] = "";
     if (a->used)
         snprintf(cache, sizeof cache, ", evicted %llu, cached %llu B",
                  (unsigned long long)s.evicted, (unsigned long long)s.cached_bytes);
+    if (s.rehomed)
+        snprintf(cache + strlen(cache), sizeof cache - strlen(cache), ", rehomed %llu",
+                 (unsigned long long)s.rehomed);
     loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu "
              "(prefetched %llu), "
              "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "

@@ -131,7 +131,7 @@ struct loom_dsm_alloc {
     uint32_t *avg_n, *avg_round; /* began, the deltas' sum, their count, round + 1 */
     struct {                     /* what loom_stats reports */
         _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
-            forwarded, early_bytes, age[8], refreshed, prefetched, evicted, cached;
+            forwarded, early_bytes, age[8], refreshed, prefetched, evicted, cached, rehomed;
     } stats;
 };
 
@@ -206,6 +206,22 @@ void loom_restart_init(void);
  * explicit home function returned a rank out of range). */
 int loom_dist_place(loom_dsm_alloc *a, loom_dist d,
                     int (*fn)(size_t, int, void *), void *arg);
+
+/* ---- rehome.c: IterStore's placement ------------------------------------ */
+/* Whether a's homes can move (row units under bsp or ssp, separate store,
+ * no averaging, no check mode). */
+int loom_dsm_rehome_eligible(const loom_dsm_alloc *a);
+/* Collective, at a quiescent point (after loom_dsm_barrier, no thread in
+ * a's rows), every rank with the same newhome[0..nunits): unit u's home
+ * becomes rank newhome[u], its master copy moved there; working copies
+ * stay.  a must be eligible.  LOOM_OK, or an error with nothing changed. */
+int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome);
+/* Before a's store is made (restart.c): install the home map home[] (the
+ * same on every rank; ranks in range), its slots and this rank's count. */
+void loom_dsm_set_homes(loom_dsm_alloc *a, const int *home);
+/* Give every rank every store's address and key (collective): store and
+ * its packed key in (the key buffer is freed), base[] and keys[] out. */
+void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *base, void **keys);
 
 /* ---- diff.c: moving writes home ---------------------------------------- */
 void loom_dsm_wire_init(void);

@@ -363,6 +363,43 @@ static void shape(char *b, size_t n, const char *name, uint64_t bytes, uint32_t 
              (unsigned long long)bytes, policy);
 }
 
+/* An allocation whose homes moved after it was made (placement,
+ * rehome.c) was saved with other homes than loom_alloc gives it now: put
+ * the saved homes back, so that every rank's record fits its store again.
+ * Every rank's record lists the units it homed (its layout's runs); one
+ * allreduce of a word per unit gives every rank the whole map.  Collective
+ * (the same number of ranks; every rank's hash disagrees alike), from
+ * loom_restart_check: the store is not made yet.  Returns 0 when the
+ * homes now hash as saved. */
+static int rehome_as_saved(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
+{
+    if (c->what != CK_HOME || !loom_dsm_rehome_eligible(a))
+        return -1; /* the same on every rank: the same allocation */
+    int32_t *home = malloc((a->nunits + 1) * sizeof *home);
+    uint64_t *m = read_meta(&S.f, c, 0);
+    int32_t bad = !home;
+    for (size_t u = 0; !bad && u < a->nunits; u++)
+        home[u] = -1;
+    const uint64_t *run = m + c->nchunks;
+    for (uint64_t r = 0; !bad && r < c->nruns; r++, run += 3)
+        for (uint64_t k = 0, u = run[0]; !bad && k < run[1]; k++, u += run[2])
+            if ((bad = u >= a->nunits))
+                break;
+            else
+                home[u] = loom_icv.rank;
+    free(m);
+    loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
+    if (!bad)
+        loom_allreduce(LOOM_IN_PLACE, home, a->nunits, LOOM_INT32, LOOM_MAX);
+    for (size_t u = 0; !bad && u < a->nunits; u++)
+        bad = home[u] < 0; /* a unit nobody homed: a record without its layout */
+    if (!bad)
+        loom_dsm_set_homes(a, home); /* before loom_alloc makes the store: maps only */
+    free(home);
+    a->homehash = 0;
+    return bad || c->homehash != loom_ckpt_home_hash(a);
+}
+
 void loom_restart_check(loom_dsm_alloc *a)
 {
     size_t i;
@@ -379,7 +416,9 @@ void loom_restart_check(loom_dsm_alloc *a)
         diff = "";
     else if (c->merge != (uint32_t)a->merge || c->type != (uint32_t)a->type)
         diff = " (its merge mode or element type differs)";
-    else if (!S.reshape && (c->nhome != a->nhome || c->homehash != loom_ckpt_home_hash(a)))
+    else if (!S.reshape && c->homehash != loom_ckpt_home_hash(a) && rehome_as_saved(a, c))
+        diff = " (its units have other homes: another distribution)";
+    else if (!S.reshape && c->nhome != a->nhome)
         diff = " (its units have other homes: another distribution)";
     if (diff) {
         shape(mine, sizeof mine, a->name, a->bytes, (uint32_t)a->kind, a->nunits, a->unit,

@@ -294,6 +294,7 @@ typedef struct loom_stats {
     uint64_t evicted;         /* copies LOOM_CACHE_BYTES dropped at sync points */
     uint64_t cached_bytes;    /* bytes of copies kept at the last sync point (bounded
                                  allocations only) */
+    uint64_t rehomed;         /* rows whose home moved here (placement by accessor) */
 } loom_stats;
 int loom_stats_get(void *array, loom_stats *out);
 

@@ -125,6 +125,7 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
         else if (R > 1)
             loom_clock_tick(); /* not the program's clock: no checkpoint here */
     }
+    loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
     for (int i = 0; i < ns; i++)
         loom_stage_free(ss[i]);
     free(ss);

@@ -14,6 +14,12 @@
  * wrong value.  Each call records afresh, so a record follows a pattern
  * that changes slowly.
  *
+ * After a site's first call the record also decides where rows live
+ * (IterStore's placement, loom_pf_place): each row's home moves to the
+ * rank whose rounds touched it most (dsm/rehome.c), so that from the
+ * second call on a rank reads most of its rows from its own store and
+ * sends fewer diffs.
+ *
  * Sites are keyed by body, ctx, range and round length; at most SITES are
  * kept (the oldest is dropped).  A record names allocations by address
  * and is checked against the live ones at use.  Called only by the loop's
@@ -42,6 +48,7 @@ struct loom_pf {
     int64_t rounds;
     struct pf_round *round;
     uint64_t last; /* call number of its last use */
+    int placed;    /* loom_pf_place has run for this site */
 };
 
 static struct loom_pf sites[SITES];
@@ -136,4 +143,56 @@ void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n)
         return;
     clear_round(&p->round[round]);
     loom_stage_each(ss, n, record, &p->round[round]);
+}
+
+/* Contract: collective (every rank ends the same loop call), after the
+ * call's last round.  Once per site, after its first call: for every
+ * allocation whose homes can move (loom_dsm_rehome_eligible), count per
+ * row the rounds of this call that touched it here; the rank with the
+ * most (ties: the current home, then the lowest rank) becomes its home,
+ * if that moves any row of the allocation.  One allreduce of a word per
+ * row, per such allocation, once per site. */
+void loom_pf_place(loom_pf *p)
+{
+    if (!p || p->placed)
+        return;
+    p->placed = 1;
+    const int me = loom_icv.rank;
+    int quiet = 0;
+    int n = atomic_load(&loom_nallocs);
+    for (int id = 0; id < n; id++) {
+        loom_dsm_alloc *a = loom_allocs[id];
+        if (!a || !a->live || !loom_dsm_rehome_eligible(a) || a->nunits > UINT32_MAX)
+            continue; /* the same on every rank: allocations are collective */
+        uint64_t *key = calloc(a->nunits + 1, sizeof *key);
+        int *home = malloc((a->nunits + 1) * sizeof *home);
+        int32_t nomem = !key || !home;
+        loom_allreduce(LOOM_IN_PLACE, &nomem, 1, LOOM_INT32, LOOM_MAX);
+        if (nomem) {
+            free(key);
+            free(home);
+            return; /* placement is an optimization: skip it */
+        }
+        for (int64_t r = 0; r < p->rounds; r++)
+            for (size_t i = 0; i < p->round[r].narr; i++)
+                if (p->round[r].arr[i].base == a->base)
+                    for (size_t k = 0; k < p->round[r].arr[i].n; k++)
+                        if (p->round[r].arr[i].rows[k] < a->nunits)
+                            key[p->round[r].arr[i].rows[k]] += (uint64_t)1 << 24;
+        for (size_t u = 0; u < a->nunits; u++) /* count, then "is its home", then low rank */
+            key[u] |= (uint64_t)(a->home[u] == me) << 23 | (uint64_t)(0x7fffff - me);
+        loom_allreduce(LOOM_IN_PLACE, key, a->nunits, LOOM_INT64, LOOM_MAX); /* keys < 2^63 */
+        size_t moved = 0;
+        for (size_t u = 0; u < a->nunits; u++) {
+            home[u] = 0x7fffff - (int)(key[u] & 0x7fffff);
+            moved += home[u] != a->home[u];
+        }
+        if (moved) {
+            if (!quiet++)
+                loom_dsm_barrier(); /* every write home, none in flight */
+            loom_dsm_rehome(a, home);
+        }
+        free(key);
+        free(home);
+    }
 }

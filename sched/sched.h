@@ -271,6 +271,9 @@ typedef struct loom_pf loom_pf;
 loom_pf *loom_pf_site(const loom_body *b, long lo, long hi, long every, int64_t rounds);
 void loom_pf_before(loom_pf *p, int64_t round);
 void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n);
+/* After a repeated site's first call: move rows' homes to the ranks that
+ * touched them most (collective; once per site). */
+void loom_pf_place(loom_pf *p);
 
 /* ---- priority.c -------------------------------------------------------- */
 int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p);

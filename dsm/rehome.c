@@ -1,0 +1,192 @@
+/* rehome.c — IterStore's data placement (seed 003): move rows' homes to
+ * the ranks that use them.
+ *
+ * An allocation's homes are fixed when it is made (dist.c: block by
+ * default), before anyone knows which rank will read and write which row.
+ * A repeated loop knows after its first call (sched/prefetch.c records
+ * the rows each round touched): a row that one rank touches most is
+ * cheaper homed there, since its home reads it from its own store and
+ * applies its own diffs without a message.  loom_dsm_rehome moves the
+ * homes to a new map at a quiescent point: every rank gets the master
+ * copies of the rows it now homes from their old homes (one get per run
+ * of consecutive slots, all in flight together), registers its new store,
+ * and every rank learns every store's key (one allgather); then the maps
+ * change.  Working copies are untouched: they hold the same values.
+ *
+ * Only row allocations under bsp or ssp with a separate home store (no
+ * averaging merge, no check mode: those keep per-home-slot state) are
+ * moved.  A checkpoint saves the map in force (checkpoint.c), and a
+ * restart puts it back before it fills the stores (restart.c), so a
+ * restarted job has the same homes. */
+#include "dsm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+int loom_dsm_rehome_eligible(const loom_dsm_alloc *a)
+{
+    return a->kind == LOOM_UNIT_ROW && !a->inplace && !a->average && !a->writer &&
+           !a->policy->plain &&
+           (a->policy == loom_policy_find("bsp") || a->policy == loom_policy_find("ssp"));
+}
+
+/* Give every rank every store's address and key: store and its packed
+ * key (rkey, rlen bytes; freed here) in, base[r] and keys[r] (NULL for
+ * this rank) out.  Collective (make_store in alloc.c, and below). */
+void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *base, void **keys)
+{
+    int64_t maxlen = (int64_t)rlen;
+    loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
+    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_icv.nranks;
+    uint8_t *mine = calloc(1, rec), *all = calloc(P, rec);
+    if (!mine || !all)
+        loom_die(1, "out of memory exchanging the keys of a store");
+    uint64_t sb = (uint64_t)(uintptr_t)store;
+    memcpy(mine, &sb, 8);
+    memcpy(mine + 8, &rlen, 8);
+    memcpy(mine + 16, rkey, rlen);
+    loom_tp_rkey_buffer_free(rkey);
+    loom_allgather(mine, all, rec);
+    for (size_t r = 0; r < P; r++) {
+        memcpy(&base[r], all + r * rec, 8);
+        keys[r] = (int)r != loom_icv.rank ? loom_tp_rkey_unpack((int)r, all + r * rec + 16) : NULL;
+    }
+    free(mine);
+    free(all);
+}
+
+/* Get into store the master copies of the units newly homed here, from
+ * their old homes (a's maps still the old ones); copy those already homed
+ * here.  Waits for every get. */
+static void move_in(loom_dsm_alloc *a, const int *home, const uint32_t *slot, char *store)
+{
+    const int me = loom_icv.rank;
+    const size_t U = a->unit, N = a->nunits;
+    size_t nget = 0;
+    volatile int *done = NULL;
+    for (int pass = 0; pass < 2; pass++) { /* count the runs, then start them */
+        size_t k = 0;
+        for (size_t u = 0; u < N;) {
+            if (home[u] != me) {
+                u++;
+                continue;
+            }
+            size_t v = u + 1; /* a run: one old home, consecutive old and new slots */
+            while (v < N && home[v] == me && a->home[v] == a->home[u] &&
+                   a->slot[v] == a->slot[v - 1] + 1 && slot[v] == slot[v - 1] + 1)
+                v++;
+            char *dst = store + (size_t)slot[u] * U;
+            uint64_t off = (uint64_t)a->slot[u] * U;
+            if (a->home[u] == me) {
+                if (pass)
+                    memcpy(dst, a->store + off, (v - u) * U);
+            } else {
+                if (pass) {
+                    done[k] = 0;
+                    loom_tp_get(a->home[u], dst, (v - u) * U, a->store_base[a->home[u]] + off,
+                                a->rkeys[a->home[u]], &done[k]);
+                    atomic_fetch_add(&a->stats.bytes_recv, (v - u) * U);
+                }
+                k++;
+            }
+            u = v;
+        }
+        if (!pass) {
+            nget = k;
+            done = calloc(nget + 1, sizeof *done);
+            if (!done)
+                loom_die(1, "out of memory moving the homes of '%s'", a->name);
+        }
+    }
+    for (size_t k = 0; k < nget; k++)
+        loom_tp_wait_flag(&done[k]);
+    free((void *)done);
+}
+
+void loom_dsm_set_homes(loom_dsm_alloc *a, const int *home)
+{
+    size_t n = 0;
+    uint32_t *count = calloc((size_t)loom_icv.nranks, sizeof *count);
+    if (!count)
+        loom_die(1, "out of memory placing the homes of '%s'", a->name);
+    for (size_t u = 0; u < a->nunits; u++) {
+        a->home[u] = home[u];
+        a->slot[u] = count[home[u]]++;
+        n += home[u] == loom_icv.rank;
+    }
+    a->nhome = n;
+    a->homehash = 0;
+    free(count);
+}
+
+int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
+{
+    const int P = loom_icv.nranks, me = loom_icv.rank;
+    const size_t N = a->nunits, U = a->unit;
+    int *home = malloc((N + 1) * sizeof *home);
+    uint32_t *slot = malloc((N + 1) * sizeof *slot), *count = calloc((size_t)P, sizeof *count);
+    uint64_t *base = calloc((size_t)P, sizeof *base);
+    void **keys = calloc((size_t)P, sizeof *keys);
+    int32_t bad = !home || !slot || !count || !base || !keys;
+    for (size_t u = 0; !bad && u < N; u++) {
+        if (newhome[u] < 0 || newhome[u] >= P)
+            bad = 2;
+        else {
+            home[u] = newhome[u];
+            slot[u] = count[home[u]]++;
+        }
+    }
+    loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
+    size_t nhome = bad ? 0 : count[me], len = nhome ? nhome * U : 4096;
+    char *store = bad ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE,
+                                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int32_t nomem = store == MAP_FAILED;
+    loom_allreduce(LOOM_IN_PLACE, &nomem, 1, LOOM_INT32, LOOM_MAX);
+    void *memh = NULL;
+    int rc = bad == 2 ? LOOM_ERR_ARG : bad || nomem ? LOOM_ERR_NOMEM : LOOM_OK;
+    void *rkey = NULL;
+    size_t rlen = 0;
+    if (!rc) {
+        move_in(a, home, slot, store);
+        loom_coll_barrier(); /* every get from an old store has landed */
+        int32_t net = loom_tp_mem_map(store, len, &memh, &rkey, &rlen) != 0;
+        loom_allreduce(LOOM_IN_PLACE, &net, 1, LOOM_INT32, LOOM_MAX);
+        if (net && memh)
+            loom_tp_mem_unmap(memh), loom_tp_rkey_buffer_free(rkey);
+        rc = net ? LOOM_ERR_NET : LOOM_OK;
+    }
+    if (!rc)
+        loom_dsm_share_keys(store, rkey, rlen, base, keys);
+    if (rc) {
+        if (store != MAP_FAILED)
+            munmap(store, len);
+        free(home), free(slot), free(count), free(base), free(keys);
+        return rc;
+    }
+    size_t moved = 0;
+    for (size_t u = 0; u < N; u++)
+        moved += home[u] == me && a->home[u] != me;
+    atomic_fetch_add(&a->stats.rehomed, moved);
+    /* the new maps */
+    loom_tp_mem_unmap(a->memh);
+    for (int r = 0; r < P; r++)
+        if (a->rkeys[r])
+            loom_tp_rkey_destroy(a->rkeys[r]);
+    munmap(a->store, a->nhome ? a->nhome * U : 4096);
+    free(a->home);
+    free(a->slot);
+    free(a->rkeys);
+    free(a->store_base);
+    a->home = home;
+    a->slot = slot;
+    a->nhome = nhome;
+    a->store = store;
+    a->memh = memh;
+    a->rkeys = keys;
+    a->store_base = base;
+    a->homehash = 0; /* recomputed when a checkpoint asks */
+    free(count);
+    loom_coll_barrier(); /* no rank reaches a new home before it has the new maps */
+    return LOOM_OK;
+}
