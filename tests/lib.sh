@@ -3,8 +3,9 @@
 # exit), plan N, ok COND-STATUS NAME, skip_all REASON, diag TEXT, and
 # run_job OUTFILE CMD... (runs CMD with a 60 s safety limit, stdout+stderr
 # to OUTFILE, and sets $rc), need FILE WHAT (fails the file, naming FILE,
-# when data the claims are about is missing), skip N REASON (N skipped
-# tests).
+# when data the claims are about is missing), need_movielens (sets $D to
+# ../shared/data/movielens-100k and needs its u1.base and u1.test), skip N
+# REASON (N skipped tests).
 B=${LOOMTEST_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 LOOMRUN=$B/bin/loomrun
 T=$(mktemp -d /tmp/loomtest.XXXXXX)
@@ -15,6 +16,11 @@ plan() { echo "1..$1"; }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 skip() { _i=0; while [ $_i -lt "$1" ]; do _i=$((_i + 1)) _n=$((_n + 1)); echo "ok $_n # SKIP $2"; done; }
 need() { [ -f "$1" ] || { echo "1..1"; echo "not ok 1 - $2: $1 is missing"; exit 1; }; }
+need_movielens() {
+    D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
+    need "$D/u1.base" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
+    need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
+}
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 ok() { # ok STATUS NAME: STATUS 0 passes
     _n=$((_n + 1))

@@ -12,9 +12,7 @@
 # file fails, naming the missing file (generated ratings beat the 0.95
 # bound by far, so they would prove nothing about it).
 . "$(dirname "$0")/../lib.sh"
-D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
-need "$D/u1.base" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
-need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
+need_movielens
 plan 13
 train=$D/u1.base test=$D/u1.test bound=0.95
 mf() { # NAME RANKS THREADS ARGS...: run loom-mf, leave its final RMSE in $T/NAME.r

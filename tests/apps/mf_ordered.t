@@ -10,9 +10,7 @@
 # records, without a hang.  Without ../shared/data/movielens-100k the file
 # fails, naming the missing file.
 . "$(dirname "$0")/../lib.sh"
-D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
-need "$D/u1.base" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
-need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
+need_movielens
 plan 6
 train=$D/u1.base test=$D/u1.test
 mf() { # NAME RANKS THREADS [LOOMRUN OPTIONS]: --ordered; model in $T/NAME.m, output $T/NAME.out

@@ -17,9 +17,7 @@
 # file (the 0.01 tolerance was measured on MovieLens).  Restarts on
 # another number of ranks: ranks_restart.t.
 . "$(dirname "$0")/../lib.sh"
-D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
-need "$D/u1.base" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
-need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
+need_movielens
 plan 12
 train=$D/u1.base test=$D/u1.test
 export OMP_NUM_THREADS=1 LOOM_CHECKPOINT_EVERY=3

@@ -18,9 +18,7 @@
 # one message.  Without ../shared/data/movielens-100k the file fails,
 # naming the missing file.
 . "$(dirname "$0")/../lib.sh"
-D=$(cd "$(dirname "$0")/../.." && pwd)/../shared/data/movielens-100k
-need "$D/u1.base" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
-need "$D/u1.test" "MovieLens 100K (../shared/data/movielens-100k from the repository root)"
+need_movielens
 plan 11
 export OMP_NUM_THREADS=1
 # run_job with a longer limit: 4 loom-lr ranks on a loaded 2-core machine
