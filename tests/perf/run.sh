@@ -380,6 +380,12 @@ if [ "$(nproc)" -ge 16 ]; then
     python3 tests/perf/scaling_check.py "$BUILD"/perf/scaling16-{1,10,12} >docs/scaling-16.md
 fi
 
+# Placement by accessor against a build of a tree from before it (docs/bench-place.md), when
+# BENCH_BASE names that build folder (e.g. a worktree at commit 327c7e7, built).
+if [ -n "${BENCH_BASE:-}" ]; then
+    tests/perf/place.sh "$BUILD" "$BENCH_BASE" >"$BUILD/perf/place.md"
+fi
+
 # Orion's ordered schedule against the unordered rotation (docs/loop.md quotes docs/bench-ordered.md,
 # from a 16-core run; here into the build folder).
 tests/perf/ordered.sh "$BUILD" "$BUILD/perf/ordered.md"
