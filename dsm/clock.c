@@ -40,6 +40,16 @@ uint64_t loom_clock_now(void) { return calls; }
 uint64_t loom_dsm_clock(void) { return now; }
 uint64_t loom_clock_global(void) { return atomic_load(&global); }
 
+/* global = min of clocks[], from the calling thread's reads.  Two threads
+ * recompute at once (the program's, after its own clock; the agent's,
+ * after another rank's): one may have read an older clocks[] entry and
+ * would store a smaller minimum after the other stored the right one,
+ * leaving global behind for good once no clock message comes any more (a
+ * rank waiting in loom_dsm_wait_fresh while the others wait in a barrier:
+ * seen under ThreadSanitizer on a loaded machine).  Clocks only grow, so
+ * every minimum read is at most the true one, and the thread that stores
+ * the last clock reads every other: raising global only (a CAS loop) makes
+ * it the true minimum. */
 static void recompute(void)
 {
     uint64_t m = UINT64_MAX;
@@ -48,7 +58,9 @@ static void recompute(void)
         if (c < m)
             m = c;
     }
-    atomic_store(&global, m);
+    uint64_t g = atomic_load(&global);
+    while (m > g && !atomic_compare_exchange_weak(&global, &g, m))
+        ;
 }
 
 /* Another rank finished clock m.clock; its write notices of that clock
