@@ -7,14 +7,17 @@
  * the result is bitwise the serial loop's, not just some serial order's
  * (the unordered rotation, rotation.c, promises only the latter).
  *
- * A's rows are cut into K blocks and B's into K blocks (K = threads),
- * balanced by a histogram of records; cell (I, J) holds the records of
- * A block I and B block J, in index order.  Worker t runs cells (t, 0),
- * (t, 1), ..., (t, K-1); it starts (t, J) once worker t-1 has finished
- * (t-1, J): the wavefront, with cell (I, J) in time step I + J, so 2K - 1
- * steps (7 on 4 x 4, against the unordered schedule's K = 4: seed 001
- * Fig. 3.8).  Each worker waits only on its predecessor, never on a
- * global barrier.
+ * A's rows are cut into K blocks (K = threads) and B's into NB = COLS K
+ * columns, balanced by a histogram of records; cell (I, J) holds the
+ * records of A block I and B column J, in index order.  Worker t runs
+ * cells (t, 0), (t, 1), ..., (t, NB-1); it starts (t, J) once worker t-1
+ * has finished (t-1, J): the wavefront, with cell (I, J) in time step
+ * I + J, so K + NB - 1 steps.  On Orion's K x K grid (COLS = 1) that is
+ * 2K - 1 steps (7 on 4 x 4, against the unordered schedule's K = 4: seed
+ * 001 Fig. 3.8); cutting B finer shortens the fill and drain to (K - 1) /
+ * COLS of a grid step: K + NB - 1 steps of 1/COLS the size, 19 quarter
+ * steps (4.75 grid steps) on 4 threads.  Each worker waits only on its
+ * predecessor, never on a global barrier.
  *
  * Why that is the serial order: two records sharing A row a are in one
  * block row I; if their B blocks are J1 < J2 the earlier-run cell must
@@ -38,11 +41,12 @@
  * s - p, so rank p works partitions 0, 1, ..., P - 1 in sub-epochs p ..
  * p + P - 1, each partition reaching rank p only after rank p - 1 ran it:
  * the same wavefront, with ranks for workers, 2P - 1 sub-epochs with work
- * (7 on 4 ranks) and one more to bring every partition back to where the
- * next call starts it (2P rotations: the ring's sub-epoch stays a
- * multiple of P between calls).  Inside a sub-epoch the rank's threads
- * run the one-rank wavefront over its A rows and the partition's B rows,
- * each cut into T blocks. */
+ * (7 on 4 ranks: Orion's grid, since the ring has one partition a rank)
+ * and one more to bring every partition back to where the next call
+ * starts it (2P rotations: the ring's sub-epoch stays a multiple of P
+ * between calls).  Inside a sub-epoch the rank's threads run the one-rank
+ * wavefront over its A rows and the partition's B rows, cut into T blocks
+ * and COLS T columns. */
 #include "sched.h"
 
 #include <omp.h>
@@ -50,9 +54,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Columns of B per worker (see the top): 1 is Orion's K x K grid.  With 4,
+ * loom-mf --ordered's epoch on 16 cores took 1.45x the unordered
+ * schedule's on 1 x 4 (1.89x with the grid), 2.52x on 1 x 16 (2.85x) and
+ * 1.46-1.72x on 2-16 ranks (1.51-1.83x): docs/bench-ordered.md. */
+#define COLS 4
+
 struct ordered {
     int K;           /* workers: blocks of A */
-    int NB;          /* blocks of B: K on one rank, P * K on P ranks */
+    int NB;          /* columns of B: COLS K on one rank, P COLS K on P ranks */
     long n;
     size_t *off;     /* K*NB + 1: cell c's records are [off[c], off[c+1]) of `order` */
     long *order;     /* record indices, cell by cell, index order inside */
@@ -84,15 +94,15 @@ static void ordered_free(struct ordered *o)
 }
 
 /* Builds the cells of b's n records for K workers: A's rows cut into K
- * blocks, B's into K (bparts NULL) or, on P ranks, each of the ring's P
- * partitions bparts[0..P] cut into K.  Returns LOOM_OK, or LOOM_ERR_ARG
+ * blocks, B's into COLS K columns (bparts NULL) or, on P ranks, each of
+ * the ring's P partitions bparts[0..P] cut into COLS K.  Returns LOOM_OK, or LOOM_ERR_ARG
  * after one message (a record without both rows, or an order the
  * wavefront cannot keep), LOOM_ERR_NOMEM.  Rank-local: no messages. */
 static int plan(const loom_body *b, long n, int K, const size_t *bparts, int P,
                 struct ordered *o)
 {
     size_t nrows[2] = {0, 0};
-    const int NB = bparts ? P * K : K;
+    const int NB = (bparts ? P : 1) * COLS * K;
     *o = (struct ordered){.K = K, .NB = NB, .n = n};
     for (long x = 0; x < n; x++)
         for (int f = 0; f < 2; f++) {
@@ -133,7 +143,8 @@ static int plan(const loom_body *b, long n, int K, const size_t *bparts, int P,
             count[f][ROW(x, f)]++;
     cut(count[0], 0, nrows[0], K, 0, blk[0]);
     for (int q = 0; q < (bparts ? P : 1); q++)
-        cut(count[1], bparts ? bparts[q] : 0, bparts ? bparts[q + 1] : nrows[1], K, q * K, blk[1]);
+        cut(count[1], bparts ? bparts[q] : 0, bparts ? bparts[q + 1] : nrows[1], COLS * K,
+            q * COLS * K, blk[1]);
     for (int f = 0; f < 2; f++)
         memset(last[f], 0xff, (nrows[f] + 1) * sizeof(long)); /* -1: none yet */
     rc = LOOM_ERR_ARG;
@@ -408,7 +419,7 @@ int loom_ordered_run(const loom_body *b, long n, int local, int repeated)
     if (!rc && (!done || (loom_icv.check_serial && !ran)))
         rc = LOOM_ERR_NOMEM;
     if (P == 1 && !rc) {
-        wavefront(&o, b, done, ran, 0, K);
+        wavefront(&o, b, done, ran, 0, o.NB);
     } else if (!rc) {
         loom_dsm_alloc *B = loom_dsm_lookup_base(b->fields[1].array);
         for (int s = 0; s < 2 * P; s++) {
@@ -419,17 +430,19 @@ int loom_ordered_run(const loom_body *b, long n, int local, int repeated)
                     loom_abort(70, "loom_for: ordered: rank %d holds partition %d of '%s' in "
                                "sub-epoch %d, not %d (internal error)", loom_icv.rank, q,
                                B->name, s, J);
-                wavefront(&o, b, done, ran, J * K, K);
+                wavefront(&o, b, done, ran, J * COLS * K, COLS * K);
             }
             B->policy->rotate();
         }
     }
     if (loom_icv.stats && !rc && P == 1)
-        loom_log("loom_for: ordered: %d x %d cells, %d time steps, %ld records", K, K, 2 * K - 1, n);
+        loom_log("loom_for: ordered: %d x %d cells, %d time steps (%.2f of a %d x %d grid's), "
+                 "%ld records", K, COLS * K, K + COLS * K - 1, (double)(K + COLS * K - 1) / COLS,
+                 K, K, n);
     else if (loom_icv.stats && !rc)
         loom_log("loom_for: ordered: %d ranks x %d threads: %d x %d partitions, %d time steps "
                  "(sub-epochs with work), each a %d x %d wavefront of %d steps; %ld records here",
-                 P, K, P, P, 2 * P - 1, K, K, 2 * K - 1, n);
+                 P, K, P, P, 2 * P - 1, K, COLS * K, K + COLS * K - 1, n);
     free(done);
     free((void *)ran);
     if (planned) { /* not cached: this call's own */

@@ -7,7 +7,7 @@
 #     2000 items), at each ranks x threads layout of LAYOUTS (default
 #     "1x1 2x1 1x2"), ROUNDS (default 3) interleaved rounds, medians;
 #     and the ratio against the wavefront's steps over the rotation's,
-#     (2R - 1) / R across R ranks times (2T - 1) / T for T threads;
+#     (2R - 1) / R across R ranks times (5T - 1) / 4T for T threads;
 #  2. passes to the serial loop's objective after 10 passes for ordered
 #     and unordered across RANKS (default "2 4") ranks of one thread, and
 #     the hybrid data-parallel loop, at STEPS (default "0.002 0.02")
@@ -55,9 +55,9 @@ for line in open(sys.argv[1]):
     rm[(lay, mode)] = rmse
 for lay in sys.argv[2].split():
     r, th = map(int, lay.split("x"))
-    # the wavefront's steps over the rotation's: (2r - 1) / r across ranks, times (2t - 1) / t
-    # inside each rank's partition
-    w = (2 * r - 1) / r * (2 * th - 1) / th
+    # the wavefront's steps over the rotation's: (2r - 1) / r across ranks, times
+    # (t + 4t - 1) / 4t inside each rank's partition (B cut into 4 columns a thread)
+    w = (2 * r - 1) / r * (5 * th - 1) / (4 * th)
     u, o = statistics.median(t[(lay, "unordered")]), statistics.median(t[(lay, "ordered")])
     print(f"| {r} × {th} | {u * 1e3:.1f} ms | {o * 1e3:.1f} ms | {o / u:.2f} | "
           f"{w:.2f} | {rm[(lay, 'unordered')]} / {rm[(lay, 'ordered')]} |")

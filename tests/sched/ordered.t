@@ -3,13 +3,14 @@
 # matrix factorization (tests/bin/ordered_mf.c): with 2-4 threads W and H
 # are bitwise equal to the plain serial loop's after 3 passes, also under
 # LOOM_CHECK=serial (where every record first checks that the previous
-# record of each of its rows has run); LOOM_STATS shows K x K cells and
-# Orion's 2K - 1 time steps (7 on 4 x 4, seed 001 Fig. 3.8); records in
+# record of each of its rows has run); LOOM_STATS shows K x 4K cells in
+# 5K - 1 time steps (B cut into 4 columns a thread: 19 quarter steps on
+# 4 threads where Orion's K x K grid takes 7 whole ones); records in
 # an order the wavefront cannot keep (one user's last item moved first)
 # are refused with a message naming both records.  Across ranks (W local,
 # H a mirrored ring, each rank a run of users): 2-4 ranks of 1 thread and
 # 2 x 2 give W and H bitwise the serial loop's over all ratings, with
-# 2P - 1 time steps (7 on 4 ranks), also under LOOM_CHECK=serial and
+# Orion's 2P - 1 time steps (7 on 4 ranks, seed 001 Fig. 3.8), also under LOOM_CHECK=serial and
 # LOOM_CHECK=dsm (a rank touching a partition it does not own stops the
 # job); ranks whose users are not in rank order, and a loop without
 # .local and a ring, are refused with one message, without a hang.
@@ -19,8 +20,8 @@ M="$B/tests/bin/ordered_mf"
 for t in 2 4; do
     OMP_NUM_THREADS=$t LOOM_STATS=1 run_job "$T/o" "$M" same 3
     [ $rc -eq 0 ] && has "$T/o" "ordered_mf: threads=$t passes=3 same=1" &&
-        has "$T/o" "ordered: $t x $t cells, $((2 * t - 1)) time steps"
-    ok $? "$t threads: bitwise the serial loop's result, $((2 * t - 1)) time steps"
+        has "$T/o" "ordered: $t x $((4 * t)) cells, $((5 * t - 1)) time steps"
+    ok $? "$t threads: bitwise the serial loop's result, $t x $((4 * t)) cells in $((5 * t - 1)) time steps"
 done
 OMP_NUM_THREADS=3 LOOM_CHECK=serial run_job "$T/c" "$M" same 2
 [ $rc -eq 0 ] && has "$T/c" "ordered_mf: threads=3 passes=2 same=1"
