@@ -16,6 +16,7 @@
  *               schedules, data-parallel loops, sync points
  *   priority.c  the STRADS-Dynamic priority schedule
  *   ordered.c   Orion's ordered 2D (wavefront) schedule: .ordered
+ *   prefetch.c  prefetch batches and placement of repeated data-parallel loops
  */
 #ifndef LOOM_SCHED_H
 #define LOOM_SCHED_H
