@@ -71,9 +71,19 @@ static const loom_policy *choose_policy(const char *name, const char *opt)
 }
 
 /* Bytes of the home store (at least one page, so it can be registered). */
-static size_t store_len(const loom_dsm_alloc *a)
+static size_t store_len(const loom_dsm_alloc *a) { return loom_dsm_store_len(a->nhome, a->unit); }
+
+void loom_dsm_store_free(loom_dsm_alloc *a)
 {
-    return a->nhome ? a->nhome * a->unit : 4096;
+    if (a->memh)
+        loom_tp_mem_unmap(a->memh);
+    for (int r = 0; a->rkeys && r < loom_icv.nranks; r++)
+        if (a->rkeys[r])
+            loom_tp_rkey_destroy(a->rkeys[r]);
+    if (a->store && !a->inplace)
+        munmap(a->store, store_len(a));
+    a->memh = NULL;
+    a->store = NULL;
 }
 
 static void destroy(loom_dsm_alloc *a)
@@ -83,13 +93,7 @@ static void destroy(loom_dsm_alloc *a)
     if (a->agent)
         loom_agent_release();
     size_t plen = (a->mapped + 4095) & ~(size_t)4095;
-    if (a->memh)
-        loom_tp_mem_unmap(a->memh);
-    for (int r = 0; a->rkeys && r < loom_icv.nranks; r++)
-        if (a->rkeys[r])
-            loom_tp_rkey_destroy(a->rkeys[r]);
-    if (a->store && !a->inplace)
-        munmap(a->store, store_len(a));
+    loom_dsm_store_free(a);
     if (a->shadow)
         munmap(a->shadow, plen);
     if (a->memfd > 0)

@@ -441,21 +441,35 @@ static int same_run(const loom_dsm_alloc *a, size_t u, size_t w, size_t v)
     return a->home[v] == a->home[u] && a->slot[v] == a->slot[w] + 1;
 }
 
-void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst)
+/* Fetch n units into dst, the i-th being list[i] (list NULL: first + i):
+ * runs of consecutive slots of one home, batched. */
+static void fetch_into(loom_dsm_alloc *a, const size_t *list, size_t first, size_t n, char *dst)
 {
+#define UNIT(i) (list ? list[i] : first + (i))
     struct batch *b = malloc(sizeof *b);
     if (!b)
         loom_die(1, "out of memory");
     b->k = 0;
     for (size_t i = 0; i < n;) { /* runs of consecutive slots of one home */
         size_t j = i + 1;
-        while (j < n && same_run(a, u + i, u + j - 1, u + j))
+        while (j < n && same_run(a, UNIT(i), UNIT(j - 1), UNIT(j)))
             j++;
-        fetch_run(a, u + i, j - i, dst + i * a->unit, b);
+        fetch_run(a, UNIT(i), j - i, dst + i * a->unit, b);
         i = j;
     }
     batch_wait(b);
     free(b);
+#undef UNIT
+}
+
+void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst)
+{
+    fetch_into(a, NULL, u, n, dst);
+}
+
+void loom_dsm_fetch_units(loom_dsm_alloc *a, const size_t *u, size_t n, char *dst)
+{
+    fetch_into(a, u, 0, n, dst);
 }
 
 void loom_dsm_fetch_list(loom_dsm_alloc *a, const size_t *u, size_t n)

@@ -13,14 +13,23 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+int loom_dist_slots(const int *home, size_t n, uint32_t *slot, size_t *nhome)
+{
+    uint32_t *count = calloc((size_t)loom_icv.nranks, sizeof *count);
+    if (!count)
+        return LOOM_ERR_NOMEM;
+    for (size_t u = 0; u < n; u++)
+        slot[u] = count[home[u]]++;
+    *nhome = count[loom_icv.rank];
+    free(count);
+    return LOOM_OK;
+}
+
 int loom_dist_place(loom_dsm_alloc *a, loom_dist d, int (*fn)(size_t, int, void *),
                     void *arg)
 {
     int P = loom_icv.nranks;
     size_t n = a->nunits, per = (n + (size_t)P - 1) / (size_t)P;
-    uint32_t *count = calloc((size_t)P, sizeof *count);
-    if (!count)
-        return LOOM_ERR_NOMEM;
     for (size_t u = 0; u < n; u++) {
         int h;
         switch (d) {
@@ -31,16 +40,12 @@ int loom_dist_place(loom_dsm_alloc *a, loom_dist d, int (*fn)(size_t, int, void 
             if (h < 0 || h >= P) {
                 loom_log("loom_alloc('%s'): the home function gave rank %d for unit %zu "
                          "(there are %d ranks)", a->name, h, u, P);
-                free(count);
                 return LOOM_ERR_ARG;
             }
             break;
         default: h = (int)(u / per); break;
         }
         a->home[u] = h;
-        a->slot[u] = count[h]++;
     }
-    a->nhome = count[loom_icv.rank];
-    free(count);
-    return LOOM_OK;
+    return loom_dist_slots(a->home, n, a->slot, &a->nhome);
 }

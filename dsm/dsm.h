@@ -206,6 +206,20 @@ void loom_restart_init(void);
  * explicit home function returned a rank out of range). */
 int loom_dist_place(loom_dsm_alloc *a, loom_dist d,
                     int (*fn)(size_t, int, void *), void *arg);
+/* Number the units of each home in unit order: slot[u] for home[u] (every
+ * rank in range), *nhome the units homed here (dist_place, rehome.c).
+ * LOOM_OK or LOOM_ERR_NOMEM. */
+int loom_dist_slots(const int *home, size_t n, uint32_t *slot, size_t *nhome);
+
+/* ---- alloc.c: the home store -------------------------------------------- */
+/* Bytes of a home store of nhome units (at least a page, to register). */
+static inline size_t loom_dsm_store_len(size_t nhome, size_t unit)
+{
+    return nhome ? nhome * unit : 4096;
+}
+/* Give a's home store back: its registration, the peers' keys, its memory
+ * (not when in place); store and memh become NULL (destroy, rehome.c). */
+void loom_dsm_store_free(loom_dsm_alloc *a);
 
 /* ---- rehome.c: IterStore's placement ------------------------------------ */
 /* Whether a's homes can move (row units under bsp or ssp, separate store,
@@ -233,6 +247,8 @@ void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *
 /* Fetch units [u, u + n) into dst (blocking): one series of gets per run
  * of consecutive slots of one home, all in flight together. */
 void loom_dsm_fetch_many(loom_dsm_alloc *a, size_t u, size_t n, char *dst);
+/* The same for the listed units u[0..n), the i-th to dst + i * unit. */
+void loom_dsm_fetch_units(loom_dsm_alloc *a, const size_t *u, size_t n, char *dst);
 /* Fetch the listed units (sorted ascending, distinct) into their working
  * copies (loom_dsm_unit_data), all in flight together: one series of gets
  * per run of consecutive units in consecutive slots of one home.  No

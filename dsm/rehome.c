@@ -56,89 +56,46 @@ void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *b
     free(all);
 }
 
-/* Get into store the master copies of the units newly homed here, from
- * their old homes (a's maps still the old ones); copy those already homed
- * here.  Waits for every get. */
-static void move_in(loom_dsm_alloc *a, const int *home, const uint32_t *slot, char *store)
+/* Get into store (slot order: the units homed here under home[], in unit
+ * order) their master copies from their old homes, a's maps still the old
+ * ones: runs of consecutive old slots, batched (diff.c).  Waits. */
+static void move_in(loom_dsm_alloc *a, const int *home, size_t nhome, char *store)
 {
-    const int me = loom_icv.rank;
-    const size_t U = a->unit, N = a->nunits;
-    size_t nget = 0;
-    volatile int *done = NULL;
-    for (int pass = 0; pass < 2; pass++) { /* count the runs, then start them */
-        size_t k = 0;
-        for (size_t u = 0; u < N;) {
-            if (home[u] != me) {
-                u++;
-                continue;
-            }
-            size_t v = u + 1; /* a run: one old home, consecutive old and new slots */
-            while (v < N && home[v] == me && a->home[v] == a->home[u] &&
-                   a->slot[v] == a->slot[v - 1] + 1 && slot[v] == slot[v - 1] + 1)
-                v++;
-            char *dst = store + (size_t)slot[u] * U;
-            uint64_t off = (uint64_t)a->slot[u] * U;
-            if (a->home[u] == me) {
-                if (pass)
-                    memcpy(dst, a->store + off, (v - u) * U);
-            } else {
-                if (pass) {
-                    done[k] = 0;
-                    loom_tp_get(a->home[u], dst, (v - u) * U, a->store_base[a->home[u]] + off,
-                                a->rkeys[a->home[u]], &done[k]);
-                    atomic_fetch_add(&a->stats.bytes_recv, (v - u) * U);
-                }
-                k++;
-            }
-            u = v;
-        }
-        if (!pass) {
-            nget = k;
-            done = calloc(nget + 1, sizeof *done);
-            if (!done)
-                loom_die(1, "out of memory moving the homes of '%s'", a->name);
-        }
-    }
-    for (size_t k = 0; k < nget; k++)
-        loom_tp_wait_flag(&done[k]);
-    free((void *)done);
+    size_t *mine = malloc((nhome + 1) * sizeof *mine), k = 0;
+    if (!mine)
+        loom_die(1, "out of memory moving the homes of '%s'", a->name);
+    for (size_t u = 0; u < a->nunits; u++)
+        if (home[u] == loom_icv.rank)
+            mine[k++] = u;
+    loom_dsm_fetch_units(a, mine, k, store);
+    free(mine);
 }
 
 void loom_dsm_set_homes(loom_dsm_alloc *a, const int *home)
 {
-    size_t n = 0;
-    uint32_t *count = calloc((size_t)loom_icv.nranks, sizeof *count);
-    if (!count)
+    memcpy(a->home, home, a->nunits * sizeof *home);
+    if (loom_dist_slots(a->home, a->nunits, a->slot, &a->nhome))
         loom_die(1, "out of memory placing the homes of '%s'", a->name);
-    for (size_t u = 0; u < a->nunits; u++) {
-        a->home[u] = home[u];
-        a->slot[u] = count[home[u]]++;
-        n += home[u] == loom_icv.rank;
-    }
-    a->nhome = n;
     a->homehash = 0;
-    free(count);
 }
 
 int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
 {
     const int P = loom_icv.nranks, me = loom_icv.rank;
-    const size_t N = a->nunits, U = a->unit;
+    const size_t N = a->nunits;
     int *home = malloc((N + 1) * sizeof *home);
-    uint32_t *slot = malloc((N + 1) * sizeof *slot), *count = calloc((size_t)P, sizeof *count);
+    uint32_t *slot = malloc((N + 1) * sizeof *slot);
     uint64_t *base = calloc((size_t)P, sizeof *base);
     void **keys = calloc((size_t)P, sizeof *keys);
-    int32_t bad = !home || !slot || !count || !base || !keys;
-    for (size_t u = 0; !bad && u < N; u++) {
-        if (newhome[u] < 0 || newhome[u] >= P)
+    size_t nhome = 0;
+    int32_t bad = !home || !slot || !base || !keys;
+    for (size_t u = 0; !bad && u < N; u++)
+        if ((home[u] = newhome[u]) < 0 || home[u] >= P)
             bad = 2;
-        else {
-            home[u] = newhome[u];
-            slot[u] = count[home[u]]++;
-        }
-    }
+    if (!bad && loom_dist_slots(home, N, slot, &nhome))
+        bad = 1;
     loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
-    size_t nhome = bad ? 0 : count[me], len = nhome ? nhome * U : 4096;
+    size_t len = loom_dsm_store_len(nhome, a->unit);
     char *store = bad ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE,
                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     int32_t nomem = store == MAP_FAILED;
@@ -148,7 +105,7 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
     void *rkey = NULL;
     size_t rlen = 0;
     if (!rc) {
-        move_in(a, home, slot, store);
+        move_in(a, home, nhome, store);
         loom_coll_barrier(); /* every get from an old store has landed */
         int32_t net = loom_tp_mem_map(store, len, &memh, &rkey, &rlen) != 0;
         loom_allreduce(LOOM_IN_PLACE, &net, 1, LOOM_INT32, LOOM_MAX);
@@ -161,7 +118,7 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
     if (rc) {
         if (store != MAP_FAILED)
             munmap(store, len);
-        free(home), free(slot), free(count), free(base), free(keys);
+        free(home), free(slot), free(base), free(keys);
         return rc;
     }
     size_t moved = 0;
@@ -169,11 +126,7 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
         moved += home[u] == me && a->home[u] != me;
     atomic_fetch_add(&a->stats.rehomed, moved);
     /* the new maps */
-    loom_tp_mem_unmap(a->memh);
-    for (int r = 0; r < P; r++)
-        if (a->rkeys[r])
-            loom_tp_rkey_destroy(a->rkeys[r]);
-    munmap(a->store, a->nhome ? a->nhome * U : 4096);
+    loom_dsm_store_free(a);
     free(a->home);
     free(a->slot);
     free(a->rkeys);
@@ -186,7 +139,6 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
     a->rkeys = keys;
     a->store_base = base;
     a->homehash = 0; /* recomputed when a checkpoint asks */
-    free(count);
     loom_coll_barrier(); /* no rank reaches a new home before it has the new maps */
     return LOOM_OK;
 }
