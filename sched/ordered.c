@@ -258,13 +258,12 @@ static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
     }
     if (!B || !loom_policy_rotates(B->policy) || B->kind != LOOM_UNIT_ROW) {
         SAY("loom_for: ordered on several ranks rotates .fields[1]'s array: make it a row "
-                 "allocation with coherence \"ring\"");
+            "allocation with coherence \"ring\"");
         return LOOM_ERR_ARG;
     }
     if (A && !A->policy->plain) {
         SAY("loom_for: ordered on several ranks keeps .fields[0]'s array '%s' with each "
-                 "rank's records: make it coherence \"local\" (it is %s)", A->name,
-                 A->policy->name);
+            "rank's records: make it coherence \"local\" (it is %s)", A->name, A->policy->name);
         return LOOM_ERR_ARG;
     }
     /* this rank's rows of A and of B: [lo, hi] of A, a histogram of B */
@@ -288,8 +287,7 @@ static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
     if (bad) {
         if (bad == 2)
             loom_log("loom_for: ordered: a record names no row of .fields[1] ('%s', %zu rows) "
-                     "(here or on another rank)",
-                     B->name, B->nunits);
+                     "(here or on another rank)", B->name, B->nunits);
         free(span);
         free(w);
         return bad == 2 ? LOOM_ERR_ARG : LOOM_ERR_NOMEM;
@@ -302,10 +300,10 @@ static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
             continue; /* no records */
         if (prev >= 0 && span[2 * q] <= span[2 * prev + 1]) {
             SAY("loom_for: ordered: rank %d's rows of .fields[0] (%lld..%lld) do not all "
-                     "come after rank %d's (%lld..%lld): the serial order is rank 0's records, "
-                     "then rank 1's, ...; give each rank the next range of rows", q,
-                     (long long)span[2 * q] - 1, (long long)span[2 * q + 1] - 1, prev,
-                     (long long)span[2 * prev] - 1, (long long)span[2 * prev + 1] - 1);
+                "come after rank %d's (%lld..%lld): the serial order is rank 0's records, "
+                "then rank 1's, ...; give each rank the next range of rows", q,
+                (long long)span[2 * q] - 1, (long long)span[2 * q + 1] - 1, prev,
+                (long long)span[2 * prev] - 1, (long long)span[2 * prev + 1] - 1);
             rc = LOOM_ERR_ARG;
         }
         prev = q;
