@@ -157,7 +157,7 @@ static int parse(int argc, char **argv, struct opts *o)
 struct run {
     loom_lasso *l;
     loom_lasso_corr *corr;
-    double lambda, rho;
+    double lambda;
     int uniform;
     int64_t updates;
 };
@@ -178,8 +178,7 @@ static double pull(long j, const double *sum, void *ctx)
 
 static int conflict(long a, long b, void *ctx)
 {
-    const struct run *u = ctx;
-    return loom_lasso_corr_get(u->corr, a, b) > u->rho;
+    return loom_lasso_corr_conflict(((struct run *)ctx)->corr, a, b);
 }
 
 /* ---- the program ------------------------------------------------------------ */
@@ -329,11 +328,11 @@ int main(int argc, char **argv)
         omp_set_num_threads(1);
     long L = o.batch ? o.batch : 8, C = o.candidates ? o.candidates : 2 * L;
     long rounds = o.rounds ? o.rounds : (long)((p + L - 1) / L);
-    struct run u = {.l = &l, .rho = o.rho, .uniform = !strcmp(o.select, "uniform")};
+    struct run u = {.l = &l, .uniform = !strcmp(o.select, "uniform")};
     /* The filter, unless off, or unused: on one rank with one thread the
      * schedule runs one coordinate at a time and asks no conflicts. */
     if (!o.serial && o.rho < 1 && (loom_size() > 1 || omp_get_max_threads() > 1) &&
-        !(u.corr = loom_lasso_corr_new(&l, o.rho_rows, &rc)))
+        !(u.corr = loom_lasso_corr_new(&l, o.rho_rows, o.rho, &rc)))
         loom_abort(1, "loom-lasso: the correlation sample of %ld rows: %s", o.rho_rows,
                    loom_strerror(rc));
     loom_priority pr = {.rounds = rounds, .candidates = C, .select = L, .eta = o.eta,

@@ -138,26 +138,30 @@ int loom_lasso_save(const char *path, const double *beta, int64_t p);
  * standardized columns, |Pearson correlation| > ρ).  Estimated, as seed
  * 000 §5.1 allows, on a sample of rows every rank holds alike (the first
  * rows of each rank's share); exact when the sample is every row.  Pairs
- * are computed when first asked for and remembered.  lasso_corr.c. */
+ * are computed when first asked about and the answer remembered (up to
+ * about 23 000 columns).  lasso_corr.c. */
 typedef struct loom_lasso_corr loom_lasso_corr;
 
 /* Takes the sample: about `rows` rows (0 or more than the data set: all
- * of them), split evenly over ranks.  Collective when loom_size() > 1 (one
- * allreduce of rows x p doubles).  NULL with *rc set on failure
- * (LOOM_ERR_NOMEM or the allreduce's error). */
-loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, int64_t rows, int *rc);
+ * of them), split evenly over ranks, for the threshold rho.  Collective
+ * when loom_size() > 1 (one allreduce of rows x p doubles).  NULL with *rc
+ * set on failure (LOOM_ERR_NOMEM or the allreduce's error). */
+loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, int64_t rows, double rho, int *rc);
 void loom_lasso_corr_free(loom_lasso_corr *c);
 
 /* Rows in the sample (rows rounded up to a multiple of the ranks). */
 int64_t loom_lasso_corr_rows(const loom_lasso_corr *c);
 
-/* The |correlation| of columns j and k (j != k) over the sample: from the
- * table, or computed and remembered (the table doubles when three
- * quarters full; if it cannot grow, the answer is 1: "correlated").
- * The same on every rank.  Not thread-safe. */
+/* The |correlation| of columns j and k (j != k) over the sample, rounded
+ * to float, computed now.  The same on every rank.  Not thread-safe. */
 double loom_lasso_corr_get(loom_lasso_corr *c, long j, long k);
 
-/* Pairs computed so far (each pair is computed at most once). */
+/* Whether columns j and k (j != k) conflict: loom_lasso_corr_get > rho,
+ * computed when first asked and then remembered (below about 23 000
+ * columns; above, computed at every ask).  Not thread-safe. */
+int loom_lasso_corr_conflict(loom_lasso_corr *c, long j, long k);
+
+/* Correlations computed so far (with the memory, each pair at most once). */
 int64_t loom_lasso_corr_computed(const loom_lasso_corr *c);
 
 #endif

@@ -407,7 +407,8 @@ int loom_recording(void);
  * same push function and range. */
 typedef struct loom_priority {
     long rounds;       /* rounds per loom_for call (default: (end-begin)/select) */
-    long candidates;   /* L': sampled per round (default 2 * select) */
+    long candidates;   /* L': sampled per round at most (default 2 * select; drawn one
+                          at a time until select pass, all of them with prepare) */
     long select;       /* L: run per round at most (default: threads * ranks) */
     double eta;        /* weight floor, keeps every coordinate reachable (default 1e-6) */
     int width;         /* doubles per push result (default 1) */

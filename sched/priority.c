@@ -177,26 +177,35 @@ struct window {
     double *saved, *part;
 };
 
+/* Draws the next candidate of a round into cand[*nc] (its weight saved,
+ * then 0: out of the draws until the window ends); 0 when none is left. */
+static int draw_one(struct prio *s, long n, long *cand, double *saved, long *nc)
+{
+    long j = draw(s, n);
+    if (j < 0)
+        return 0;
+    cand[*nc] = j;
+    saved[(*nc)++] = s->w[j];
+    set_weight(s, n, j, 0);
+    return 1;
+}
+
 /* Draws and filters one round into w->kept[*nk ..], checking conflicts
- * against every coordinate already kept in the window.  Drawn weights
- * stay 0 (out of the draws) until the window ends; w->cand and w->saved
- * hold the window's *ndrawn draws and their weights, to put back. */
+ * against every coordinate already kept in the window.  Candidates are
+ * drawn one at a time and the round stops once L are kept: the kept ones
+ * are those of drawing all Lc first and keeping the first L that pass,
+ * without the draws that would be thrown away (with prepare(), which must
+ * see them all, all Lc are drawn first).  w->cand and w->saved hold the
+ * window's *ndrawn draws and their weights, to put back. */
 static void schedule_round(struct prio *s, long begin, long n, long Lc, long L, void *ctx,
                            const loom_priority *p, struct window *w, long *nk, long *ndrawn)
 {
     long *cand = w->cand + *ndrawn;
     double *saved = w->saved + *ndrawn;
     long nc = 0;
-    for (; nc < Lc; nc++) {
-        long j = draw(s, n);
-        if (j < 0)
-            break;
-        cand[nc] = j;
-        saved[nc] = s->w[j];
-        set_weight(s, n, j, 0);
-    }
-    *ndrawn += nc;
     if (p->prepare) { /* the window's kept ones first: conflict() asks about them too */
+        while (nc < Lc && draw_one(s, n, cand, saved, &nc))
+            ;
         long m = 0;
         for (long k = 0; k < *nk; k++)
             w->absolute[m++] = begin + w->kept[k];
@@ -205,13 +214,16 @@ static void schedule_round(struct prio *s, long begin, long n, long Lc, long L, 
         p->prepare(w->absolute, m, ctx);
     }
     long first = *nk, limit = first + L;
-    for (long c = 0; c < nc && *nk < limit; c++) {
+    for (long c = 0; c < Lc && *nk < limit; c++) {
+        if (c == nc && !draw_one(s, n, cand, saved, &nc))
+            break;
         int ok = 1;
         for (long k = 0; ok && p->conflict && k < *nk; k++)
             ok = !p->conflict(begin + cand[c], begin + w->kept[k], ctx);
         if (ok)
             w->kept[(*nk)++] = cand[c];
     }
+    *ndrawn += nc;
 }
 
 int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)

@@ -10,6 +10,8 @@
  *   - some update is staler than one round's worth (>= 4) when DEPTH > 1
  *     on a parallel run: rounds really are in flight together;
  *   - no two conflicting coordinates in flight together (same window);
+ *   - at depth 1, a round that keeps fewer than 4 has looked at all 8
+ *     candidates (the filter stops drawing only once the round is full);
  *   - partial results summed over ranks exactly.
  * Prints "ok - ..." and exits 0, or "not ok - ..." lines and exits 1. */
 #include <loom.h>
@@ -20,11 +22,36 @@
 enum { NCOORD = 64, SELECT = 4, ROUNDS = 400 };
 static int R, fails;
 static long pulls, depth, max_stale, window_start = -1, window[64], nwindow;
+static long asked_last = -1, asked, short_rounds; /* the round being filtered */
+static int pulled; /* a pull since the last conflict(): a new round is filtered */
 
+static int near(long a, long b)
+{
+    return labs(a - b) < 3;
+}
+
+/* Closes the round just pulled, at depth 1: candidates after the first
+ * are asked about (the first is kept unasked), so `asked` + 1 were looked
+ * at; a round short of SELECT must have looked at all 2 x SELECT. */
+static void round_done(void)
+{
+    if (depth == 1 && nwindow < SELECT && asked + 1 < 2 * SELECT && fails++ < 5)
+        printf("not ok - a round kept %ld of %d after looking at %ld of %d candidates\n",
+               nwindow, SELECT, asked + 1, 2 * SELECT);
+    short_rounds += nwindow < SELECT;
+}
+
+/* The schedule's conflict test (the pull checks windows with near()). */
 static int conflict(long a, long b, void *ctx)
 {
     (void)ctx;
-    return labs(a - b) < 3;
+    if (pulled) {
+        round_done();
+        pulled = 0, asked = 0, asked_last = -1;
+    }
+    asked += a != asked_last;
+    asked_last = a;
+    return near(a, b);
 }
 
 static void push(long j, double *partial, void *ctx)
@@ -49,7 +76,7 @@ static double pull(long j, const double *sum, void *ctx)
         nwindow = 0;
     }
     for (long k = 0; k < nwindow; k++)
-        if (conflict(window[k], j, NULL) && fails++ < 5)
+        if (near(window[k], j) && fails++ < 5)
             printf("not ok - coordinates %ld and %ld conflict, yet were in flight together\n",
                    window[k], j);
     if (nwindow < 64)
@@ -57,6 +84,7 @@ static double pull(long j, const double *sum, void *ctx)
     if (stale > max_stale)
         max_stale = stale;
     pulls++;
+    pulled = 1;
     return 1.0; /* keep every coordinate in play */
 }
 
@@ -73,6 +101,10 @@ int main(int argc, char **argv)
     if (loom_for(0, NCOORD, NULL, NULL, &o))
         return 1;
     int serial = R == 1 && omp_get_max_threads() == 1;
+    if (!serial && pulled)
+        round_done();
+    if (!serial && depth == 1 && !short_rounds && fails++ < 5)
+        printf("not ok - no round kept fewer than %d: the filter was never tested\n", SELECT);
     if (serial && max_stale != 0 && fails++ < 5)
         printf("not ok - one rank, one thread: an update missed %ld earlier results\n", max_stale);
     if (max_stale >= depth * SELECT && fails++ < 5)

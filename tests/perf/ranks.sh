@@ -2,8 +2,8 @@
 # ranks.sh BUILD [BASE_BUILD] — two ranks x 1 thread against 1 rank x 2
 # threads, app by app (issues 13 and 15), into docs/bench-ranks.md:
 # loom-mf (mf_layouts.sh), loom-lr and loom-w2v (ranks_dp.sh), loom-lda
-# (lda_handoff.sh), each in interleaved rounds, medians of per-round
-# ratios.  With BASE_BUILD (a build of an earlier tree) each also runs
+# (lda_handoff.sh), loom-lasso (lasso_ranks.sh), each in interleaved
+# rounds, medians of per-round ratios.  With BASE_BUILD (a build of an earlier tree) each also runs
 # that build's 2 x 1 in the same rounds.  MF_ROUNDS (default 10) and
 # ROUNDS (default 5) for the others; MF_DATA as for mf_layouts.sh.
 # Part of make bench (tests/perf/run.sh).
@@ -28,5 +28,7 @@ ref=
     echo; echo "## loom-lda (\`RUNS=$R tests/perf/lda_handoff.sh\`)"; echo; echo '```'
     RUNS=$R tests/perf/lda_handoff.sh "$B" $ref
     echo '```'
+    echo; echo "## loom-lasso (\`ROUNDS=$R tests/perf/lasso_ranks.sh\`)"; echo
+    ROUNDS=$R tests/perf/lasso_ranks.sh "$B" $BASE
 } >docs/bench-ranks.md.tmp && mv docs/bench-ranks.md.tmp docs/bench-ranks.md
 echo "ranks.sh: wrote docs/bench-ranks.md"

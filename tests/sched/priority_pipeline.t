@@ -4,7 +4,8 @@
 # an update never misses more results than its window's own, misses none
 # on one rank with one thread, does miss a whole round's when rounds are
 # in flight together, and no two conflicting coordinates are ever in
-# flight together; partial results are summed exactly over ranks.
+# flight together; at depth 1 a round short of its 4 coordinates has
+# looked at all 8 candidates; partial results are summed exactly over ranks.
 . "$(dirname "$0")/../lib.sh"
 plan 12
 for n in 1 2; do

@@ -279,36 +279,48 @@ static void test_kernel(void)
     int64_t ri[] = {0, 1, 0, 1, 0, 1, 2}, ci[] = {0, 0, 1, 1, 2, 2, 3};
     double v[] = {1, 2, -2, -4, 2, -1, 5}, y[] = {1, 1, 1};
     rc = loom_lasso_build(&l, 3, 3, 4, 7, ri, ci, v, y);
-    loom_lasso_corr *c = loom_lasso_corr_new(&l, 0, &rc);
+    loom_lasso_corr *c = loom_lasso_corr_new(&l, 0, 0.5, &rc);
     ok(c && loom_lasso_corr_rows(c) == 3 && fabs(loom_lasso_corr_get(c, 0, 1) - 1) < 1e-6 &&
            fabs(loom_lasso_corr_get(c, 1, 0) - 1) < 1e-6 && loom_lasso_corr_get(c, 0, 2) == 0 &&
-           loom_lasso_corr_get(c, 2, 3) == 0 && loom_lasso_corr_computed(c) == 3,
-       "correlations: |corr| 1 for opposite columns, 0 for orthogonal ones; 3 pairs computed");
+           loom_lasso_corr_get(c, 2, 3) == 0 && loom_lasso_corr_computed(c) == 4,
+       "correlations: |corr| 1 for opposite columns, 0 for orthogonal ones; 4 computed");
     loom_lasso_corr_free(c);
     loom_lasso_free(&l);
 }
 
-/* The correlation table grows instead of forgetting (the old one was
- * cleared when full and recomputed the same pairs over and over); the
+/* The filter remembers every answer: asked about every pair twice, in
+ * both orders, it computes each pair once, and answers as the exact
+ * correlation does against rho (pairs within 1e-6 of rho aside); the
  * sample is exact with every row and is the first rows otherwise. */
 static void test_corr_table(void)
 {
     loom_lasso l;
     int n = 40, p = 80, rc = small_problem(&l, n, p, 11);
-    loom_lasso_corr *c = loom_lasso_corr_new(&l, 0, &rc);
-    double worst = 0;
+    double rho = 0.15, worst = 0;
+    loom_lasso_corr *c = loom_lasso_corr_new(&l, 0, rho, &rc);
+    int agree = 0, asked = 0, yes = 0;
     for (int round = 0; c && round < 2; round++)
         for (long j = 0; j < p; j++)
             for (long k = j + 1; k < p; k++) {
                 double exact = fabs(loom_lasso_cross_local(&l, j, k)) / sqrt(l.norm2[j] * l.norm2[k]);
-                worst = fmax(worst, fabs(loom_lasso_corr_get(c, k, j) - exact));
+                int says = round ? loom_lasso_corr_conflict(c, j, k)
+                                 : loom_lasso_corr_conflict(c, k, j);
+                if (fabs(exact - rho) > 1e-6)
+                    asked++, agree += says == (exact > rho), yes += says;
             }
-    ok(c && loom_lasso_corr_computed(c) == p * (p - 1) / 2 && worst < 1e-6,
-       "all %d pairs twice through a table of 1024 slots: each computed once (%lld), "
-       "within %.2g of the exact correlation",
-       p * (p - 1) / 2, c ? (long long)loom_lasso_corr_computed(c) : -1LL, worst);
+    ok(c && loom_lasso_corr_computed(c) == p * (p - 1) / 2 && agree == asked && yes > 0 &&
+           yes < asked,
+       "all %d pairs asked twice: each computed once (%lld); %d of %d answers as the exact "
+       "correlation against rho (%d conflicts)",
+       p * (p - 1) / 2, c ? (long long)loom_lasso_corr_computed(c) : -1LL, agree, asked, yes);
+    for (long j = 0; c && j < p; j++)
+        for (long k = j + 1; k < p; k++) {
+            double exact = fabs(loom_lasso_cross_local(&l, j, k)) / sqrt(l.norm2[j] * l.norm2[k]);
+            worst = fmax(worst, fabs(loom_lasso_corr_get(c, k, j) - exact));
+        }
+    ok(worst < 1e-6, "every pair within %.2g of the exact correlation", worst);
     loom_lasso_corr_free(c);
-    c = loom_lasso_corr_new(&l, 10, &rc);
+    c = loom_lasso_corr_new(&l, 10, rho, &rc);
     double s = 0, a2 = 0, b2 = 0;
     for (int i = 0; i < 10; i++) { /* the dense columns 2 and 5 over rows 0..9 */
         double x = l.val[l.colptr[2] + i], z = l.val[l.colptr[5] + i];
@@ -319,6 +331,55 @@ static void test_corr_table(void)
     ok(c && loom_lasso_corr_rows(c) == 10 &&
            fabs(loom_lasso_corr_get(c, 2, 5) - fabs(s) / sqrt(a2 * b2)) < 1e-6,
        "a sample of 10 rows: the correlation over the first 10 rows");
+    loom_lasso_corr_free(c);
+    loom_lasso_free(&l);
+}
+
+/* A pair with a sparse sample column sums over that column's non-zero
+ * rows only: the same value, bit for bit, as the sum over every row; two
+ * dense columns sum in lanes, within rounding of it.  Column j holds a
+ * value in about (j + 1) / 12 of the rows, so both kinds of pair occur. */
+static void test_corr_sparse(void)
+{
+    enum { N = 64, P = 12 };
+    int64_t ri[N * P], ci[N * P];
+    double v[N * P], y[N], x[P][N] = {{0}};
+    int k = 0;
+    srand(5);
+    for (int j = 0; j < P; j++)
+        for (int i = 0; i < N; i++)
+            if (rand() % P <= j) {
+                x[j][i] = (double)rand() / RAND_MAX - 0.5;
+                ri[k] = i, ci[k] = j, v[k++] = x[j][i];
+            }
+    for (int i = 0; i < N; i++)
+        y[i] = 1;
+    loom_lasso l;
+    int rc = loom_lasso_build(&l, N, N, P, k, ri, ci, v, y);
+    loom_lasso_corr *c = rc ? NULL : loom_lasso_corr_new(&l, 0, 0.1, &rc);
+    int same = 0, sparse = 0, close = 0, dense = 0;
+    for (int j = 0; c && j < P; j++)
+        for (int q = j + 1; q < P; q++) {
+            double s = 0, a2 = 0, b2 = 0;
+            int na = 0, nb = 0;
+            for (int i = 0; i < N; i++) {
+                s += x[j][i] * x[q][i];
+                a2 += x[j][i] * x[j][i];
+                b2 += x[q][i] * x[q][i];
+                na += x[j][i] != 0;
+                nb += x[q][i] != 0;
+            }
+            float want = (float)(fabs(s) / (sqrt(a2) * sqrt(b2)));
+            float got = (float)loom_lasso_corr_get(c, q, j);
+            if (2 * (na < nb ? na : nb) <= N)
+                sparse++, same += got == want;
+            else
+                dense++, close += fabs(got - want) < 1e-6;
+        }
+    ok(c && sparse > 10 && dense > 3 && same == sparse && close == dense,
+       "sparse sample columns: %d of %d pairs the dense sum bit for bit; dense pairs: %d of %d "
+       "within 1e-6",
+       same, sparse, close, dense);
     loom_lasso_corr_free(c);
     loom_lasso_free(&l);
 }
@@ -410,6 +471,7 @@ int main(void)
     test_scan_f64();
     test_kernel();
     test_corr_table();
+    test_corr_sparse();
     test_standardize();
     test_formats_agree();
     return done_testing();

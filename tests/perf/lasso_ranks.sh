@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# lasso_ranks.sh BUILD [BASE_BUILD] — loom-lasso at 2 ranks x 1 thread
+# against 1 rank x 2 threads (issue 15's goal), each layout at its
+# defaults: seconds to the objective F*(1 + 1e-6), F* from the serial twin
+# run to a duality gap of 1e-12.  Data: loom-gen lasso, 2000 features, 50
+# planted, density 0.05, with the samples and lambda of each LASSO_SETS
+# entry (SAMPLES:LAMBDA; default "5000:0.1 50000:1").  ROUNDS (default 5)
+# interleaved rounds, layouts in rotating order; medians of the per-round
+# ratios.  With BASE_BUILD, that build's 2 x 1 runs in the same rounds.
+# Prints a Markdown table; part of tests/perf/ranks.sh (make bench).
+set -euo pipefail
+B=${1:-build}
+BASE=${2:-}
+R=${ROUNDS:-5}
+SETS=${LASSO_SETS:-"5000:0.1 50000:1"}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+lays="1x2 2x1"
+[ -n "$BASE" ] && lays="$lays base2x1"
+
+# one LAYOUT DATA LAMBDA TARGET: one run; prints "seconds updates", or
+# "inf updates" when the target was not reached.
+one() {
+    local bin=$B/bin lay=$1
+    [ "$lay" = base2x1 ] && bin=$BASE/bin lay=2x1
+    OMP_NUM_THREADS=${lay#*x} "$bin/loomrun" -n "${lay%x*}" "$bin/loom-lasso" --X "$2.X.mtx" \
+        --y "$2.y.mtx" --lambda "$3" --iters 5000 --tol 0 --target "$4" --log "$tmp/log.csv" \
+        >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
+    tail -1 "$tmp/log.csv" | awk -F, -v t="$4" '{print ($4 <= t ? $3 : "inf"), $2}'
+}
+
+echo "| samples x features, lambda | layout | seconds to F*(1 + 1e-6), median | updates | 1 x 2 / this, median of rounds (range) |"
+echo "|---|---|---|---|---|"
+for set in $SETS; do
+    n=${set%:*} lambda=${set#*:}
+    "$B/bin/loom-gen" lasso --samples "$n" --features 2000 --nonzeros 50 --density 0.05 \
+        --out "$tmp/d" >/dev/null
+    fstar=$(OMP_NUM_THREADS=1 "$B/bin/loomrun" -n 1 "$B/bin/loom-lasso" --X "$tmp/d.X.mtx" \
+        --y "$tmp/d.y.mtx" --lambda "$lambda" --serial cyclic --iters 20000 --tol 1e-12 |
+        sed -n 's/^final objective=//p')
+    target=$(python3 -c "print(repr($fstar * (1 + 1e-6)))")
+    : >"$tmp/times"
+    set -- $lays
+    for ((r = 0; r < R; r++)); do
+        for ((k = 0; k < $#; k++)); do
+            lays_r=("$@")
+            lay=${lays_r[$(((k + r) % $#))]}
+            echo "$r $lay $(one "$lay" "$tmp/d" "$lambda" "$target")" >>"$tmp/times"
+        done
+    done
+    python3 - "$tmp/times" "$n x 2000, lambda $lambda" $lays <<'EOF'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+t = {}
+for r, lay, sec, upd in rows:
+    t.setdefault(lay, {})[int(r)] = (float(sec), int(upd))
+for lay in sys.argv[3:]:
+    secs = [v[0] for v in t[lay].values()]
+    upd = statistics.median(v[1] for v in t[lay].values())
+    ratios = sorted(t["1x2"][r][0] / t[lay][r][0] for r in t[lay])
+    print(f"| {sys.argv[2]} | {lay.replace('x', ' x ')} | {statistics.median(secs):.4f} | "
+          f"{upd:.0f} | {statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f}) |")
+EOF
+done
