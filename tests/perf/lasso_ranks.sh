@@ -47,7 +47,15 @@ for set in $SETS; do
             lay=${lays_r[$(((k + r) % $#))]}
             echo "$r $lay $(one "$lay" "$tmp/d" "$lambda" "$target")" >>"$tmp/times"
         done
+echo
+echo "1 x 2 is loom-lasso's default on one rank: one thread, one coordinate at a time, no filter"
+echo "(threads do not pay for updates of a few microseconds); 2 x 1 draws batches of 8 of 16"
+echo "candidates through the correlation filter, with one allreduce a batch (docs/loom-lasso.md)."
     done
+echo
+echo "1 x 2 is loom-lasso's default on one rank: one thread, one coordinate at a time, no filter"
+echo "(threads do not pay for updates of a few microseconds); 2 x 1 draws batches of 8 of 16"
+echo "candidates through the correlation filter, with one allreduce a batch (docs/loom-lasso.md)."
     python3 - "$tmp/times" "$n x 2000, lambda $lambda" $lays <<'EOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
@@ -58,7 +66,12 @@ for lay in sys.argv[3:]:
     secs = [v[0] for v in t[lay].values()]
     upd = statistics.median(v[1] for v in t[lay].values())
     ratios = sorted(t["1x2"][r][0] / t[lay][r][0] for r in t[lay])
-    print(f"| {sys.argv[2]} | {lay.replace('x', ' x ')} | {statistics.median(secs):.4f} | "
+    name = "2 x 1, base build" if lay == "base2x1" else lay.replace("x", " x ")
+    print(f"| {sys.argv[2]} | {name} | {statistics.median(secs):.4f} | "
           f"{upd:.0f} | {statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f}) |")
 EOF
 done
+echo
+echo "1 x 2 is loom-lasso's default on one rank: one thread, one coordinate at a time, no filter"
+echo "(threads do not pay for updates of a few microseconds); 2 x 1 draws batches of 8 of 16"
+echo "candidates through the correlation filter, with one allreduce a batch (docs/loom-lasso.md)."
