@@ -11,9 +11,9 @@
  *     and the cost per update is one draw plus the user's push and pull.
  *
  *   windows (several ranks or threads): `pipeline` rounds are in flight
- *     at once.  Each round draws L' candidates and keeps, in draw order, up
- *     to L that pass conflict() against every coordinate already kept in
- *     the window (so no two conflicting coordinates are ever in flight
+ *     at once.  Each round draws up to L' candidates (one at a time,
+ *     stopping once L are kept) and keeps, in draw order, up to L that
+ *     pass conflict() against every coordinate already kept in the window (so no two conflicting coordinates are ever in flight
  *     together); then the window's pushes run in one parallel region,
  *     their partial results are summed over ranks in one allreduce, and
  *     the pulls run in round order.  The staleness this buys: a push sees
