@@ -13,10 +13,11 @@
  *   windows (several ranks or threads): `pipeline` rounds are in flight
  *     at once.  Each round draws up to L' candidates (one at a time,
  *     stopping once L are kept) and keeps, in draw order, up to L that
- *     pass conflict() against every coordinate already kept in the window (so no two conflicting coordinates are ever in flight
- *     together); then the window's pushes run in one parallel region,
- *     their partial results are summed over ranks in one allreduce, and
- *     the pulls run in round order.  The staleness this buys: a push sees
+ *     pass conflict() against every coordinate already kept in the window
+ *     (so no two conflicting coordinates are ever in flight together);
+ *     then the window's pushes run in one parallel region, their partial
+ *     results are summed over ranks in one allreduce, and the pulls run
+ *     in round order.  The staleness this buys: a push sees
  *     the state from before every pull of its window (at most pipeline - 1
  *     earlier rounds, none of them conflicting with it), and the draws of
  *     a window do not see its own deltas.
