@@ -384,6 +384,27 @@ static void test_corr_sparse(void)
     loom_lasso_free(&l);
 }
 
+/* Above 64 MiB of answers (about 23 000 columns) nothing is remembered:
+ * asking about a pair twice computes it twice, and the answers are still
+ * right.  23 200 columns of 2 rows: columns 0 and 1 equal, 2 orthogonal
+ * to them, the rest empty. */
+static void test_corr_no_memo(void)
+{
+    enum { P = 23200 };
+    int64_t ri[] = {0, 1, 0, 1, 0, 1}, ci[] = {0, 0, 1, 1, 2, 2};
+    double v[] = {1, 2, 1, 2, 2, -1}, y[] = {1, 1};
+    loom_lasso l;
+    int rc = loom_lasso_build(&l, 2, 2, P, 6, ri, ci, v, y);
+    loom_lasso_corr *c = rc ? NULL : loom_lasso_corr_new(&l, 0, 0.5, &rc);
+    int first = c && loom_lasso_corr_conflict(c, 0, 1), again = c && loom_lasso_corr_conflict(c, 1, 0);
+    int apart = c && loom_lasso_corr_conflict(c, 0, 2);
+    ok(c && first && again && !apart && loom_lasso_corr_computed(c) == 3,
+       "%d columns: nothing remembered, each ask computed (%lld of 3), answers right", P,
+       c ? (long long)loom_lasso_corr_computed(c) : -1LL);
+    loom_lasso_corr_free(c);
+    loom_lasso_free(&l);
+}
+
 /* --standardize's kernel: columns of mean 0 and sum of squares n, y of
  * mean 0, whatever the columns were. */
 static void test_standardize(void)
@@ -472,6 +493,7 @@ int main(void)
     test_kernel();
     test_corr_table();
     test_corr_sparse();
+    test_corr_no_memo();
     test_standardize();
     test_formats_agree();
     return done_testing();
