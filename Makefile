@@ -91,7 +91,7 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/tests/bin/%: $(BUILD)/obj/tests/bin/%.o $(BUILD)/libloom.a
+$(BUILD)/tests/bin/%: $(BUILD)/obj/tests/bin/%.o $(BUILD)/libloom-ml.a $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 $(BUILD)/tests/perf/%: $(BUILD)/obj/tests/perf/%.o $(BUILD)/libloom-ml.a $(BUILD)/libloom.a

@@ -2,22 +2,25 @@
  *
  * Every rank keeps the same sample of rows of X (seed 000 §5.1: "on large
  * data, it suffices to estimate the correlation with a data subsample"):
- * the first rows of each rank's share, summed into one dense block with
- * one allreduce when the filter is made.  A pair's correlation is then
- * computed from the sample when the schedule first asks for it, with no
- * message.  Every rank computes the same value from the same sample in
- * the same order, so every rank's conflict test answers alike.
+ * the first rows of each rank's share, gathered as (row, column, value)
+ * entries when the filter is made, so the sample costs its non-zeros, not
+ * rows x columns (1 024 x 10⁶ doubles would be 8 GB).  A pair's
+ * correlation is then computed from the sample when the schedule first
+ * asks for it, with no message.  Every rank computes the same value from
+ * the same sample in the same order, so every rank's conflict test
+ * answers alike.
  *
  * Most pairs the schedule asks about are new ones (a few rounds' random
  * draws out of p²/2 pairs: 92% on a 2000-column problem run to its
  * optimum), so the cost is the dot product and whatever remembers the
  * answer must cost less than a cache miss:
- *  - a column with at most half its sample rows non-zero keeps the list of
- *    those rows and values, and a pair with such a column sums over that
- *    list only (the same terms in the same order as the dense sum, less
- *    exact zeros: the same value, bit for bit), against the other column
- *    spread into a scratch vector that stays in cache; two dense columns
- *    sum in four lanes;
+ *  - every column keeps the list of its non-zero rows and values, and a
+ *    column with more than half its rows non-zero is also spread out
+ *    (dense); a pair with a sparse column sums over that column's list
+ *    only (the same terms in the same order as the dense sum, less exact
+ *    zeros: the same value, bit for bit), against the other column spread
+ *    into a scratch vector that stays in cache; two dense columns sum in
+ *    four lanes;
  *  - answers are remembered in two bits a pair (asked, conflicting), a
  *    quarter of a byte per pair: 0.5 MB for 2000 columns, and not at all
  *    above MEMO_BYTES (about 23 000 columns), where each ask computes. */
@@ -31,13 +34,14 @@
 
 struct loom_lasso_corr {
     int64_t m, p;     /* sample rows, columns */
-    double *sample;   /* m x p, column-major */
     double *norm;     /* p: ‖sample column‖ */
     int64_t *nnz;     /* p: non-zero sample rows of each column */
-    int64_t *nzptr;   /* p + 1: a sparse column j's non-zero rows and values
+    int64_t *nzptr;   /* p + 1: column j's non-zero rows, increasing, and values
                          are nzrow and nzval [nzptr[j], nzptr[j+1]) */
-    int32_t *nzrow;
+    uint32_t *nzrow;
     double *nzval;
+    double *dense;    /* m per dense column, spread out */
+    int64_t *slot;    /* p: a dense column's place in `dense`, else -1 */
     double *scratch;  /* m: the sparse column `scattered`, spread out */
     long scattered;   /* -1: none */
     double rho;
@@ -54,39 +58,6 @@ static int sparse(const loom_lasso_corr *c, long j)
     return 2 * c->nnz[j] <= c->m;
 }
 
-/* Counts each sample column's non-zero rows and lists them, with their
- * values, for the sparse columns. */
-static int list_rows(loom_lasso_corr *c)
-{
-    size_t m = (size_t)c->m, p = (size_t)c->p, listed = 0;
-    if (!(c->nnz = malloc((p ? p : 1) * sizeof *c->nnz)) ||
-        !(c->nzptr = malloc((p + 1) * sizeof *c->nzptr)) ||
-        !(c->scratch = calloc(m ? m : 1, sizeof *c->scratch)))
-        return LOOM_ERR_NOMEM;
-    for (size_t j = 0; j < p; j++) {
-        const double *x = c->sample + j * m;
-        int64_t k = 0;
-        for (size_t i = 0; i < m; i++)
-            k += x[i] != 0;
-        c->nnz[j] = k;
-        c->nzptr[j] = (int64_t)listed;
-        listed += sparse(c, (long)j) ? (size_t)k : 0;
-    }
-    c->nzptr[p] = (int64_t)listed;
-    if (!(c->nzrow = malloc((listed ? listed : 1) * sizeof *c->nzrow)) ||
-        !(c->nzval = malloc((listed ? listed : 1) * sizeof *c->nzval)))
-        return LOOM_ERR_NOMEM;
-    for (size_t j = 0; j < p; j++) {
-        const double *x = c->sample + j * m;
-        int64_t t = c->nzptr[j];
-        for (size_t i = 0; sparse(c, (long)j) && i < m; i++)
-            if (x[i] != 0)
-                c->nzrow[t] = (int32_t)i, c->nzval[t++] = x[i];
-    }
-    c->scattered = -1;
-    return LOOM_OK;
-}
-
 /* Column j, dense: the sample's own column, or for a sparse column the
  * scratch vector with j's values spread in (the last column spread there
  * is wiped first).  The schedule asks about one candidate against every
@@ -94,7 +65,7 @@ static int list_rows(loom_lasso_corr *c)
 static const double *dense_column(loom_lasso_corr *c, long j)
 {
     if (!sparse(c, j))
-        return c->sample + (size_t)j * (size_t)c->m;
+        return c->dense + (size_t)c->slot[j] * (size_t)c->m;
     if (c->scattered != j) {
         for (int64_t t = c->scattered < 0 ? 0 : c->nzptr[c->scattered];
              c->scattered >= 0 && t < c->nzptr[c->scattered + 1]; t++)
@@ -124,7 +95,7 @@ static double dot(loom_lasso_corr *c, long j, long k)
             s += a[c->nzrow[t]] * c->nzval[t];
         return s;
     }
-    const double *b = c->sample + (size_t)k * (size_t)c->m;
+    const double *b = dense_column(c, k);
     double s[4] = {0};
     int64_t i = 0;
     for (; i + 4 <= c->m; i += 4)
@@ -135,37 +106,106 @@ static double dot(loom_lasso_corr *c, long j, long k)
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-/* The sample: rank r of P puts the first k = ceil(rows / P) of its rows
- * (fewer if it has fewer) at sample rows r*k .. r*k + k - 1, zeros
- * elsewhere; the allreduce's sum is then every rank's rows, exactly. */
+/* One sample entry. */
+struct entry {
+    double val;
+    uint32_t row, col;
+};
+
+/* Every rank's entries, rank by rank: each rank's count by one allreduce,
+ * then each rank's block by one broadcast.  *all gets them (the caller
+ * frees it), *n their number. */
+static int gather(const struct entry *mine, int64_t nmine, struct entry **all, int64_t *n)
+{
+    int P = loom_size(), r = loom_rank(), rc = LOOM_OK;
+    int64_t *count = calloc((size_t)P, sizeof *count);
+    if (!count)
+        return LOOM_ERR_NOMEM;
+    count[r] = nmine;
+    if (P > 1)
+        rc = loom_allreduce(LOOM_IN_PLACE, count, (size_t)P, LOOM_INT64, LOOM_SUM);
+    *n = 0;
+    for (int q = 0; q < P; q++)
+        *n += count[q];
+    if (!rc && !(*all = malloc((size_t)(*n ? *n : 1) * sizeof **all)))
+        rc = LOOM_ERR_NOMEM;
+    struct entry *block = *all;
+    for (int q = 0; !rc && q < P; block += count[q++]) {
+        if (q == r)
+            memcpy(block, mine, (size_t)nmine * sizeof *block);
+        if (P > 1 && count[q])
+            rc = loom_bcast(block, (size_t)count[q] * sizeof *block, q);
+    }
+    free(count);
+    return rc;
+}
+
+/* The sample: rank r of P contributes the first k = ceil(rows / P) of its
+ * rows (fewer if it has fewer) as sample rows r*k .. r*k + k - 1.  Every
+ * rank gets every entry, sorts them by column (rank by rank, so rows
+ * increase within a column), spreads out the dense columns and takes the
+ * norms, summing in row order as a dense sum would. */
 static int take_sample(loom_lasso_corr *c, const loom_lasso *l, int64_t rows)
 {
     int P = loom_size(), r = loom_rank();
     if (rows <= 0 || rows > l->ntotal)
         rows = l->ntotal;
-    int64_t k = (rows + P - 1) / P;
+    int64_t k = (rows + P - 1) / P, nmine = 0, n = 0;
     c->m = k * P;
     c->p = l->p;
-    size_t all = (size_t)c->m * (size_t)c->p;
-    if (!(c->sample = calloc(all ? all : 1, sizeof *c->sample)) ||
-        !(c->norm = malloc((size_t)(c->p ? c->p : 1) * sizeof *c->norm)))
-        return LOOM_ERR_NOMEM;
-    for (int64_t j = 0; j < l->p; j++)
+    size_t m = (size_t)c->m, p = (size_t)c->p;
+    if (c->m > UINT32_MAX || c->p > UINT32_MAX)
+        return LOOM_ERR_ARG;
+    for (size_t j = 0; j < p; j++)
         for (int64_t t = l->colptr[j]; t < l->colptr[j + 1] && l->row[t] < k; t++)
-            c->sample[(size_t)j * (size_t)c->m + (size_t)(r * k + l->row[t])] = l->val[t];
-    if (P > 1) {
-        int rc = loom_allreduce(LOOM_IN_PLACE, c->sample, all, LOOM_DOUBLE, LOOM_SUM);
-        if (rc)
-            return rc;
+            nmine++;
+    struct entry *mine = malloc((size_t)(nmine ? nmine : 1) * sizeof *mine), *all = NULL;
+    if (!mine)
+        return LOOM_ERR_NOMEM;
+    nmine = 0;
+    for (size_t j = 0; j < p; j++)
+        for (int64_t t = l->colptr[j]; t < l->colptr[j + 1] && l->row[t] < k; t++)
+            mine[nmine++] = (struct entry){l->val[t], (uint32_t)(r * k + l->row[t]), (uint32_t)j};
+    int rc = gather(mine, nmine, &all, &n);
+    free(mine);
+    if (!rc && (!(c->nnz = calloc(p ? p : 1, sizeof *c->nnz)) ||
+                !(c->nzptr = malloc((p + 1) * sizeof *c->nzptr)) ||
+                !(c->slot = malloc((p ? p : 1) * sizeof *c->slot)) ||
+                !(c->norm = malloc((p ? p : 1) * sizeof *c->norm)) ||
+                !(c->nzrow = malloc((size_t)(n ? n : 1) * sizeof *c->nzrow)) ||
+                !(c->nzval = malloc((size_t)(n ? n : 1) * sizeof *c->nzval)) ||
+                !(c->scratch = calloc(m ? m : 1, sizeof *c->scratch))))
+        rc = LOOM_ERR_NOMEM;
+    size_t ndense = 0;
+    for (int64_t e = 0; !rc && e < n; e++)
+        c->nnz[all[e].col]++;
+    for (size_t j = 0, at = 0; !rc && j <= p; j++) {
+        c->nzptr[j] = (int64_t)at;
+        if (j < p) {
+            at += (size_t)c->nnz[j];
+            c->slot[j] = sparse(c, (long)j) ? -1 : (int64_t)ndense++;
+        }
     }
-    for (int64_t j = 0; j < c->p; j++) {
-        const double *x = c->sample + (size_t)j * (size_t)c->m;
+    if (!rc && !(c->dense = calloc(ndense * m + 1, sizeof *c->dense)))
+        rc = LOOM_ERR_NOMEM;
+    for (int64_t e = 0, *fill = rc ? NULL : c->nnz; fill && e < n; e++) {
+        size_t j = all[e].col, t = (size_t)(c->nzptr[j + 1] - fill[j]--);
+        c->nzrow[t] = all[e].row;
+        c->nzval[t] = all[e].val;
+    }
+    free(all);
+    for (size_t j = 0; !rc && j < p; j++) { /* the counts back, the norms, the dense columns */
+        c->nnz[j] = c->nzptr[j + 1] - c->nzptr[j];
         double s = 0;
-        for (int64_t i = 0; i < c->m; i++)
-            s += x[i] * x[i];
+        for (int64_t t = c->nzptr[j]; t < c->nzptr[j + 1]; t++) {
+            s += c->nzval[t] * c->nzval[t];
+            if (c->slot[j] >= 0)
+                c->dense[(size_t)c->slot[j] * m + c->nzrow[t]] = c->nzval[t];
+        }
         c->norm[j] = sqrt(s);
     }
-    return list_rows(c);
+    c->scattered = -1;
+    return rc;
 }
 
 loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, int64_t rows, double rho, int *rc)
@@ -189,7 +229,8 @@ void loom_lasso_corr_free(loom_lasso_corr *c)
 {
     if (!c)
         return;
-    free(c->sample);
+    free(c->dense);
+    free(c->slot);
     free(c->norm);
     free(c->nnz);
     free(c->nzptr);
