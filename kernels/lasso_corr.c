@@ -58,9 +58,9 @@ static int sparse(const loom_lasso_corr *c, long j)
     return 2 * c->nnz[j] <= c->m;
 }
 
-/* Column j, dense: the sample's own column, or for a sparse column the
- * scratch vector with j's values spread in (the last column spread there
- * is wiped first).  The schedule asks about one candidate against every
+/* Column j spread out over the m sample rows: a dense column's own copy,
+ * or for a sparse column the scratch vector with j's values spread in (the
+ * last column spread there is wiped first).  The schedule asks about one candidate against every
  * coordinate in flight, so a candidate is spread once for all of them. */
 static const double *dense_column(loom_lasso_corr *c, long j)
 {
