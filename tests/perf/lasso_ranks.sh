@@ -40,22 +40,13 @@ for set in $SETS; do
         sed -n 's/^final objective=//p')
     target=$(python3 -c "print(repr($fstar * (1 + 1e-6)))")
     : >"$tmp/times"
-    set -- $lays
+    order=($lays)
     for ((r = 0; r < R; r++)); do
-        for ((k = 0; k < $#; k++)); do
-            lays_r=("$@")
-            lay=${lays_r[$(((k + r) % $#))]}
+        for ((k = 0; k < ${#order[@]}; k++)); do
+            lay=${order[$(((k + r) % ${#order[@]}))]}
             echo "$r $lay $(one "$lay" "$tmp/d" "$lambda" "$target")" >>"$tmp/times"
         done
-echo
-echo "1 x 2 is loom-lasso's default on one rank: one thread, one coordinate at a time, no filter"
-echo "(threads do not pay for updates of a few microseconds); 2 x 1 draws batches of 8 of 16"
-echo "candidates through the correlation filter, with one allreduce a batch (docs/loom-lasso.md)."
     done
-echo
-echo "1 x 2 is loom-lasso's default on one rank: one thread, one coordinate at a time, no filter"
-echo "(threads do not pay for updates of a few microseconds); 2 x 1 draws batches of 8 of 16"
-echo "candidates through the correlation filter, with one allreduce a batch (docs/loom-lasso.md)."
     python3 - "$tmp/times" "$n x 2000, lambda $lambda" $lays <<'EOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]

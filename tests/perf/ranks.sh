@@ -3,8 +3,8 @@
 # threads, app by app (issues 13 and 15), into docs/bench-ranks.md:
 # loom-mf (mf_layouts.sh), loom-lr and loom-w2v (ranks_dp.sh), loom-lda
 # (lda_handoff.sh), loom-lasso (lasso_ranks.sh), each in interleaved
-# rounds, medians of per-round ratios.  With BASE_BUILD (a build of an earlier tree) each also runs
-# that build's 2 x 1 in the same rounds.  MF_ROUNDS (default 10) and
+# rounds, medians of per-round ratios.  With BASE_BUILD (a build of an
+# earlier tree) each also runs that build's 2 x 1 in the same rounds.  MF_ROUNDS (default 10) and
 # ROUNDS (default 5) for the others; MF_DATA as for mf_layouts.sh.
 # Part of make bench (tests/perf/run.sh).
 set -euo pipefail
