@@ -35,8 +35,7 @@
 struct loom_lasso_corr {
     int64_t m, p;     /* sample rows, columns */
     double *norm;     /* p: ‖sample column‖ */
-    int64_t *nnz;     /* p: non-zero sample rows of each column */
-    int64_t *nzptr;   /* p + 1: column j's non-zero rows, increasing, and values
+    int64_t *nzptr;   /* p + 2: column j's non-zero rows, increasing, and values
                          are nzrow and nzval [nzptr[j], nzptr[j+1]) */
     uint32_t *nzrow;
     double *nzval;
@@ -55,7 +54,7 @@ enum { MEMO_BYTES = 64 << 20 };
 /* A column is sparse when at most half its sample rows are non-zero. */
 static int sparse(const loom_lasso_corr *c, long j)
 {
-    return 2 * c->nnz[j] <= c->m;
+    return 2 * (c->nzptr[j + 1] - c->nzptr[j]) <= c->m;
 }
 
 /* Column j spread out over the m sample rows: a dense column's own copy,
@@ -168,34 +167,31 @@ static int take_sample(loom_lasso_corr *c, const loom_lasso *l, int64_t rows)
             mine[nmine++] = (struct entry){l->val[t], (uint32_t)(r * k + l->row[t]), (uint32_t)j};
     int rc = gather(mine, nmine, &all, &n);
     free(mine);
-    if (!rc && (!(c->nnz = calloc(p ? p : 1, sizeof *c->nnz)) ||
-                !(c->nzptr = malloc((p + 1) * sizeof *c->nzptr)) ||
+    if (!rc && (!(c->nzptr = calloc(p + 2, sizeof *c->nzptr)) ||
                 !(c->slot = malloc((p ? p : 1) * sizeof *c->slot)) ||
                 !(c->norm = malloc((p ? p : 1) * sizeof *c->norm)) ||
                 !(c->nzrow = malloc((size_t)(n ? n : 1) * sizeof *c->nzrow)) ||
                 !(c->nzval = malloc((size_t)(n ? n : 1) * sizeof *c->nzval)) ||
                 !(c->scratch = calloc(m ? m : 1, sizeof *c->scratch))))
         rc = LOOM_ERR_NOMEM;
-    size_t ndense = 0;
+    /* by column, in gathered order (rank by rank: rows increase within a
+     * column): the counting sort of lasso.c's build_libsvm */
     for (int64_t e = 0; !rc && e < n; e++)
-        c->nnz[all[e].col]++;
-    for (size_t j = 0, at = 0; !rc && j <= p; j++) {
-        c->nzptr[j] = (int64_t)at;
-        if (j < p) {
-            at += (size_t)c->nnz[j];
-            c->slot[j] = sparse(c, (long)j) ? -1 : (int64_t)ndense++;
-        }
-    }
-    if (!rc && !(c->dense = calloc(ndense * m + 1, sizeof *c->dense)))
-        rc = LOOM_ERR_NOMEM;
-    for (int64_t e = 0, *fill = rc ? NULL : c->nnz; fill && e < n; e++) {
-        size_t j = all[e].col, t = (size_t)(c->nzptr[j + 1] - fill[j]--);
+        c->nzptr[all[e].col + 2]++;
+    for (size_t j = 0; !rc && j < p; j++)
+        c->nzptr[j + 2] += c->nzptr[j + 1];
+    for (int64_t e = 0; !rc && e < n; e++) {
+        int64_t t = c->nzptr[all[e].col + 1]++;
         c->nzrow[t] = all[e].row;
         c->nzval[t] = all[e].val;
     }
     free(all);
-    for (size_t j = 0; !rc && j < p; j++) { /* the counts back, the norms, the dense columns */
-        c->nnz[j] = c->nzptr[j + 1] - c->nzptr[j];
+    size_t ndense = 0;
+    for (size_t j = 0; !rc && j < p; j++)
+        c->slot[j] = sparse(c, (long)j) ? -1 : (int64_t)ndense++;
+    if (!rc && !(c->dense = calloc(ndense * m + 1, sizeof *c->dense)))
+        rc = LOOM_ERR_NOMEM;
+    for (size_t j = 0; !rc && j < p; j++) { /* the norms, the dense columns */
         double s = 0;
         for (int64_t t = c->nzptr[j]; t < c->nzptr[j + 1]; t++) {
             s += c->nzval[t] * c->nzval[t];
@@ -232,7 +228,6 @@ void loom_lasso_corr_free(loom_lasso_corr *c)
     free(c->dense);
     free(c->slot);
     free(c->norm);
-    free(c->nnz);
     free(c->nzptr);
     free(c->nzrow);
     free(c->nzval);
