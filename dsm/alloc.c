@@ -86,6 +86,31 @@ void loom_dsm_store_free(loom_dsm_alloc *a)
     a->store = NULL;
 }
 
+/* Give every rank every store's address and key: store and its packed
+ * key (rkey, rlen bytes; freed here) in, base[r] and keys[r] (NULL for
+ * this rank) out.  Collective (make_store below, and rehome.c). */
+void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *base, void **keys)
+{
+    int64_t maxlen = (int64_t)rlen;
+    loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
+    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_icv.nranks;
+    uint8_t *mine = calloc(1, rec), *all = calloc(P, rec);
+    if (!mine || !all)
+        loom_die(1, "out of memory exchanging the keys of a store");
+    uint64_t sb = (uint64_t)(uintptr_t)store;
+    memcpy(mine, &sb, 8);
+    memcpy(mine + 8, &rlen, 8);
+    memcpy(mine + 16, rkey, rlen);
+    loom_tp_rkey_buffer_free(rkey);
+    loom_allgather(mine, all, rec);
+    for (size_t r = 0; r < P; r++) {
+        memcpy(&base[r], all + r * rec, 8);
+        keys[r] = (int)r != loom_icv.rank ? loom_tp_rkey_unpack((int)r, all + r * rec + 16) : NULL;
+    }
+    free(mine);
+    free(all);
+}
+
 static void destroy(loom_dsm_alloc *a)
 {
     if (a->policy_up && a->policy->fini)
@@ -179,7 +204,7 @@ static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
         numa_tonode_memory(a->store, len, o->numa_node);
     if (!mapped && loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
         return LOOM_ERR_NET;
-    loom_dsm_share_keys(a->store, rkey, rlen, a->store_base, a->rkeys); /* rehome.c */
+    loom_dsm_share_keys(a->store, rkey, rlen, a->store_base, a->rkeys);
     return LOOM_OK;
 }
 

@@ -220,6 +220,9 @@ static inline size_t loom_dsm_store_len(size_t nhome, size_t unit)
 /* Give a's home store back: its registration, the peers' keys, its memory
  * (not when in place); store and memh become NULL (destroy, rehome.c). */
 void loom_dsm_store_free(loom_dsm_alloc *a);
+/* Give every rank every store's address and key (collective): store and
+ * its packed key in (the key buffer is freed), base[] and keys[] out. */
+void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *base, void **keys);
 
 /* ---- rehome.c: IterStore's placement ------------------------------------ */
 /* Whether a's homes can move (row units under bsp or ssp, separate store,
@@ -233,9 +236,6 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome);
 /* Before a's store is made (restart.c): install the home map home[] (the
  * same on every rank; ranks in range), its slots and this rank's count. */
 void loom_dsm_set_homes(loom_dsm_alloc *a, const int *home);
-/* Give every rank every store's address and key (collective): store and
- * its packed key in (the key buffer is freed), base[] and keys[] out. */
-void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *base, void **keys);
 
 /* ---- diff.c: moving writes home ---------------------------------------- */
 void loom_dsm_wire_init(void);

@@ -31,31 +31,6 @@ int loom_dsm_rehome_eligible(const loom_dsm_alloc *a)
            (a->policy == loom_policy_find("bsp") || a->policy == loom_policy_find("ssp"));
 }
 
-/* Give every rank every store's address and key: store and its packed
- * key (rkey, rlen bytes; freed here) in, base[r] and keys[r] (NULL for
- * this rank) out.  Collective (make_store in alloc.c, and below). */
-void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *base, void **keys)
-{
-    int64_t maxlen = (int64_t)rlen;
-    loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
-    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_icv.nranks;
-    uint8_t *mine = calloc(1, rec), *all = calloc(P, rec);
-    if (!mine || !all)
-        loom_die(1, "out of memory exchanging the keys of a store");
-    uint64_t sb = (uint64_t)(uintptr_t)store;
-    memcpy(mine, &sb, 8);
-    memcpy(mine + 8, &rlen, 8);
-    memcpy(mine + 16, rkey, rlen);
-    loom_tp_rkey_buffer_free(rkey);
-    loom_allgather(mine, all, rec);
-    for (size_t r = 0; r < P; r++) {
-        memcpy(&base[r], all + r * rec, 8);
-        keys[r] = (int)r != loom_icv.rank ? loom_tp_rkey_unpack((int)r, all + r * rec + 16) : NULL;
-    }
-    free(mine);
-    free(all);
-}
-
 /* Get into store (slot order: the units homed here under home[], in unit
  * order) their master copies from their old homes, a's maps still the old
  * ones: runs of consecutive old slots, batched (diff.c).  Waits. */

@@ -383,9 +383,7 @@ static int rehome_as_saved(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
     const uint64_t *run = m + c->nchunks;
     for (uint64_t r = 0; !bad && r < c->nruns; r++, run += 3)
         for (uint64_t k = 0, u = run[0]; !bad && k < run[1]; k++, u += run[2])
-            if ((bad = u >= a->nunits))
-                break;
-            else
+            if (!(bad = u >= a->nunits))
                 home[u] = loom_icv.rank;
     free(m);
     loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
@@ -396,7 +394,6 @@ static int rehome_as_saved(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
     if (!bad)
         loom_dsm_set_homes(a, home); /* before loom_alloc makes the store: maps only */
     free(home);
-    a->homehash = 0;
     return bad || c->homehash != loom_ckpt_home_hash(a);
 }
 
@@ -416,9 +413,8 @@ void loom_restart_check(loom_dsm_alloc *a)
         diff = "";
     else if (c->merge != (uint32_t)a->merge || c->type != (uint32_t)a->type)
         diff = " (its merge mode or element type differs)";
-    else if (!S.reshape && c->homehash != loom_ckpt_home_hash(a) && rehome_as_saved(a, c))
-        diff = " (its units have other homes: another distribution)";
-    else if (!S.reshape && c->nhome != a->nhome)
+    else if (!S.reshape && ((c->homehash != loom_ckpt_home_hash(a) && rehome_as_saved(a, c)) ||
+                            c->nhome != a->nhome)) /* after rehome_as_saved: it sets nhome */
         diff = " (its units have other homes: another distribution)";
     if (diff) {
         shape(mine, sizeof mine, a->name, a->bytes, (uint32_t)a->kind, a->nunits, a->unit,
