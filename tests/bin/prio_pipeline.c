@@ -1,7 +1,7 @@
 /* prio_pipeline.c — the priority schedule's pipelining (docs/loop.md).
  *   prio_pipeline DEPTH
- * 64 coordinates, coordinates closer than 3 conflict, rounds of 4 of 8
- * candidates, DEPTH rounds in flight.  Each push records how many pulls
+ * 64 coordinates, coordinates closer than 3 conflict (10 at depth 1),
+ * rounds of 4 of 8 candidates, DEPTH rounds in flight.  Each push records how many pulls
  * this rank had done when it ran; its pull then knows how many results
  * the push did not see (its staleness).  Checks, on every rank:
  *   - staleness < DEPTH x 4 (never more than the window's own pulls),
@@ -25,9 +25,12 @@ static long pulls, depth, max_stale, window_start = -1, window[64], nwindow;
 static long asked_last = -1, asked, short_rounds; /* the round being filtered */
 static int pulled; /* a pull since the last conflict(): a new round is filtered */
 
+/* Coordinates closer than 3 conflict; at depth 1, closer than 10, so
+ * that many rounds run short of SELECT and the filter's draws are seen
+ * (with 3, a seed gives such a round rarely or never). */
 static int near(long a, long b)
 {
-    return labs(a - b) < 3;
+    return labs(a - b) < (depth == 1 ? 10 : 3);
 }
 
 /* Closes the round just pulled, at depth 1: candidates after the first
