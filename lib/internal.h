@@ -10,6 +10,7 @@
  *   transport.c  UCX context, worker, endpoints; matched messages over AM
  *   coll.c       barrier, bcast, allreduce
  *   init.c       the runtime's start and end, rank discovery
+ *   cores.c      a rank's OpenMP threads: its share of its host's CPUs
  *   time.c       loom_wtime
  * The runtime is the bottom layer: nothing here includes or calls dsm/ or
  * sched/ (docs/architecture.md, "Layers"; tools/layers.sh checks it).
@@ -20,6 +21,7 @@
 
 #include "loom.h"
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -253,6 +255,19 @@ void loom_join_abort(int code, const char *why);
 /* Say BYE and stop the heartbeat thread. */
 void loom_join_leave(void);
 
+/* ---- cores.c --------------------------------------------------------- */
+
+/* Unless OMP_NUM_THREADS is set, give this rank its share of the CPUs it
+ * may run on (loom_cores_share over the masks of the ranks on its host),
+ * and warn once per host whose ranks run more threads than it has CPUs.
+ * Collective: every rank of a job of several calls it once, from
+ * loom_init once the layers are up. */
+void loom_rt_share_cores(void);
+/* The share of a rank with mask mine, among n other ranks' masks on its
+ * host: Σ over mine's CPUs of 1 / (ranks that have it), rounded down, at
+ * least 1. */
+int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n);
+
 /* ---- transport.c ----------------------------------------------------- */
 
 /* Bring up UCX: context + worker.  The worker address is returned for the
@@ -260,6 +275,8 @@ void loom_join_leave(void);
 int loom_tp_open(void **addr, size_t *addrlen);
 /* Adopt the peers' addresses (kept; endpoints are made lazily). */
 void loom_tp_set_peers(loom_peer *peers, int n);
+/* Rank r's host name, as it joined ("" before the peers are known). */
+const char *loom_tp_host(int r);
 /* Generic active messages: handlers run in whichever thread drives
  * progress, under the transport lock; they must not block.  Their data is
  * 8-byte aligned.  Ids 2..15. */

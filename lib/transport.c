@@ -309,6 +309,11 @@ void loom_tp_set_peers(loom_peer *p, int n)
         loom_die(LOOM_EXIT_PEER, "out of memory");
 }
 
+const char *loom_tp_host(int r)
+{
+    return r < npeers ? peers[r].host : "";
+}
+
 int loom_host_size(void)
 {
     int n = 0;

@@ -32,6 +32,8 @@ int loom_init(int *argc, char ***argv)
     int rc = loom_rt_start();
     if (!rc)
         rc = loom_dsm_init();
+    if (!rc && loom_icv.nranks > 1)
+        loom_rt_share_cores(); /* OMP_NUM_THREADS unset: this rank's share of its host */
     if (!rc)
         loom_sched_init();
     return rc;

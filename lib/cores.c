@@ -1,0 +1,97 @@
+/* cores.c — how many OpenMP threads a rank of a job runs when the user
+ * did not say (OMP_NUM_THREADS unset), and a warning when a host's ranks
+ * run more threads than it has CPUs.
+ *
+ * Alone, libgomp starts one thread per CPU the process may run on.  Two
+ * ranks on one host would each take every CPU, and their threads spin
+ * against each other: on 2 cores, 2 ranks of 2 threads ran loom-lasso
+ * 2 000 times slower than 2 ranks of 1 (docs/launcher.md, "Threads per
+ * rank").  mpirun avoids that by binding each rank to its own cores; loomrun
+ * leaves ranks unbound, so a rank instead takes its share: each CPU it may
+ * run on counts 1/k, k the ranks of its host that may run on that CPU.
+ * Ranks on one host with one mask split it evenly; ranks a launcher bound
+ * to disjoint cores keep theirs whole.  (More ranks than CPUs, one thread
+ * each, is left alone: the tests run 3 and 4 ranks on 2 cores.) */
+#include "internal.h"
+
+#include <omp.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Contract: the threads a rank with CPU mask mine should run, when others
+ * (n masks) are the masks of the other ranks on its host: Σ over mine's
+ * CPUs of 1 / (1 + the others that have it), rounded down, at least 1.
+ * Pure; tests/unit/test_cores.c checks it. */
+int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n)
+{
+    double share = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, mine))
+            continue;
+        int k = 1;
+        for (int i = 0; i < n; i++)
+            k += !!CPU_ISSET(c, &others[i]);
+        share += 1.0 / k;
+    }
+    int t = (int)(share + 1e-9); /* 6 CPUs over 3 ranks: 1.999.. is 2 */
+    return t > 1 ? t : 1;
+}
+
+/* What each rank tells the others: its mask, the threads it will run, and
+ * whether the user chose them. */
+struct mine {
+    cpu_set_t mask;
+    int32_t threads, chosen;
+};
+
+/* Contract: see internal.h.  Collective (two allgathers) on every rank of
+ * a job of several; no locks.  Only the
+ * calling (initial) thread's OpenMP team size changes. */
+void loom_rt_share_cores(void)
+{
+    int P = loom_icv.nranks, me = loom_icv.rank;
+    struct mine m = {.chosen = getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS")};
+    if (sched_getaffinity(0, sizeof m.mask, &m.mask))
+        CPU_ZERO(&m.mask); /* over CPU_SETSIZE CPUs: libgomp's default stands */
+    struct mine *all = malloc((size_t)P * sizeof *all);
+    cpu_set_t *others = malloc((size_t)P * sizeof *others);
+    if (!all || !others)
+        loom_die(LOOM_EXIT_PEER, "out of memory");
+    int n = 0;
+    /* Two rounds: the masks, then the threads each rank settled on. */
+    if (loom_allgather(&m, all, sizeof m))
+        loom_die(LOOM_EXIT_PEER, "cannot exchange CPU masks");
+    for (int r = 0; r < P; r++)
+        if (r != me && !strcmp(loom_tp_host(r), loom_tp_host(me)))
+            others[n++] = all[r].mask;
+    if (!m.chosen && CPU_COUNT(&m.mask) > 0)
+        omp_set_num_threads(loom_cores_share(&m.mask, others, n));
+    m.threads = omp_get_max_threads();
+    if (loom_allgather(&m, all, sizeof m))
+        loom_die(LOOM_EXIT_PEER, "cannot exchange thread counts");
+    /* The lowest rank of a host whose threads outnumber its CPUs says so. */
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    int threads = 0, ranks = 0, first = -1;
+    for (int r = 0; r < P; r++) {
+        if (strcmp(loom_tp_host(r), loom_tp_host(me)))
+            continue;
+        first = first < 0 ? r : first;
+        CPU_OR(&cpus, &cpus, &all[r].mask);
+        threads += all[r].threads;
+        ranks++;
+    }
+    if (first == me && CPU_COUNT(&cpus) > 0 && threads > CPU_COUNT(&cpus) && threads > ranks)
+        loom_log("warning: %d ranks on host %s run %d OpenMP threads on %d CPUs: spinning "
+                 "threads will wait for each other's CPU, many times slower; lower "
+                 "OMP_NUM_THREADS or leave it unset (each rank then takes its share), or "
+                 "set OMP_WAIT_POLICY=passive (docs/launcher.md, \"Threads per rank\")",
+                 ranks, loom_tp_host(me), threads, CPU_COUNT(&cpus));
+    if (loom_icv.stats)
+        loom_log("%d OpenMP thread%s (%s), %d CPUs in its mask", m.threads,
+                 m.threads == 1 ? "" : "s", m.chosen ? "OMP_NUM_THREADS" : "its share",
+                 CPU_COUNT(&m.mask));
+    free(all);
+    free(others);
+}
