@@ -43,7 +43,10 @@ const char *loom_strerror(int err);
 /* Start the runtime.  Collective over the job: every rank calls it once,
  * before any other loom_ call but loom_wtime and loom_strerror.  argc and
  * argv may be NULL.  On failure it prints one message naming the cause
- * and returns the error; the program should then exit non-zero. */
+ * and returns the error; the program should then exit non-zero.  In a job
+ * of several ranks with OMP_NUM_THREADS unset, it sets the calling
+ * thread's OpenMP team size to the rank's share of its host's CPUs
+ * (omp_set_num_threads; docs/launcher.md, "Threads per rank"). */
 int loom_init(int *argc, char ***argv);
 
 /* End the runtime.  Collective: waits for every rank, then closes the
