@@ -32,8 +32,12 @@ int loom_init(int *argc, char ***argv)
     int rc = loom_rt_start();
     if (!rc)
         rc = loom_dsm_init();
+    /* OMP_NUM_THREADS unset: this rank's share of its host.  Not before the
+     * DSM is up: a collective progresses the worker, and UCX drops an
+     * active message whose id has no handler yet (a faster rank's first
+     * DSM message; seen as a hang in the final barrier). */
     if (!rc && loom_icv.nranks > 1)
-        loom_rt_share_cores(); /* OMP_NUM_THREADS unset: this rank's share of its host */
+        loom_rt_share_cores();
     if (!rc)
         loom_sched_init();
     return rc;
