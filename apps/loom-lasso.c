@@ -82,9 +82,9 @@ static int parse(int argc, char **argv, struct opts *o)
          "rows the correlations are estimated on (default\n1024; more than the data set: all, "
          "exact)"},
         {"batch", LOOM_FLAG_LONG, &n[2], "L", 1, HUGE_VAL,
-         "coordinates updated in parallel per round\n(default 8; on one rank without --batch: "
-         "one at\na time on one thread, since threads do not pay\nfor updates of a few "
-         "microseconds)"},
+         "coordinates updated in parallel per round\n(default 8).  Without it a rank runs a "
+         "thread\nper 256 values of a column (up to\nOMP_NUM_THREADS; they split the rows), "
+         "and one\nrank with one thread updates one coordinate at\na time"},
         {"candidates", LOOM_FLAG_LONG, &n[3], "C", 1, HUGE_VAL,
          "coordinates drawn per round (default 2 * batch)"},
         {"pipeline", LOOM_FLAG_LONG, &n[4], "D", 1, HUGE_VAL,
@@ -158,22 +158,39 @@ struct run {
     loom_lasso *l;
     loom_lasso_corr *corr;
     double lambda;
+    double *delta; /* p: each coordinate's last change, from pull to apply */
     int uniform;
     int64_t updates;
 };
 
+/* The first of this rank's rows that thread t of nt works on (the
+ * calling thread's share: t = omp_get_thread_num() in push and apply). */
+static int64_t share(const loom_lasso *l, int t, int nt)
+{
+    return l->n * t / nt;
+}
+
 static void push(long j, double *partial, void *ctx)
 {
-    partial[0] = loom_lasso_dot_local(((struct run *)ctx)->l, j);
+    const loom_lasso *l = ((struct run *)ctx)->l;
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    partial[0] = loom_lasso_dot_rows(l, j, share(l, t, nt), share(l, t + 1, nt));
 }
 
 static double pull(long j, const double *sum, void *ctx)
 {
     struct run *u = ctx;
-    double d = loom_lasso_apply(u->l, j, sum[0], u->lambda);
+    double d = u->delta[j] = loom_lasso_decide(u->l, j, sum[0], u->lambda);
     u->updates++;
     loom_report_tick(1);
     return u->uniform ? 1.0 : d;
+}
+
+static void apply(long j, void *ctx)
+{
+    struct run *u = ctx;
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    loom_lasso_residual_rows(u->l, j, u->delta[j], share(u->l, t, nt), share(u->l, t + 1, nt));
 }
 
 static int conflict(long a, long b, void *ctx)
@@ -324,11 +341,21 @@ int main(int argc, char **argv)
     loom_lasso_sums_local(&l, f0); /* F(0) = ½‖y‖², the yardstick of divergence */
     sum_all(f0, 3);
 
-    if (!o.batch && loom_size() == 1 && !o.serial) /* measured: docs/loom-lasso.md */
-        omp_set_num_threads(1);
+    /* Without --batch, a thread per 256 values of a column (this rank's
+     * average), up to OMP's count: below that a thread's share of a window
+     * costs less than the window's draws and barriers, and one rank then
+     * runs one thread, one coordinate at a time (measured: docs/loom-lasso.md,
+     * "Threads"). */
+    if (!o.batch && !o.serial) {
+        long fit = (long)(l.colptr[p] / p / 256), T = omp_get_max_threads();
+        omp_set_num_threads((int)(fit < 1 ? 1 : fit < T ? fit : T));
+    }
     long L = o.batch ? o.batch : 8, C = o.candidates ? o.candidates : 2 * L;
     long rounds = o.rounds ? o.rounds : (long)((p + L - 1) / L);
-    struct run u = {.l = &l, .uniform = !strcmp(o.select, "uniform")};
+    struct run u = {.l = &l, .uniform = !strcmp(o.select, "uniform"),
+                    .delta = calloc((size_t)p, sizeof(double))};
+    if (!u.delta)
+        loom_abort(1, "loom-lasso: out of memory");
     /* The filter, unless off, or unused: on one rank with one thread the
      * schedule runs one coordinate at a time and asks no conflicts. */
     if (!o.serial && o.rho < 1 && (loom_size() > 1 || omp_get_max_threads() > 1) &&
@@ -337,7 +364,7 @@ int main(int argc, char **argv)
                    loom_strerror(rc));
     loom_priority pr = {.rounds = rounds, .candidates = C, .select = L, .eta = o.eta,
                         .width = 1, .seed = o.seed, .pipeline = (int)o.pipeline,
-                        .push = push, .pull = pull,
+                        .push = push, .pull = pull, .apply = apply,
                         .conflict = u.corr ? conflict : NULL};
     loom_for_opts fo = {.schedule = LOOM_PRIORITY, .priority = &pr};
 
@@ -454,6 +481,7 @@ int main(int argc, char **argv)
         printf("final objective=%.17g\n", obj);
     loom_lasso_corr_free(u.corr);
     loom_lasso_free(&l);
+    free(u.delta);
     free(xtr);
     free(mean);
     free(scale);

@@ -267,25 +267,76 @@ void loom_lasso_free(loom_lasso *l)
 
 /* ---- the update ------------------------------------------------------------ */
 
-double loom_lasso_dot_local(const loom_lasso *l, int64_t j)
+/* Column j's entries [*a, *b) whose rows lie in [lo, hi): rows increase
+ * down a column, so two binary searches. */
+static void entries(const loom_lasso *l, int64_t j, int64_t lo, int64_t hi, int64_t *a,
+                    int64_t *b)
+{
+    int64_t bound[2] = {lo, hi}, out[2];
+    for (int e = 0; e < 2; e++) {
+        int64_t x = l->colptr[j], y = l->colptr[j + 1]; /* first entry with row >= bound */
+        while (x < y) {
+            int64_t mid = x + (y - x) / 2;
+            if (l->row[mid] < bound[e])
+                x = mid + 1;
+            else
+                y = mid;
+        }
+        out[e] = x;
+    }
+    *a = out[0], *b = out[1];
+}
+
+static double dot_entries(const loom_lasso *l, int64_t a, int64_t b)
 {
     double s = 0;
-    for (int64_t k = l->colptr[j]; k < l->colptr[j + 1]; k++)
+    for (int64_t k = a; k < b; k++)
         s += l->val[k] * l->r[l->row[k]];
     return s;
 }
 
-double loom_lasso_apply(loom_lasso *l, int64_t j, double z, double lambda)
+static void residual_entries(loom_lasso *l, int64_t a, int64_t b, double d)
+{
+    for (int64_t k = a; k < b; k++)
+        l->r[l->row[k]] -= l->val[k] * d;
+}
+
+double loom_lasso_dot_local(const loom_lasso *l, int64_t j)
+{
+    return dot_entries(l, l->colptr[j], l->colptr[j + 1]);
+}
+
+double loom_lasso_dot_rows(const loom_lasso *l, int64_t j, int64_t lo, int64_t hi)
+{
+    int64_t a, b;
+    entries(l, j, lo, hi, &a, &b);
+    return dot_entries(l, a, b);
+}
+
+double loom_lasso_decide(loom_lasso *l, int64_t j, double z, double lambda)
 {
     double c = l->norm2[j];
     if (!(c > 0))
         return 0;
-    double old = l->beta[j], now = loom_lasso_soft(z + c * old, lambda) / c, d = now - old;
-    if (d != 0) {
-        for (int64_t k = l->colptr[j]; k < l->colptr[j + 1]; k++)
-            l->r[l->row[k]] -= l->val[k] * d;
-        l->beta[j] = now;
-    }
+    double old = l->beta[j], now = loom_lasso_soft(z + c * old, lambda) / c;
+    l->beta[j] = now;
+    return now - old;
+}
+
+void loom_lasso_residual_rows(loom_lasso *l, int64_t j, double d, int64_t lo, int64_t hi)
+{
+    int64_t a, b;
+    if (d == 0)
+        return;
+    entries(l, j, lo, hi, &a, &b);
+    residual_entries(l, a, b, d);
+}
+
+double loom_lasso_apply(loom_lasso *l, int64_t j, double z, double lambda)
+{
+    double d = loom_lasso_decide(l, j, z, lambda);
+    if (d != 0)
+        residual_entries(l, l->colptr[j], l->colptr[j + 1], d);
     return d;
 }
 

@@ -78,6 +78,17 @@ double loom_lasso_dot_local(const loom_lasso *l, int64_t j);
  * this rank's residual and returns it (β_j new − old). */
 double loom_lasso_apply(loom_lasso *l, int64_t j, double z, double lambda);
 
+/* The same two steps split, for a rank's threads that share a coordinate
+ * by rows (apps/loom-lasso.c): the push over local rows [lo, hi) only;
+ * the update of β_j alone (returns the change; r untouched); and the
+ * change taken out of the residual's rows [lo, hi).  Summed over a
+ * partition of the rows, in order, the pieces are the whole: the residual
+ * bitwise (each row updated once, the same product), the dot product up
+ * to rounding. */
+double loom_lasso_dot_rows(const loom_lasso *l, int64_t j, int64_t lo, int64_t hi);
+double loom_lasso_decide(loom_lasso *l, int64_t j, double z, double lambda);
+void loom_lasso_residual_rows(loom_lasso *l, int64_t j, double d, int64_t lo, int64_t hi);
+
 /* The serial twin: one pass of p coordinate updates over the data this
  * rank holds (all of it, on one rank), in order 0..p-1 (cyclic) or in
  * p uniform random draws (*rng a SplitMix64 state).  Returns the largest

@@ -430,6 +430,17 @@ typedef struct loom_priority {
                           back to 1 + eta), e.g. when the problem changed */
     int pipeline;      /* rounds in flight at once (default 1): their pushes see
                           the state before any of their pulls (docs/loop.md) */
+    /* may be NULL: a rank's threads then share each coordinate's work by
+     * its data instead of taking whole coordinates.  Every thread of the
+     * window's team calls push(j) for every kept coordinate over its own
+     * share of the rank's data (omp_get_thread_num() of
+     * omp_get_num_threads()); the threads' partials are added in thread
+     * order; pull(j, sum) runs once per coordinate, on one thread, and may
+     * change only what no push or apply reads for another coordinate of the
+     * window (the model, not the data); then every thread calls apply(j)
+     * for every kept coordinate over its share.  On one rank with one
+     * thread: push, pull, apply per coordinate, with a team of one. */
+    void (*apply)(long j, void *ctx);
 } loom_priority;
 
 /* A field of a record that names a row the record's iteration touches

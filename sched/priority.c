@@ -156,7 +156,8 @@ static double weight(double d, double eta)
     return isfinite(d) ? d * d + eta : eta;
 }
 
-/* One rank, one thread: `updates` draws, each pushed and pulled at once. */
+/* One rank, one thread: `updates` draws, each pushed and pulled (and
+ * applied) at once. */
 static void run_serial(struct prio *s, long begin, long n, long updates, double eta, void *ctx,
                        const loom_priority *p, double *part)
 {
@@ -168,6 +169,8 @@ static void run_serial(struct prio *s, long begin, long n, long updates, double 
         memset(part, 0, width * sizeof *part);
         p->push(begin + j, part, ctx);
         set_weight(s, n, j, weight(p->pull(begin + j, part, ctx), eta));
+        if (p->apply)
+            p->apply(begin + j, ctx);
     }
 }
 
@@ -175,7 +178,7 @@ static void run_serial(struct prio *s, long begin, long n, long updates, double 
  * of the window in round order, and their partial results. */
 struct window {
     long *cand, *absolute, *kept;
-    double *saved, *part;
+    double *saved, *part, *tpart; /* tpart: every thread's partials (with apply) */
 };
 
 /* Draws the next candidate of a round into cand[*nc] (its weight saved,
@@ -227,6 +230,51 @@ static void schedule_round(struct prio *s, long begin, long n, long Lc, long L, 
     *ndrawn += nc;
 }
 
+/* The window's partials (w->part) summed over ranks, then the pulls in
+ * round order, each setting its coordinate's weight.  On the calling
+ * thread (the initial one: the allreduce is collective). */
+static void finish_window(struct prio *s, long begin, long n, double eta, void *ctx,
+                          const loom_priority *p, struct window *w, long nk)
+{
+    size_t width = (size_t)(p->width > 0 ? p->width : 1);
+    if (loom_icv.nranks > 1)
+        loom_allreduce(LOOM_IN_PLACE, w->part, (size_t)nk * width, LOOM_DOUBLE, LOOM_SUM);
+    for (long k = 0; k < nk; k++)
+        set_weight(s, n, w->kept[k],
+                   weight(p->pull(begin + w->kept[k], w->part + (size_t)k * width, ctx), eta));
+}
+
+/* A window whose coordinates the threads share by data (p->apply set):
+ * in one parallel region every thread pushes every kept coordinate into
+ * its own partials, the initial thread adds them in thread order and
+ * finishes the window, and every thread applies every kept coordinate.
+ * w->tpart holds T partials of the window. */
+static void run_split(struct prio *s, long begin, long n, double eta, void *ctx,
+                      const loom_priority *p, struct window *w, long nk, int T)
+{
+    size_t width = (size_t)(p->width > 0 ? p->width : 1), m = (size_t)nk * width;
+#pragma omp parallel num_threads(T) if (T > 1)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        double *mine = w->tpart + (size_t)t * m;
+        memset(mine, 0, m * sizeof *mine);
+        for (long k = 0; k < nk; k++)
+            p->push(begin + w->kept[k], mine + (size_t)k * width, ctx);
+#pragma omp barrier
+#pragma omp master
+        {
+            memcpy(w->part, w->tpart, m * sizeof *w->part);
+            for (int u = 1; u < nt; u++)
+                for (size_t i = 0; i < m; i++)
+                    w->part[i] += w->tpart[(size_t)u * m + i];
+            finish_window(s, begin, n, eta, ctx, p, w, nk);
+        }
+#pragma omp barrier
+        for (long k = 0; k < nk; k++)
+            p->apply(begin + w->kept[k], ctx);
+    }
+}
+
 int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
 {
     long n = end - begin;
@@ -251,8 +299,9 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
     size_t drawn = (size_t)(depth * Lc), kept = (size_t)(depth * L);
     struct window w = {malloc(drawn * sizeof(long)), malloc((drawn + kept) * sizeof(long)),
                        malloc(kept * sizeof(long)), malloc(drawn * sizeof(double)),
-                       malloc(kept * width * sizeof(double))};
-    if (!w.cand || !w.absolute || !w.kept || !w.saved || !w.part)
+                       malloc(kept * width * sizeof(double)),
+                       malloc((size_t)T * kept * width * sizeof(double))};
+    if (!w.cand || !w.absolute || !w.kept || !w.saved || !w.part || !w.tpart)
         loom_die(2, "loom_for: out of memory for the priority schedule");
     if (loom_icv.nranks == 1 && T == 1) {
         run_serial(s, begin, n, rounds * L, eta, ctx, p, w.part);
@@ -264,20 +313,21 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
             schedule_round(s, begin, n, Lc, L, ctx, p, &w, &nk, &ndrawn);
         for (long c = 0; c < ndrawn; c++) /* the weights come back (kept: updated below) */
             set_weight(s, n, w.cand[c], w.saved[c]);
+        if (p->apply) {
+            run_split(s, begin, n, eta, ctx, p, &w, nk, T);
+            continue;
+        }
         memset(w.part, 0, (size_t)nk * width * sizeof *w.part);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1 && nk > 1)
         for (long k = 0; k < nk; k++)
             p->push(begin + w.kept[k], w.part + (size_t)k * width, ctx);
-        if (loom_icv.nranks > 1)
-            loom_allreduce(LOOM_IN_PLACE, w.part, (size_t)nk * width, LOOM_DOUBLE, LOOM_SUM);
-        for (long k = 0; k < nk; k++)
-            set_weight(s, n, w.kept[k],
-                       weight(p->pull(begin + w.kept[k], w.part + (size_t)k * width, ctx), eta));
+        finish_window(s, begin, n, eta, ctx, p, &w, nk);
     }
     free(w.cand);
     free(w.absolute);
     free(w.kept);
     free(w.saved);
     free(w.part);
+    free(w.tpart);
     return LOOM_OK;
 }

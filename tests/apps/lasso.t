@@ -18,7 +18,7 @@
 # 1520.86940422: they agree to all 12 digits it prints.  Where
 # scikit-learn is installed, one more test recomputes the constant.
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 17
 G=$B/bin/loom-gen
 L=$B/bin/loom-lasso
 REF=$(cd "$(dirname "$0")" && pwd)/lasso_ref.py
@@ -74,6 +74,32 @@ run_job "$T/twin" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --to
     --serial cyclic
 close "$T/twin" "serial twin"
 ok $? "the serial twin (cyclic) reaches it too"
+
+# Threads that share each coordinate's rows (--batch makes a rank use all
+# OMP_NUM_THREADS): 1 rank and 2 ranks of 2 threads.
+t2=$(threads 2)
+for n in 1 2; do
+    OMP_NUM_THREADS=$t2 run_job "$T/th$n" "$LOOMRUN" -n $n "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" \
+        --lambda "$LAMBDA" --tol 1e-9 --batch 8
+    close "$T/th$n" "$n rank(s) x $t2 threads" && has "$T/th$n" "x $t2 thread"
+    ok $? "$n rank(s) x $t2 threads sharing rows: the reference objective to 1e-6 relative"
+done
+# Without --batch a rank runs a thread per 256 values of a column: one on
+# these 200 rows; 2 on 600 dense rows, where the objective is the serial
+# cyclic twin's (run to a gap of 1e-12) to 1e-6.
+OMP_NUM_THREADS=$t2 run_job "$T/one" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" \
+    --iters 1 --tol 0
+run_job "$T/gen6" "$G" lasso --samples 600 --features 100 --nonzeros 10 --correlation 0.3 \
+    --seed 2 --out "$T/e"
+run_job "$T/etwin" "$L" --X "$T/e.X.mtx" --y "$T/e.y.mtx" --lambda 50 --tol 1e-12 --iters 100000 \
+    --serial cyclic
+F6=$(objective "$T/etwin")
+OMP_NUM_THREADS=$t2 run_job "$T/e2" "$L" --X "$T/e.X.mtx" --y "$T/e.y.mtx" --lambda 50 --tol 1e-9
+got=$(objective "$T/e2")
+diag "600 x 100: $(sed -n 's/^loom-lasso: \(600 samples[^;]*\);.*/\1/p' "$T/e2"); objective $got, twin $F6"
+has "$T/one" "1 rank x 1 thread;" && has "$T/e2" "1 rank x $t2 thread" && [ -n "$F6" ] &&
+    awk -v a="${got:-0}" -v b="$F6" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d <= 1e-6) }'
+ok $? "without --batch: 1 thread on 200 rows, $t2 on 600 dense rows (the twin's objective to 1e-6)"
 
 # The CSV log, the model and the final line (output of the 1-rank run, or
 # a fresh one).

@@ -288,6 +288,53 @@ static void test_kernel(void)
     loom_lasso_free(&l);
 }
 
+/* A coordinate shared by rows (loom-lasso's threads): over a partition of
+ * the rows into 1-5 pieces, the pieces' dot products add up to the whole
+ * one (to rounding; bitwise with one piece), and decide followed by the
+ * residual's pieces leaves β and r bitwise as loom_lasso_apply does.
+ * Columns: dense, every third row, none, and rows 5-9 only (pieces that
+ * miss a sparse column entirely). */
+static void test_rows_split(void)
+{
+    enum { N = 31, P = 4 };
+    int64_t ri[N * P], ci[N * P];
+    double v[N * P], y[N];
+    int k = 0;
+    for (int i = 0; i < N; i++) {
+        y[i] = sin(i + 1.0);
+        ri[k] = i, ci[k] = 0, v[k++] = cos(3.0 * i);
+        if (i % 3 == 0)
+            ri[k] = i, ci[k] = 1, v[k++] = 1.0 / (i + 1);
+        if (i >= 5 && i < 10)
+            ri[k] = i, ci[k] = 3, v[k++] = i - 7.5;
+    }
+    loom_lasso a, b;
+    int rc = loom_lasso_build(&a, N, N, P, k, ri, ci, v, y) |
+             loom_lasso_build(&b, N, N, P, k, ri, ci, v, y);
+    loom_lasso_norms_local(&a);
+    loom_lasso_norms_local(&b);
+    int dots = 1, same = 1;
+    for (int pieces = 1; pieces <= 5; pieces++)
+        for (int j = 0; j < P; j++) {
+            double whole = loom_lasso_dot_local(&a, j), sum = 0;
+            for (int t = 0; t < pieces; t++)
+                sum += loom_lasso_dot_rows(&a, j, (int64_t)N * t / pieces,
+                                           (int64_t)N * (t + 1) / pieces);
+            dots &= pieces == 1 ? sum == whole : fabs(sum - whole) <= 1e-12 * (1 + fabs(whole));
+            double z = whole + 0.3 * j - 0.5;
+            double da = loom_lasso_apply(&a, j, z, 0.01), db = loom_lasso_decide(&b, j, z, 0.01);
+            for (int t = 0; t < pieces; t++)
+                loom_lasso_residual_rows(&b, j, db, (int64_t)N * t / pieces,
+                                         (int64_t)N * (t + 1) / pieces);
+            same &= da == db && !memcmp(a.beta, b.beta, sizeof(double) * P) &&
+                    !memcmp(a.r, b.r, sizeof(double) * N);
+        }
+    ok(rc == 0 && dots, "rows split 1-5 ways: the pieces' dot products add up to the whole");
+    ok(rc == 0 && same, "decide, then the residual piece by piece: beta and r bitwise as apply");
+    loom_lasso_free(&a);
+    loom_lasso_free(&b);
+}
+
 /* The filter remembers every answer: asked about every pair twice, in
  * both orders, it computes each pair once, and answers as the exact
  * correlation does against rho (pairs within 1e-6 of rho aside); the
@@ -491,6 +538,7 @@ int main(void)
     test_libsvm();
     test_scan_f64();
     test_kernel();
+    test_rows_split();
     test_corr_table();
     test_corr_sparse();
     test_corr_no_memo();
