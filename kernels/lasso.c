@@ -268,10 +268,14 @@ void loom_lasso_free(loom_lasso *l)
 /* ---- the update ------------------------------------------------------------ */
 
 /* Column j's entries [*a, *b) whose rows lie in [lo, hi): rows increase
- * down a column, so two binary searches. */
+ * down a column, so two binary searches (none for all the rows). */
 static void entries(const loom_lasso *l, int64_t j, int64_t lo, int64_t hi, int64_t *a,
                     int64_t *b)
 {
+    if (lo <= 0 && hi >= l->n) {
+        *a = l->colptr[j], *b = l->colptr[j + 1];
+        return;
+    }
     int64_t bound[2] = {lo, hi}, out[2];
     for (int e = 0; e < 2; e++) {
         int64_t x = l->colptr[j], y = l->colptr[j + 1]; /* first entry with row >= bound */

@@ -313,7 +313,7 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
             schedule_round(s, begin, n, Lc, L, ctx, p, &w, &nk, &ndrawn);
         for (long c = 0; c < ndrawn; c++) /* the weights come back (kept: updated below) */
             set_weight(s, n, w.cand[c], w.saved[c]);
-        if (p->apply) {
+        if (p->apply && T > 1) {
             run_split(s, begin, n, eta, ctx, p, &w, nk, T);
             continue;
         }
@@ -322,6 +322,8 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
         for (long k = 0; k < nk; k++)
             p->push(begin + w.kept[k], w.part + (size_t)k * width, ctx);
         finish_window(s, begin, n, eta, ctx, p, &w, nk);
+        for (long k = 0; p->apply && k < nk; k++) /* one thread: its share is everything */
+            p->apply(begin + w.kept[k], ctx);
     }
     free(w.cand);
     free(w.absolute);

@@ -6,7 +6,8 @@
 # planted, density 0.05, with the samples and lambda of each LASSO_SETS
 # entry (SAMPLES:LAMBDA; default "5000:0.1 50000:1").  ROUNDS (default 5)
 # interleaved rounds, layouts in rotating order; medians of the per-round
-# ratios.  With BASE_BUILD, that build's 2 x 1 runs in the same rounds.
+# ratios.  With BASE_BUILD, that build's 1 x 2 and 2 x 1 run in the same
+# rounds.
 # Prints a Markdown table; part of tests/perf/ranks.sh (make bench).
 set -euo pipefail
 B=${1:-build}
@@ -16,13 +17,13 @@ SETS=${LASSO_SETS:-"5000:0.1 50000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 lays="1x2 2x1"
-[ -n "$BASE" ] && lays="$lays base2x1"
+[ -n "$BASE" ] && lays="$lays base1x2 base2x1"
 
 # one LAYOUT DATA LAMBDA TARGET: one run; prints "seconds updates", or
 # "inf updates" when the target was not reached.
 one() {
     local bin=$B/bin lay=$1
-    [ "$lay" = base2x1 ] && bin=$BASE/bin lay=2x1
+    [ "${lay#base}" != "$lay" ] && bin=$BASE/bin lay=${lay#base}
     OMP_NUM_THREADS=${lay#*x} "$bin/loomrun" -n "${lay%x*}" "$bin/loom-lasso" --X "$2.X.mtx" \
         --y "$2.y.mtx" --lambda "$3" --iters 5000 --tol 0 --target "$4" --log "$tmp/log.csv" \
         >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
@@ -57,7 +58,7 @@ for lay in sys.argv[3:]:
     secs = [v[0] for v in t[lay].values()]
     upd = statistics.median(v[1] for v in t[lay].values())
     ratios = sorted(t["1x2"][r][0] / t[lay][r][0] for r in t[lay])
-    name = "2 x 1, base build" if lay == "base2x1" else lay.replace("x", " x ")
+    name = lay[4:].replace("x", " x ") + ", base build" if lay.startswith("base") else lay.replace("x", " x ")
     print(f"| {sys.argv[2]} | {name} | {statistics.median(secs):.4f} | "
           f"{upd:.0f} | {statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f}) |")
 EOF
