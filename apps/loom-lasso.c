@@ -6,7 +6,8 @@
  * ∝ δβ_j² + η, drops those correlated above ρ with one already in flight
  * (estimated on a shared row sample, kernels/lasso_corr.c), sums x_jᵀr
  * over the ranks' rows (push, allreduce) and applies the soft-threshold
- * update on every rank (pull); on one rank with one thread each drawn
+ * update on every rank (pull, then apply: a rank's threads split its rows
+ * for the sums and the residual); on one rank with one thread each drawn
  * coordinate is updated at once.  --select uniform draws uniformly
  * instead (the baseline); --serial runs the serial twin.  Flags, formats,
  * output: docs/loom-lasso.md.

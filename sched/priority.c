@@ -17,7 +17,10 @@
  *     (so no two conflicting coordinates are ever in flight together);
  *     then the window's pushes run in one parallel region, their partial
  *     results are summed over ranks in one allreduce, and the pulls run
- *     in round order.  The staleness this buys: a push sees
+ *     in round order.  With apply() the threads share each coordinate by
+ *     data instead of taking whole ones (run_split): every thread pushes
+ *     every kept coordinate, then the pulls, then every thread applies
+ *     every kept coordinate.  The staleness this buys: a push sees
  *     the state from before every pull of its window (at most pipeline - 1
  *     earlier rounds, none of them conflicting with it), and the draws of
  *     a window do not see its own deltas.
