@@ -38,20 +38,22 @@ int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n)
     return t > 1 ? t : 1;
 }
 
-/* What each rank tells the others: its mask, the threads it will run, and
- * whether the user chose them. */
+/* What each rank tells the others: its mask, then the threads it will
+ * run (no padding: every byte sent is set). */
 struct mine {
     cpu_set_t mask;
-    int32_t threads, chosen;
+    int64_t threads;
 };
 
 /* Contract: see internal.h.  Collective (two allgathers) on every rank of
- * a job of several; no locks.  Only the
- * calling (initial) thread's OpenMP team size changes. */
+ * a job of several; no locks.  Only the calling (initial) thread's OpenMP
+ * team size changes. */
 void loom_rt_share_cores(void)
 {
     int P = loom_icv.nranks, me = loom_icv.rank;
-    struct mine m = {.chosen = getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS")};
+    int chosen = getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS");
+    struct mine m;
+    memset(&m, 0, sizeof m);
     if (sched_getaffinity(0, sizeof m.mask, &m.mask))
         CPU_ZERO(&m.mask); /* over CPU_SETSIZE CPUs: libgomp's default stands */
     struct mine *all = malloc((size_t)P * sizeof *all);
@@ -65,7 +67,7 @@ void loom_rt_share_cores(void)
     for (int r = 0; r < P; r++)
         if (r != me && !strcmp(loom_tp_host(r), loom_tp_host(me)))
             others[n++] = all[r].mask;
-    if (!m.chosen && CPU_COUNT(&m.mask) > 0)
+    if (!chosen && CPU_COUNT(&m.mask) > 0)
         omp_set_num_threads(loom_cores_share(&m.mask, others, n));
     m.threads = omp_get_max_threads();
     if (loom_allgather(&m, all, sizeof m))
@@ -73,7 +75,8 @@ void loom_rt_share_cores(void)
     /* The lowest rank of a host whose threads outnumber its CPUs says so. */
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
-    int threads = 0, ranks = 0, first = -1;
+    int64_t threads = 0;
+    int ranks = 0, first = -1;
     for (int r = 0; r < P; r++) {
         if (strcmp(loom_tp_host(r), loom_tp_host(me)))
             continue;
@@ -83,14 +86,14 @@ void loom_rt_share_cores(void)
         ranks++;
     }
     if (first == me && CPU_COUNT(&cpus) > 0 && threads > CPU_COUNT(&cpus) && threads > ranks)
-        loom_log("warning: %d ranks on host %s run %d OpenMP threads on %d CPUs: spinning "
+        loom_log("warning: %d ranks on host %s run %lld OpenMP threads on %d CPUs: spinning "
                  "threads will wait for each other's CPU, many times slower; lower "
                  "OMP_NUM_THREADS or leave it unset (each rank then takes its share), or "
                  "set OMP_WAIT_POLICY=passive (docs/launcher.md, \"Threads per rank\")",
-                 ranks, loom_tp_host(me), threads, CPU_COUNT(&cpus));
+                 ranks, loom_tp_host(me), (long long)threads, CPU_COUNT(&cpus));
     if (loom_icv.stats)
-        loom_log("%d OpenMP thread%s (%s), %d CPUs in its mask", m.threads,
-                 m.threads == 1 ? "" : "s", m.chosen ? "OMP_NUM_THREADS" : "its share",
+        loom_log("%lld OpenMP thread%s (%s), %d CPUs in its mask", (long long)m.threads,
+                 m.threads == 1 ? "" : "s", chosen ? "OMP_NUM_THREADS" : "its share",
                  CPU_COUNT(&m.mask));
     free(all);
     free(others);

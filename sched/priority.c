@@ -256,7 +256,7 @@ static void run_split(struct prio *s, long begin, long n, double eta, void *ctx,
                       const loom_priority *p, struct window *w, long nk, int T)
 {
     size_t width = (size_t)(p->width > 0 ? p->width : 1), m = (size_t)nk * width;
-#pragma omp parallel num_threads(T) if (T > 1)
+#pragma omp parallel num_threads(T)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();
         double *mine = w->tpart + (size_t)t * m;
