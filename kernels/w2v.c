@@ -31,6 +31,7 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
                 if (c < 0 || c >= k || c == t)
                     continue;
                 float delta[MAXDIM] = {0};
+                double prob = 1; /* of this pair's outcomes: one log a pair, not a draw */
                 for (int s = 0; s <= m->p.negative; s++) {
                     int32_t x = s ? loom_alias_draw(m->neg, g) : kept[c];
                     if (s && x == kept[c])
@@ -40,13 +41,18 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
                     for (int f = 0; f < dim; f++)
                         z += in[f] * out[f];
                     float q = sigmoid(z), gr = alpha * ((s == 0) - q);
-                    loss -= log(fmax(s ? 1 - q : q, 1e-30));
+                    prob *= fmax(s ? 1 - q : q, 1e-30);
+                    if (prob < 1e-200) { /* many negatives: before it underflows */
+                        loss -= log(prob);
+                        prob = 1;
+                    }
 #pragma omp simd
                     for (int f = 0; f < dim; f++) {
                         delta[f] += gr * out[f];
                         out[f] += gr * in[f];
                     }
                 }
+                loss -= log(prob);
 #pragma omp simd
                 for (int f = 0; f < dim; f++)
                     in[f] += delta[f];
