@@ -33,9 +33,10 @@ int loom_init(int *argc, char ***argv)
     if (!rc)
         rc = loom_dsm_init();
     /* OMP_NUM_THREADS unset: this rank's share of its host.  Not before the
-     * DSM is up: a collective progresses the worker, and UCX drops an
-     * active message whose id has no handler yet (a faster rank's first
-     * DSM message; seen as a hang in the final barrier). */
+     * DSM is up: a collective progresses the worker, and a faster rank's
+     * first DSM message could then arrive before its handler (it hung the
+     * final barrier once; now the transport ends the job on it instead:
+     * docs/dsm.md, "Message handlers"). */
     if (!rc && loom_icv.nranks > 1)
         loom_rt_share_cores();
     if (!rc)
