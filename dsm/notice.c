@@ -198,6 +198,42 @@ static int by_unit(const void *x, const void *y)
     return (p > q) - (p < q);
 }
 
+/* 1 if notice x makes unit x->unit's copy stale: a clean copy (at a sync
+ * point every held copy is clean) stamped no later than the write. */
+static int stale(loom_dsm_alloc *a, const struct loom_notice *x)
+{
+    return atomic_load(&a->state[x->unit]) == U_CLEAN && loom_dsm_stamp(a, x->unit) <= x->clock;
+}
+
+/* The distinct units of v[0..n) whose copies are stale, in increasing
+ * order, into list; returns their count.  Many notices for a few units'
+ * worth of bits (a sync point that touched much of a row allocation, as
+ * word2vec's negatives do): marked in a bitmap and read back in order,
+ * O(n + units / 64); otherwise sorted, O(n log n). */
+static size_t stale_units(loom_dsm_alloc *a, struct loom_notice *v, size_t n, size_t *list)
+{
+    size_t m = 0;
+    if (a->nunits / 64 <= n) {
+        size_t words = a->nunits / 64 + 1;
+        uint64_t *bit = calloc(words, sizeof *bit);
+        if (!bit)
+            loom_die(1, "out of memory (write notices)");
+        for (size_t i = 0; i < n; i++)
+            if (stale(a, &v[i]))
+                bit[v[i].unit / 64] |= (uint64_t)1 << (v[i].unit % 64);
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t b = bit[w]; b; b &= b - 1)
+                list[m++] = w * 64 + (size_t)__builtin_ctzll(b);
+        free(bit);
+        return m;
+    }
+    qsort(v, n, sizeof *v, by_unit);
+    for (size_t i = 0; i < n; i++)
+        if (stale(a, &v[i]) && (!m || list[m - 1] != v[i].unit))
+            list[m++] = v[i].unit;
+    return m;
+}
+
 void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
 {
     lock(a);
@@ -206,17 +242,10 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
     a->notice = NULL;
     a->nnotice = a->capnotice = 0;
     unlock(a);
-    if (n)
-        qsort(v, n, sizeof *v, by_unit);
-    size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0;
+    size_t *list = malloc((n ? n : 1) * sizeof *list);
     if (!list)
         loom_die(1, "out of memory (write notices)");
-    for (size_t i = 0; i < n; i++) {
-        size_t u = v[i].unit; /* at a sync point every held copy is clean */
-        if (atomic_load(&a->state[u]) == U_CLEAN && loom_dsm_stamp(a, u) <= v[i].clock &&
-            (!m || list[m - 1] != u))
-            list[m++] = u;
-    }
+    size_t m = n ? stale_units(a, v, n, list) : 0;
     free(v);
     loom_dsm_fetch_list(a, list, m);
     atomic_fetch_add(&a->stats.refreshed, m);

@@ -1,8 +1,10 @@
 /* dsm_notice.c — write notices and the averaging merge, checked exactly.
- * Usage: dsm_notice sparse ROWS|PAGES  |  dsm_notice avg
+ * Usage: dsm_notice sparse rows|pages|wide  |  dsm_notice avg
  *
  * sparse: an add-merged int64 allocation (rows of 32 bytes, or 4096-byte
- * pages) of N units.  Every rank reads every unit (so it holds a copy of
+ * pages) of N = 64 units; `wide`: 16384 rows of which only every 256th is
+ * ever written, so that a sync point's notices are few for the units (the
+ * receiver sorts them; with many it marks a bitmap: notice.c).  Every rank reads every unit (so it holds a copy of
  * each), then, round after round, a few ranks add known amounts to a few
  * units chosen by the round, and the round ends in a sync point: a
  * loom_barrier, or a loom_clock (bsp, and ssp with staleness 2 followed by
@@ -24,15 +26,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N 64
+#define NMAX 16384
 #define ROUNDS 12
 
 static int P, me, fails;
+static int N = 64, spread = 1; /* units; only every spread-th is written */
 
 /* What rank k adds to unit u in round t (0: nothing). */
 static int64_t amount(int t, int k, int u)
 {
-    if ((u * 7 + t * 3 + k) % 11 != 0 || t % 4 == 3) /* every 4th round: nobody writes */
+    if (u % spread || (u / spread * 7 + t * 3 + k) % 11 != 0 ||
+        t % 4 == 3) /* every 4th round: nobody writes */
         return 0;
     return 1 + t * 100 + k * 10 + u % 7;
 }
@@ -84,7 +88,7 @@ static int sparse(int pages, const char *policy, int staleness)
         }
     loom_barrier();
     for (int t = 0; t <= ROUNDS; t++) {
-        int64_t got[N];
+        static int64_t got[NMAX];
         for (int u = 0; u < N; u++)
             got[u] = pages ? *(int64_t *)(a + u * unit) : *(const int64_t *)loom_row_get(a, (size_t)u);
         for (int u = 0; u < N; u++) /* others' writes of this round may show early */
@@ -183,11 +187,13 @@ int main(int argc, char **argv)
     int rc;
     if (argc > 2 && !strcmp(argv[1], "sparse")) {
         int pages = !strcmp(argv[2], "pages");
+        if (!strcmp(argv[2], "wide"))
+            N = NMAX, spread = 256;
         rc = sparse(pages, "bsp", 0) || sparse(pages, "ssp", 0) || sparse(pages, "ssp", 2);
     } else if (argc > 1 && !strcmp(argv[1], "avg"))
         rc = avg();
     else {
-        fprintf(stderr, "usage: dsm_notice sparse rows|pages | dsm_notice avg\n");
+        fprintf(stderr, "usage: dsm_notice sparse rows|pages|wide | dsm_notice avg\n");
         rc = 2;
     }
     int bad = fails > 0;
