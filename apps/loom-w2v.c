@@ -3,7 +3,7 @@
  *
  * Layout over R ranks x T threads:
  *   - every rank reads the text (one sentence per line) and keeps one
- *     block of the sentences; word counts, the subsampling probabilities
+ *     block of the sentences, of about the same number of words; word counts, the subsampling probabilities
  *     and the unigram^0.75 table come from the whole text, so they are the
  *     same everywhere;
  *   - the input and output vectors are two row allocations (V rows of
@@ -195,8 +195,8 @@ static int train(int argc, char **argv)
 
     static struct job j; /* large (per-thread slots); one per process */
     j.c = &c;
-    j.first = (int64_t)c.ndocs * me / R;
-    j.nmine = (int64_t)c.ndocs * (me + 1) / R - j.first;
+    j.first = loom_corpus_block(&c, me, R); /* equal words, not sentences: equal work */
+    j.nmine = loom_corpus_block(&c, me + 1, R) - j.first;
     /* --sync-every counts words: in sentences of this rank's mean length */
     int64_t mywords = c.doc_off[j.first + j.nmine] - c.doc_off[j.first];
     long every = mywords > 0 ? (long)((double)o.sync_every * (double)j.nmine / (double)mywords)

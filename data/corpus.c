@@ -588,3 +588,19 @@ int loom_corpus_split(const loom_corpus *c, double test_fraction, uint64_t seed,
     }
     return rc;
 }
+
+int32_t loom_corpus_block(const loom_corpus *c, int part, int parts)
+{
+    if (part >= parts)
+        return c->ndocs;
+    int64_t at = (int64_t)((__int128)c->ntokens * part / parts);
+    int32_t lo = 0, hi = c->ndocs; /* the first d with doc_off[d] >= at */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (c->doc_off[mid] < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

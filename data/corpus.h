@@ -54,4 +54,11 @@ void loom_corpus_free(loom_corpus *c);
 int loom_corpus_split(const loom_corpus *c, double test_fraction, uint64_t seed,
                       loom_corpus *train, loom_corpus *test, uint8_t *test_doc);
 
+/* Where block `part` (0 <= part <= parts) of `parts` contiguous blocks of
+ * about ntokens / parts tokens each begins: the first document starting
+ * at or after token ntokens * part / parts, and ndocs for part == parts.
+ * Block k is documents [block(k), block(k + 1)).  Splitting by tokens,
+ * not documents, gives ranks equal work when documents differ in length. */
+int32_t loom_corpus_block(const loom_corpus *c, int part, int parts);
+
 #endif

@@ -61,21 +61,6 @@ static void *need(size_t n)
     return x;
 }
 
-/* b[0..P]: document boundaries of P contiguous ranges of about M/P tokens
- * each (b[w] = the first document starting at or after token w*M/P). */
-static void token_bounds(const loom_corpus *c, int P, int32_t *b)
-{
-    int64_t M = c->ntokens;
-    int32_t d = 0;
-    for (int w = 0; w < P; w++) {
-        int64_t at = M * w / P;
-        while (d < c->ndocs && c->doc_off[d] < at)
-            d++;
-        b[w] = d;
-    }
-    b[P] = c->ndocs;
-}
-
 /* Documents [d0, d1) of c as a CSR slice with relabelled word ids. */
 static void slice(const loom_corpus *c, const int32_t *new_id, int32_t d0, int32_t d1,
                   int64_t **off, int32_t **words)
@@ -329,7 +314,8 @@ int loom_lda_ring_init(loom_lda_ring **out, const loom_lda_params *p, const loom
 
     /* the shards: worker (rank, i) holds document range rank * T + i */
     int32_t *b = need(sizeof *b * ((size_t)P + 1));
-    token_bounds(c, P, b);
+    for (int w = 0; w <= P; w++) /* about M / P tokens each */
+        b[w] = loom_corpus_block(c, w, P);
     g->sh = need(sizeof *g->sh * (size_t)g->T);
     g->kpad = ((size_t)K + 7) / 8 * 8;
     g->local = need(sizeof *g->local * g->kpad * (size_t)g->T);
@@ -411,7 +397,8 @@ int loom_lda_ring_set_test(loom_lda_ring *g, const loom_corpus *test)
             return LOOM_ERR_ARG;
     const int P = g->R * g->T;
     int32_t *b = need(sizeof *b * ((size_t)P + 1));
-    token_bounds(test, P, b);
+    for (int w = 0; w <= P; w++)
+        b[w] = loom_corpus_block(test, w, P);
     if (!g->test_n) {
         g->test_n = need(sizeof *g->test_n * (size_t)g->T);
         g->test_first = need(sizeof *g->test_first * (size_t)g->T);

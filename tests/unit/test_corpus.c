@@ -234,11 +234,31 @@ static void test_split(void)
     free(flag2);
 }
 
+/* Blocks of equal tokens: documents of lengths 10, 0, 1, 1, 1, 1, 6, 0
+ * (20 tokens). */
+static void test_block(void)
+{
+    int64_t off[] = {0, 10, 10, 11, 12, 13, 14, 20, 20};
+    loom_corpus c = {.ndocs = 8, .ntokens = 20, .doc_off = off};
+    ok(loom_corpus_block(&c, 0, 2) == 0 && loom_corpus_block(&c, 1, 2) == 1 &&
+           loom_corpus_block(&c, 2, 2) == 8,
+       "block: 2 parts split at token 10, before the empty document (docs 0 | 1..7)");
+    int want3[] = {0, 1, 5, 8}, want4[] = {0, 1, 1, 7, 8}, good = 1;
+    for (int k = 0; k <= 3; k++) /* at tokens 0, 6, 13 (rounded down), end */
+        good &= loom_corpus_block(&c, k, 3) == want3[k];
+    for (int k = 0; k <= 4; k++) /* at tokens 0, 5, 10, 15, end: part 1 is empty */
+        good &= loom_corpus_block(&c, k, 4) == want4[k];
+    ok(good, "block: 3 and 4 parts begin at the first document at or after k * 20 / parts");
+    ok(loom_corpus_block(&c, 1, 1) == 8, "block: the end of the last part is ndocs, "
+                                         "past trailing empty documents");
+}
+
 int main(void)
 {
     test_uci();
     test_uci_errors();
     test_text();
     test_split();
+    test_block();
     return done_testing();
 }
