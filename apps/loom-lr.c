@@ -114,8 +114,8 @@ static int parse(int argc, char **argv, struct opts *o)
         {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
          "clocks a read may lag (ssp model; default 0 =\nbsp)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
-         "samples of each rank between sync points\n(default 20 / (ranks - 1), rounded up:\n"
-         "~20 unseen samples of others; 1000 with\n--merge avg)"},
+         "samples of each rank between sync points\n(default 40 / ((ranks - 1)(staleness + 1)),\n"
+         "rounded up: ~40 unseen samples of others;\n1000 with --merge avg)"},
         {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
          "sum (default) or avg: at a sync point the\nranks' changes add up, or each weight becomes\n"
          "the mean of the ranks' versions"},
@@ -820,8 +820,11 @@ int main(int argc, char **argv)
     int R = loom_size(), me = loom_rank();
     if (o.serial && R > 1)
         loom_abort(2, "loom-lr: --serial runs on one rank (got %d)", R);
-    if (o.sync_every < 0) /* summed deltas: keep what a rank has not seen small */
-        o.sync_every = !strcmp(o.merge, "avg") ? 1000 : R > 1 ? (20 + R - 2) / (R - 1) : 20;
+    if (o.sync_every < 0) { /* summed deltas: keep what a rank may not have seen of the
+                             * others, M (R - 1)(S + 1) samples, at about 40 */
+        long long unseen = (long long)(R > 1 ? R - 1 : 1) * (o.staleness + 1);
+        o.sync_every = !strcmp(o.merge, "avg") ? 1000 : (40 + unseen - 1) / unseen;
+    }
     if (o.svm[0])
         return svm(&o) ? 1 : loom_finalize();
     struct data tr, te;
