@@ -125,6 +125,53 @@ int loom_row_add(void *array, size_t row, const void *delta)
     return LOOM_OK;
 }
 
+/* d = c - o element by element in type T (U: the type the arithmetic
+ * wraps in), added to the twin t and, when not NULL, the copy b. */
+#define ADD_DIFF(T, U)                                                            \
+    do {                                                                          \
+        const T *c_ = copy, *o_ = orig;                                           \
+        T *t_ = (T *)(void *)t, *b_ = (T *)(void *)b;                             \
+        for (size_t i = 0; i < n; i++) {                                          \
+            T d = (T)((U)c_[i] - (U)o_[i]);                                       \
+            if (t_)                                                               \
+                t_[i] = (T)((U)t_[i] + (U)d);                                     \
+            if (b_)                                                               \
+                b_[i] = (T)((U)b_[i] + (U)d);                                     \
+        }                                                                         \
+    } while (0)
+
+/* Contract: as loom_row_add(a->base, row, copy - orig), the difference
+ * taken element-wise in a's type, without the lookup or a buffer for the
+ * difference: the same bits.  Takes the row's lock; any thread. */
+int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig)
+{
+    size_t n = a->unit / a->esize;
+    char *t = NULL, *b = a->base + row * a->unit;
+    loom_unit_lock(a, row);
+    if (a->state) {
+        if (!a->twin[row] && !(a->twin[row] = calloc(1, a->unit))) {
+            loom_unit_unlock(a, row);
+            return LOOM_ERR_NOMEM;
+        }
+        t = a->twin[row];
+        if (atomic_load(&a->state[row]) == U_INVALID) /* own writes stay visible in valid copies */
+            b = NULL;
+    }
+    switch (a->type) {
+    case LOOM_INT32: ADD_DIFF(int32_t, uint32_t); break;
+    case LOOM_INT64: ADD_DIFF(int64_t, uint64_t); break;
+    case LOOM_FLOAT: ADD_DIFF(float, float); break;
+    case LOOM_DOUBLE: ADD_DIFF(double, double); break;
+    }
+    if (a->state) {
+        a->put[row] |= ADD;
+        listed(a, row);
+    }
+    loom_unit_unlock(a, row);
+    return LOOM_OK;
+}
+#undef ADD_DIFF
+
 int loom_row_prefetch(void *array, const size_t *rows, size_t n)
 {
     loom_dsm_alloc *a = loom_dsm_lookup_base(array);

@@ -103,30 +103,6 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
     return copy;
 }
 
-/* copy -= orig, element-wise in the allocation's type. */
-static void difference(loom_dsm_alloc *a, char *copy, const char *orig)
-{
-    size_t n = a->unit / a->esize;
-    switch (a->type) {
-    case LOOM_FLOAT:
-        for (size_t i = 0; i < n; i++)
-            ((float *)copy)[i] -= ((const float *)orig)[i];
-        break;
-    case LOOM_DOUBLE:
-        for (size_t i = 0; i < n; i++)
-            ((double *)copy)[i] -= ((const double *)orig)[i];
-        break;
-    case LOOM_INT32:
-        for (size_t i = 0; i < n; i++)
-            ((int32_t *)copy)[i] -= ((const int32_t *)orig)[i];
-        break;
-    case LOOM_INT64:
-        for (size_t i = 0; i < n; i++)
-            ((int64_t *)copy)[i] -= ((const int64_t *)orig)[i];
-        break;
-    }
-}
-
 /* Contract: called by one thread while no loop body runs.  Adds every
  * stage's changes home, in stage order, and empties the stages. */
 void loom_stage_flush(loom_stage **ss, int n)
@@ -139,9 +115,8 @@ void loom_stage_flush(loom_stage **ss, int n)
             size_t nt = atomic_load(&g->ntouched);
             for (size_t t = 0; t < nt; t++) {
                 size_t row = g->touched[t];
-                char *copy = g->copy + row * a->unit;
-                difference(a, copy, g->orig + row * a->unit);
-                loom_row_add(a->base, row, copy);
+                if (loom_row_add_diff(a, row, g->copy + row * a->unit, g->orig + row * a->unit))
+                    loom_die(2, "loom_for: out of memory adding row %zu of '%s' home", row, a->name);
                 atomic_store(&g->st[row], 0);
             }
             if (a->used && nt) { /* a bounded cache: the stage keeps no memory either */

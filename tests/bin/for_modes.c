@@ -83,7 +83,7 @@ static int once(void)
 
 /* ---- sync ----------------------------------------------------------------- */
 enum { EVERY = 40, ROUNDS = 12 };
-static int64_t *counter;          /* row r: rank r's count */
+static int64_t *counter;          /* row r: rank r's count, and the sum of its i */
 static int stale, exact_own;      /* exact_own: one copy per thread (bsp, ssp, 1 thread) */
 static _Atomic long violations;
 static long first_bad[3];
@@ -97,7 +97,8 @@ static void note(long i, long row, long v)
         first_bad[0] = i, first_bad[1] = row, first_bad[2] = v;
 }
 
-/* Each rank counts its iterations in its own row and reads the others'. */
+/* Each rank counts its iterations (and sums their indices, a second
+ * element in the row) in its own row and reads the others'. */
 static void count(long i, void *ctx)
 {
     (void)ctx;
@@ -114,6 +115,7 @@ static void count(long i, void *ctx)
             note(i, r, v);
     }
     int64_t *own = loom_at(counter, (size_t)me);
+    __atomic_fetch_add(&own[1], i, __ATOMIC_RELAXED); /* the second element: the sum of i */
     if (exact_own) {
         if (*own != round * EVERY + mine_in_round) /* own rank: exact */
             note(i, me, *own);
@@ -134,8 +136,8 @@ static void count(long i, void *ctx)
 static int sync_mode(const char *mode)
 {
     loom_sync s = !strcmp(mode, "bsp") ? LOOM_BSP : !strcmp(mode, "ssp") ? LOOM_SSP : LOOM_HYBRID;
-    counter = loom_alloc((size_t)R * 8, &(loom_alloc_opts){.name = "counter", .unit = LOOM_UNIT_ROW,
-                                                          .row_size = 8, .merge = LOOM_MERGE_ADD,
+    counter = loom_alloc((size_t)R * 16, &(loom_alloc_opts){.name = "counter", .unit = LOOM_UNIT_ROW,
+                                                          .row_size = 16, .merge = LOOM_MERGE_ADD,
                                                           .type = LOOM_INT64});
     /* bsp/ssp: a thread sees its rank's earlier rounds and its own
      * increments only; hybrid shares them inside the rank (Hogwild: a plain
@@ -149,8 +151,10 @@ static int sync_mode(const char *mode)
         return 1;
     loom_barrier();
     for (int r = 0; r < R; r++) { /* every rank sees every rank's exact total */
-        int64_t total = *(const int64_t *)loom_row_get(counter, (size_t)r);
-        check(total == (int64_t)EVERY * ROUNDS, "rank %ld's final count is %ld", r, (long)total);
+        const int64_t *total = loom_row_get(counter, (size_t)r), n = (int64_t)EVERY * ROUNDS;
+        check(total[0] == n, "rank %ld's final count is %ld", r, (long)total[0]);
+        check(total[1] == n * (n - 1) / 2, "rank %ld's final sum of i is %ld, not n(n - 1)/2",
+              r, (long)total[1]);
     }
     check(atomic_load(&violations) == 0, "iteration %ld read row %ld outside its round's bounds",
           first_bad[0], first_bad[1]);
