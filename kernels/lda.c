@@ -196,8 +196,7 @@ void loom_lda_doc_topics(const loom_lda_shard *s, int32_t d, int32_t *out)
         out[tc[q].topic] = tc[q].count;
 }
 
-/* The first index i in word_id[0..n) with word_id[i] >= w. */
-static int32_t word_index(const loom_lda_shard *s, int32_t w)
+int32_t loom_lda_first_word(const loom_lda_shard *s, int32_t w)
 {
     int32_t lo = 0, hi = s->n_words;
     while (lo < hi) {
@@ -222,7 +221,7 @@ int64_t loom_lda_count_range(const loom_lda_shard *s, int32_t w_lo, int32_t w_hi
 {
     if (!range_ok(s, w_lo, w_hi, rows, stride))
         return -1;
-    int32_t i0 = word_index(s, w_lo), i1 = word_index(s, w_hi);
+    int32_t i0 = loom_lda_first_word(s, w_lo), i1 = loom_lda_first_word(s, w_hi);
     for (int32_t i = i0; i < i1; i++) {
         int32_t *row = rows + (size_t)(s->word_id[i] - w_lo) * stride;
         for (int64_t j = s->word_off[i]; j < s->word_off[i + 1]; j++) {
@@ -455,7 +454,7 @@ int64_t loom_lda_sample_range(loom_lda_shard *s, int32_t w_lo, int32_t w_hi,
 {
     if (!range_ok(s, w_lo, w_hi, rows, stride) || !nk)
         return -1;
-    int32_t i0 = word_index(s, w_lo), i1 = word_index(s, w_hi);
+    int32_t i0 = loom_lda_first_word(s, w_lo), i1 = loom_lda_first_word(s, w_hi);
     if (i0 == i1)
         return 0;
     double vb = s->p.V * s->p.beta;

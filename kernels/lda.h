@@ -103,6 +103,10 @@ int loom_lda_shard_init(loom_lda_shard *s, const loom_lda_params *p, int32_t n_d
 /* Release what loom_lda_shard_init allocated; *s becomes empty. */
 void loom_lda_shard_free(loom_lda_shard *s);
 
+/* The first index of the shard's words (s->word_id, increasing) at or
+ * after word w: where its tokens of words >= w begin. */
+int32_t loom_lda_first_word(const loom_lda_shard *s, int32_t w);
+
 /* Add the shard's current assignments of the tokens whose word lies in
  * [w_lo, w_hi) to the word-topic rows (row of word w at rows + (w - w_lo) *
  * stride, stride >= K) and, if nk is not NULL, to the topic sums.  This is

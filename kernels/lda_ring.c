@@ -83,20 +83,6 @@ enum op { COUNT, SAMPLE };
 static int64_t *local_of(loom_lda_ring *g, int i) { return g->local + (size_t)i * g->kpad; }
 static int64_t *delta_of(loom_lda_ring *g, int i) { return g->delta + (size_t)i * g->kpad; }
 
-/* The first index of s->word_id at or after word w. */
-static int32_t first_word(const loom_lda_shard *s, int32_t w)
-{
-    int32_t lo = 0, hi = s->n_words;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (s->word_id[mid] < w)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* What one pass does to each word block. */
 struct pass {
     loom_lda_ring *g;
@@ -115,7 +101,7 @@ static void sweep(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, i
 {
     loom_lda_shard *s = &g->sh[i];
     const size_t K = (size_t)g->p.K;
-    int32_t x = first_word(s, lo), end = first_word(s, hi), w = lo;
+    int32_t x = loom_lda_first_word(s, lo), end = loom_lda_first_word(s, hi), w = lo;
     while (w < hi) { /* words [w, w2): the shard's words x .. y-1, about CHUNK_TOKENS tokens */
         int64_t tokens = 0;
         int32_t y = x;
