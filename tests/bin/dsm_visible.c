@@ -57,6 +57,27 @@ int main(int argc, char **argv)
     const int64_t *sum = loom_row_get(rows, (size_t)P);
     CHECK(sum && sum[0] == P && sum[3] == P, "row %d sums %lld, want %d", P,
           sum ? (long long)sum[0] : -1LL, P);
+    /* a prefetch keeps own adds: rank q adds 2^q to row P of a fresh
+     * allocation before it ever read it (no copy yet: the add waits in the
+     * twin), then prefetches it; the row must show its own bit before any
+     * release (others' bits may show: ranks ahead already released in the
+     * barrier), all P bits after the barrier */
+    int64_t *late = loom_alloc((size_t)(P + 1) * 4 * 8,
+        &(loom_alloc_opts){.name = "late", .unit = LOOM_UNIT_ROW, .row_size = 32,
+                           .merge = LOOM_MERGE_ADD, .type = LOOM_INT64});
+    int64_t bit[4] = {(int64_t)1 << r, 0, 0, (int64_t)1 << r};
+    size_t last = (size_t)P;
+    loom_row_add(late, last, bit);
+    CHECK(loom_row_prefetch(late, &last, 1) == LOOM_OK, "loom_row_prefetch failed");
+    const int64_t *pre = loom_row_get(late, last);
+    CHECK(pre && (pre[0] >> r & 1) && pre[3] == pre[0] && pre[0] < (int64_t)1 << P,
+          "own add after a prefetch: row %d holds %lld, without bit %d", P,
+          pre ? (long long)pre[0] : -1LL, r);
+    loom_barrier();
+    pre = loom_row_get(late, last);
+    CHECK(pre && pre[0] == ((int64_t)1 << P) - 1, "row %d of 'late' sums %lld, want %lld", P,
+          pre ? (long long)pre[0] : -1LL, (long long)(((int64_t)1 << P) - 1));
+    loom_free(late);
     /* locks: every rank increments a shared page counter 50 times */
     long *counter = loom_alloc(sizeof(long), &(loom_alloc_opts){.name = "counter"});
     for (int i = 0; i < 50; i++) {

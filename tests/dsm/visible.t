@@ -1,6 +1,7 @@
 #!/bin/sh
 # visible.t — what a rank writes before a barrier (pages, row put, row add)
-# or before an unlock (lock-protected counter) every rank sees after it;
+# or before an unlock (lock-protected counter) every rank sees after it,
+# and its own adds before (after a miss or a prefetch of the row);
 # in check mode two ranks overwriting the same byte in one epoch are
 # reported, naming both.
 . "$(dirname "$0")/../lib.sh"
