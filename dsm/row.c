@@ -2,7 +2,8 @@
  *
  * Rows are never protected: validity is a per-row state byte, and a row's
  * pending writes are flags in a->put (1 put, 2 add, 4 listed as dirty) with
- * the pending additions summed in a->twin[row].  Every call takes the
+ * the pending additions summed in a->twin[row]; an addition after a put
+ * of the row joins the put (the copy, sent whole).  Every call takes the
  * row's lock, so any number of threads may use any rows; additions from
  * all threads and ranks are summed at the home, none lost.  With the
  * local policy (one rank) rows are plain memory and only the lock
@@ -100,6 +101,15 @@ void loom_row_mark_put(loom_dsm_alloc *a, size_t row)
     loom_unit_unlock(a, row);
 }
 
+/* 1 if an add to row goes into its copy only: one rank, or a put of the
+ * row is pending, and the release sends the whole copy as that put (an
+ * add also kept apart would reach the home twice).  Caller holds the
+ * row's lock. */
+static int folded(loom_dsm_alloc *a, size_t row)
+{
+    return !a->state || ((a->put[row] & PUT) && atomic_load(&a->state[row]) != U_INVALID);
+}
+
 int loom_row_add(void *array, size_t row, const void *delta)
 {
     loom_dsm_alloc *a = checked(array, row, "loom_row_add");
@@ -107,7 +117,7 @@ int loom_row_add(void *array, size_t row, const void *delta)
         return LOOM_ERR_ARG;
     size_t n = a->unit / a->esize;
     loom_unit_lock(a, row);
-    if (!a->state) {
+    if (!a->state || folded(a, row)) {
         loom_reduce_local(a->base + row * a->unit, delta, n, a->type, LOOM_SUM);
         loom_unit_unlock(a, row);
         return LOOM_OK;
@@ -148,7 +158,7 @@ int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const voi
     size_t n = a->unit / a->esize;
     char *t = NULL, *b = a->base + row * a->unit;
     loom_unit_lock(a, row);
-    if (a->state) {
+    if (!folded(a, row)) {
         if (!a->twin[row] && !(a->twin[row] = calloc(1, a->unit))) {
             loom_unit_unlock(a, row);
             return LOOM_ERR_NOMEM;
@@ -163,7 +173,7 @@ int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const voi
     case LOOM_FLOAT: ADD_DIFF(float, float); break;
     case LOOM_DOUBLE: ADD_DIFF(double, double); break;
     }
-    if (a->state) {
+    if (t) {
         a->put[row] |= ADD;
         listed(a, row);
     }

@@ -40,23 +40,37 @@ int main(int argc, char **argv)
                       a[u * unit / sizeof(long) + (size_t)q]);
         loom_barrier();
     }
-    /* rows: rank q puts row q, everyone adds 1 to row P */
+    /* rows: rank q adds to row q, puts it (the put supersedes the add) and
+     * adds 1 to it; everyone adds 1 to row P */
     int64_t *rows = loom_alloc((size_t)(P + 1) * 4 * 8,
         &(loom_alloc_opts){.name = "rows", .unit = LOOM_UNIT_ROW, .row_size = 32,
                            .dist = LOOM_DIST_HASH, .merge = LOOM_MERGE_ADD, .type = LOOM_INT64});
-    int64_t mine[4] = {r, r * 2, r * 3, -r}, one[4] = {1, 1, 1, 1};
+    int64_t mine[4] = {r, r * 2, r * 3, -r}, one[4] = {1, 1, 1, 1}, junk[4] = {7, 7, 7, 7};
+    loom_row_add(rows, (size_t)r, junk); /* superseded by the put: never reaches the home */
     loom_row_put(rows, (size_t)r, mine);
+    loom_row_add(rows, (size_t)r, one); /* after the put: added to it */
     loom_row_add(rows, (size_t)P, one);
     const int64_t *own = loom_row_get(rows, (size_t)P);
     CHECK(own && own[0] >= 1, "own add not visible before the barrier");
     loom_barrier();
     for (int q = 0; q < P; q++) {
         const int64_t *x = loom_row_get(rows, (size_t)q);
-        CHECK(x && x[0] == q && x[1] == 2 * q && x[3] == -q, "row %d after barrier: %lld %lld %lld %lld", q, x ? (long long)x[0] : 0LL, x ? (long long)x[1] : 0LL, x ? (long long)x[2] : 0LL, x ? (long long)x[3] : 0LL);
+        CHECK(x && x[0] == q + 1 && x[1] == 2 * q + 1 && x[3] == 1 - q, "row %d after barrier: %lld %lld %lld %lld", q, x ? (long long)x[0] : 0LL, x ? (long long)x[1] : 0LL, x ? (long long)x[2] : 0LL, x ? (long long)x[3] : 0LL);
     }
     const int64_t *sum = loom_row_get(rows, (size_t)P);
     CHECK(sum && sum[0] == P && sum[3] == P, "row %d sums %lld, want %d", P,
           sum ? (long long)sum[0] : -1LL, P);
+    /* the next epoch's add to row q starts from nothing: the add the put
+     * superseded is gone for good (the first barrier: every rank has
+     * checked the rows before any adds again) */
+    loom_barrier();
+    loom_row_add(rows, (size_t)r, one);
+    loom_barrier();
+    for (int q = 0; q < P; q++) {
+        const int64_t *x = loom_row_get(rows, (size_t)q);
+        CHECK(x && x[0] == q + 2 && x[2] == 3 * q + 2, "row %d in the next epoch: %lld %lld", q,
+              x ? (long long)x[0] : 0LL, x ? (long long)x[2] : 0LL);
+    }
     /* a prefetch keeps own adds: rank q adds 2^q to row P of a fresh
      * allocation before it ever read it (no copy yet: the add waits in the
      * twin), then prefetches it; the row must show its own bit before any
