@@ -92,6 +92,29 @@ int main(int argc, char **argv)
     CHECK(pre && pre[0] == ((int64_t)1 << P) - 1, "row %d of 'late' sums %lld, want %lld", P,
           pre ? (long long)pre[0] : -1LL, (long long)(((int64_t)1 << P) - 1));
     loom_free(late);
+    /* an acquire keeps unreleased writes: rank q puts row q and adds to
+     * row P, takes a lock (its acquire drops clean copies), and must read
+     * both back; after the unlock and a barrier every rank sees them all */
+    int64_t put2[4] = {100 + r, 0, 0, 1};
+    loom_row_put(rows, (size_t)r, put2);
+    loom_row_add(rows, (size_t)P, one);
+    loom_lock(3);
+    const int64_t *back = loom_row_get(rows, (size_t)r);
+    CHECK(back && back[0] == 100 + r && back[3] == 1, "own put after an acquire: %lld",
+          back ? (long long)back[0] : -1LL);
+    back = loom_row_get(rows, (size_t)P);
+    CHECK(back && back[0] >= P + 1, "own add after an acquire: row %d holds %lld", P,
+          back ? (long long)back[0] : -1LL);
+    loom_unlock(3);
+    loom_barrier();
+    for (int q = 0; q < P; q++) {
+        back = loom_row_get(rows, (size_t)q);
+        CHECK(back && back[0] == 100 + q, "row %d after the lock: %lld", q,
+              back ? (long long)back[0] : -1LL);
+    }
+    back = loom_row_get(rows, (size_t)P);
+    CHECK(back && back[0] == 2 * P, "row %d after the lock sums %lld, want %d", P,
+          back ? (long long)back[0] : -1LL, 2 * P);
     /* locks: every rank increments a shared page counter 50 times */
     long *counter = loom_alloc(sizeof(long), &(loom_alloc_opts){.name = "counter"});
     for (int i = 0; i < 50; i++) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # visible.t — what a rank writes before a barrier (pages, row put, row add)
 # or before an unlock (lock-protected counter) every rank sees after it,
-# and its own adds before (after a miss or a prefetch of the row);
+# and its own adds before (after a miss or a prefetch of the row) and its
+# own puts and adds across a lock's acquire;
 # in check mode two ranks overwriting the same byte in one epoch are
 # reported, naming both.
 . "$(dirname "$0")/../lib.sh"
