@@ -117,7 +117,7 @@ int loom_row_add(void *array, size_t row, const void *delta)
         return LOOM_ERR_ARG;
     size_t n = a->unit / a->esize;
     loom_unit_lock(a, row);
-    if (!a->state || folded(a, row)) {
+    if (folded(a, row)) {
         loom_reduce_local(a->base + row * a->unit, delta, n, a->type, LOOM_SUM);
         loom_unit_unlock(a, row);
         return LOOM_OK;

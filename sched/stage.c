@@ -5,7 +5,7 @@
  * a working copy and an original of every row touched since the last sync
  * point.  The first touch fetches the row (loom_row_get: as fresh as the
  * array's policy promises); at a sync point the difference copy - original
- * is added home (loom_row_add: summed, nothing lost) and the copies are
+ * is added home (loom_row_add_diff: summed, nothing lost) and the copies are
  * forgotten.  A BSP/SSP loop gives each thread its own stage; a HYBRID
  * loop on several ranks gives all threads of a rank one shared stage
  * (Hogwild inside the rank), so first touches are made thread-safe with a
