@@ -5,7 +5,8 @@
  * a working copy and an original of every row touched since the last sync
  * point.  The first touch fetches the row (loom_row_get: as fresh as the
  * array's policy promises); at a sync point the difference copy - original
- * is added home (loom_row_add_diff: summed, nothing lost) and the copies are
+ * of every row that changed is added home (loom_row_add_diff: summed,
+ * nothing lost; a row only read sends nothing) and the copies are
  * forgotten.  A BSP/SSP loop gives each thread its own stage; a HYBRID
  * loop on several ranks gives all threads of a rank one shared stage
  * (Hogwild inside the rank), so first touches are made thread-safe with a
@@ -115,7 +116,11 @@ void loom_stage_flush(loom_stage **ss, int n)
             size_t nt = atomic_load(&g->ntouched);
             for (size_t t = 0; t < nt; t++) {
                 size_t row = g->touched[t];
-                if (loom_row_add_diff(a, row, g->copy + row * a->unit, g->orig + row * a->unit))
+                const char *copy = g->copy + row * a->unit, *orig = g->orig + row * a->unit;
+                /* a row only read (or changed back) was not written: nothing
+                 * to add, and an averaging home must not count this rank */
+                if (memcmp(copy, orig, a->unit) &&
+                    loom_row_add_diff(a, row, copy, orig))
                     loom_die(2, "loom_for: out of memory adding row %zu of '%s' home", row, a->name);
                 atomic_store(&g->st[row], 0);
             }

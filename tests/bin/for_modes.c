@@ -342,6 +342,55 @@ static int plan_cache(void)
 
 /* Runs the commands in argument order (one job for several: each launch
  * costs start-up), stopping at the first that fails. */
+/* ---- readers ------------------------------------------------------------- */
+/* A hybrid loop over averaged float rows (.average = 1): rank 0's
+ * iterations add 1 to row 0, every other rank's only read it (loom_at_r).
+ * A rank that only read a row did not write it: after the loop row 0 must
+ * be exactly 1 + rank 0's iterations (the mean over its one writer), and
+ * row 1, which nobody touches, 1. */
+enum { RD_ITERS = 64, RD_EVERY = 16 };
+static float *avg_rows;
+
+static void reader_body(long i, void *ctx)
+{
+    (void)i, (void)ctx;
+    if (me == 0) {
+        float *x = loom_at(avg_rows, 0);
+        x[0] += 1; /* the test runs one thread per rank */
+    } else {
+        volatile float v = *(const float *)loom_at_r(avg_rows, 0);
+        (void)v;
+    }
+}
+
+static int readers(void)
+{
+    avg_rows = loom_alloc(2 * 2 * sizeof(float),
+                          &(loom_alloc_opts){.name = "avg", .unit = LOOM_UNIT_ROW,
+                                             .row_size = 2 * sizeof(float), .merge = LOOM_MERGE_ADD,
+                                             .type = LOOM_FLOAT, .average = 1});
+    if (!avg_rows)
+        return 1;
+    if (me == 0)
+        for (size_t r = 0; r < 2; r++)
+            loom_row_put(avg_rows, r, (float[2]){1, 0});
+    loom_barrier();
+    loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = LOOM_HYBRID,
+                       .sync_every = RD_EVERY};
+    if (loom_for(0, RD_ITERS, reader_body, NULL, &o))
+        return 1;
+    loom_barrier();
+    const float *x = loom_row_get(avg_rows, 0), *y = loom_row_get(avg_rows, 1);
+    check(x[0] == 1 + RD_ITERS, "row 0 is %ld (x1000) after rank 0's %ld adds: readers counted as writers",
+          (long)(x[0] * 1000), (long)RD_ITERS);
+    check(y[0] == 1 && y[1] == 0, "row 1, untouched, is %ld (x1000), %ld", (long)(y[0] * 1000),
+          (long)y[1]);
+    if (!fails && me == 0)
+        printf("ok - readers: a row only read in a hybrid loop is not averaged in on %d rank(s)\n", R);
+    loom_free(avg_rows);
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || loom_init(&argc, &argv))
@@ -361,6 +410,8 @@ int main(int argc, char **argv)
             rc = repeat(atoi(argv[++i]));
         else if (!strcmp(argv[i], "priority"))
             rc = priority();
+        else if (!strcmp(argv[i], "readers"))
+            rc = readers();
         else
             rc = 2;
     }

@@ -6,9 +6,10 @@
 # staler than the mode allows; the priority schedule never runs two
 # conflicting coordinates in one round, sums partial results over ranks,
 # draws the same coordinates on every rank and favours large deltas; a
-# repeated serializable loop is planned once.
+# repeated serializable loop is planned once; a row a rank only read in a
+# hybrid loop does not count as its write under the averaging merge.
 . "$(dirname "$0")/../lib.sh"
-plan 48
+plan 50
 # Five of each layout's six checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
@@ -31,5 +32,12 @@ for n in 1 2 3 4; do
             ok $? "$what on $n rank(s) x $t thread(s)"
         done
     done
+done
+# An averaging home counts the ranks that wrote a row: a rank that only
+# read it in a hybrid loop must not pull the mean toward its copy.
+for n in 2 3; do
+    OMP_NUM_THREADS=1 run_job "$T/r$n" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" readers
+    [ $rc -eq 0 ] && has "$T/r$n" "ok - readers" && ! grep -q "not ok" "$T/r$n"
+    ok $? "readers: a row only read in a hybrid loop is not averaged in on $n ranks"
 done
 finish
