@@ -26,6 +26,16 @@ static uint64_t key_of(long j) { return mix((uint64_t)j); }
 #define FAIL(...) do { fprintf(stderr, "dmap_check: rank %d: ", loom_rank()); \
                        fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); return 1; } while (0)
 
+/* Key j's first value: every rank and thread added 1 to the shared keys
+ * (j < half); rank (j - half) mod P added its number + 1 to its own, and
+ * to its first own key put 100 first and added it again. */
+static double want_sum(long j, long half, int P, int T)
+{
+    if (j < half)
+        return (double)P * T;
+    return (double)((j - half) % P + 1) + (j - half < P ? 100 : 0);
+}
+
 int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
@@ -66,6 +76,10 @@ int main(int argc, char **argv)
 #pragma omp parallel for schedule(dynamic, 64)
     for (long j = half + r; j < n; j += P)
         loom_dmap_add(m, key_of(j), (double[]){r + 1, 0});
+    if (half + r < n) { /* a put then an add of one key in one epoch: 100 + (r + 1), once */
+        loom_dmap_put(m, key_of(half + r), (double[]){100, 0});
+        loom_dmap_add(m, key_of(half + r), (double[]){r + 1, 0});
+    }
     loom_dmap_put(w, 1000 + (uint64_t)r, &(long){7L * r});
     loom_barrier();
     if (!strcmp(argv[1], "save")) {
@@ -86,7 +100,7 @@ check:;
         double v[2];
         int found;
         loom_dmap_get(m, all[j], v, &found);
-        double want0 = j < half ? (double)P * T : (double)((j - half) % P + 1);
+        double want0 = want_sum(j, half, P, T);
         double want1 = j < half ? (double)P * T * (double)j : 0;
         if (!found || v[0] != want0 || v[1] != want1)
             bad++;
@@ -105,7 +119,7 @@ check:;
     char *seen = calloc(nrows, 1);
     for (long j = 0; j < n; j++) {
         const double *p = rows[j] < nrows ? loom_row_get(vals, rows[j]) : NULL;
-        double want0 = j < half ? (double)P * T : (double)((j - half) % P + 1);
+        double want0 = want_sum(j, half, P, T);
         if (!p || p[0] != want0 || seen[rows[j]]++)
             FAIL("loom_dmap_rows: key %ld has row %zu of %zu (seen before: %d)", j, rows[j],
                  nrows, p ? seen[rows[j]] - 1 : -1);

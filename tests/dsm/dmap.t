@@ -3,7 +3,8 @@
 # by every rank and thread sum exactly, keys one rank writes are seen by
 # all after a barrier, absent keys read as absent zeros, the shards list
 # each key once, loom_dmap_rows gives each key one row (the same on every
-# rank) of the values allocation, put overwrites; on 1-4 ranks x 1-2 threads, over TCP,
+# rank) of the values allocation, put overwrites (and an add after a put
+# of the same key joins it, once); on 1-4 ranks x 1-2 threads, over TCP,
 # under ssp; a full shard stops the job with one message naming the map;
 # a checkpointed map comes back on restart.
 . "$(dirname "$0")/../lib.sh"
