@@ -101,13 +101,32 @@ void loom_row_mark_put(loom_dsm_alloc *a, size_t row)
     loom_unit_unlock(a, row);
 }
 
-/* 1 if an add to row goes into its copy only: one rank, or a put of the
- * row is pending, and the release sends the whole copy as that put (an
- * add also kept apart would reach the home twice).  Caller holds the
- * row's lock. */
-static int folded(loom_dsm_alloc *a, size_t row)
+/* Where an add to row goes; caller holds the row's lock.  *b: the rank's
+ * copy, NULL while it is invalid (a fetch re-applies the twin).  *t: the
+ * twin the release sends home, NULL when the add joins the copy only: one
+ * rank, or a put of the row is pending (the release sends the whole copy
+ * as that put; an add also kept apart would reach the home twice).  With
+ * a twin the row is marked as added to and listed as dirty; without
+ * memory for one, both are NULL and the error is returned. */
+static int add_targets(loom_dsm_alloc *a, size_t row, char **t, char **b)
 {
-    return !a->state || ((a->put[row] & PUT) && atomic_load(&a->state[row]) != U_INVALID);
+    *t = NULL;
+    *b = a->base + row * a->unit;
+    if (!a->state)
+        return LOOM_OK;
+    int valid = atomic_load(&a->state[row]) != U_INVALID;
+    if ((a->put[row] & PUT) && valid)
+        return LOOM_OK;
+    if (!a->twin[row] && !(a->twin[row] = calloc(1, a->unit))) {
+        *b = NULL; /* nothing is added anywhere */
+        return LOOM_ERR_NOMEM;
+    }
+    *t = a->twin[row];
+    if (!valid)
+        *b = NULL;
+    a->put[row] |= ADD;
+    listed(a, row);
+    return LOOM_OK;
 }
 
 int loom_row_add(void *array, size_t row, const void *delta)
@@ -116,27 +135,19 @@ int loom_row_add(void *array, size_t row, const void *delta)
     if (!a || !delta)
         return LOOM_ERR_ARG;
     size_t n = a->unit / a->esize;
+    char *t, *b;
     loom_unit_lock(a, row);
-    if (folded(a, row)) {
-        loom_reduce_local(a->base + row * a->unit, delta, n, a->type, LOOM_SUM);
-        loom_unit_unlock(a, row);
-        return LOOM_OK;
-    }
-    if (!a->twin[row] && !(a->twin[row] = calloc(1, a->unit))) {
-        loom_unit_unlock(a, row);
-        return LOOM_ERR_NOMEM;
-    }
-    loom_reduce_local(a->twin[row], delta, n, a->type, LOOM_SUM);
-    if (atomic_load(&a->state[row]) != U_INVALID) /* keep own writes visible */
-        loom_reduce_local(a->base + row * a->unit, delta, n, a->type, LOOM_SUM);
-    a->put[row] |= ADD;
-    listed(a, row);
+    int rc = add_targets(a, row, &t, &b);
+    if (t)
+        loom_reduce_local(t, delta, n, a->type, LOOM_SUM);
+    if (b) /* own writes stay visible */
+        loom_reduce_local(b, delta, n, a->type, LOOM_SUM);
     loom_unit_unlock(a, row);
-    return LOOM_OK;
+    return rc;
 }
 
 /* d = c - o element by element in type T (U: the type the arithmetic
- * wraps in), added to the twin t and, when not NULL, the copy b. */
+ * wraps in), added to the twin t and the copy b where not NULL. */
 #define ADD_DIFF(T, U)                                                            \
     do {                                                                          \
         const T *c_ = copy, *o_ = orig;                                           \
@@ -156,29 +167,17 @@ int loom_row_add(void *array, size_t row, const void *delta)
 int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig)
 {
     size_t n = a->unit / a->esize;
-    char *t = NULL, *b = a->base + row * a->unit;
+    char *t, *b;
     loom_unit_lock(a, row);
-    if (!folded(a, row)) {
-        if (!a->twin[row] && !(a->twin[row] = calloc(1, a->unit))) {
-            loom_unit_unlock(a, row);
-            return LOOM_ERR_NOMEM;
-        }
-        t = a->twin[row];
-        if (atomic_load(&a->state[row]) == U_INVALID) /* own writes stay visible in valid copies */
-            b = NULL;
-    }
+    int rc = add_targets(a, row, &t, &b);
     switch (a->type) {
     case LOOM_INT32: ADD_DIFF(int32_t, uint32_t); break;
     case LOOM_INT64: ADD_DIFF(int64_t, uint64_t); break;
     case LOOM_FLOAT: ADD_DIFF(float, float); break;
     case LOOM_DOUBLE: ADD_DIFF(double, double); break;
     }
-    if (t) {
-        a->put[row] |= ADD;
-        listed(a, row);
-    }
     loom_unit_unlock(a, row);
-    return LOOM_OK;
+    return rc;
 }
 #undef ADD_DIFF
 
