@@ -3,9 +3,9 @@
  *
  * Layout over R ranks x T threads:
  *   - every rank reads the text (one sentence per line) and keeps one
- *     block of the sentences, of about the same number of words; word counts, the subsampling probabilities
- *     and the unigram^0.75 table come from the whole text, so they are the
- *     same everywhere;
+ *     block of the sentences, of about the same number of words; word
+ *     counts, the subsampling probabilities and the unigram^0.75 table
+ *     come from the whole text, so they are the same everywhere;
  *   - the input and output vectors are two row allocations (V rows of
  *     `dim` floats) with additive merge, "bsp" or "ssp" (--staleness);
  *   - an epoch is loom_for(dynamic, .local) over the rank's sentences with

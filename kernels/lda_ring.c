@@ -61,6 +61,16 @@ static void *need(size_t n)
     return x;
 }
 
+/* b[0..P]: the document boundaries of P blocks of about equal tokens
+ * (loom_corpus_block), malloc'd. */
+static int32_t *blocks(const loom_corpus *c, int P)
+{
+    int32_t *b = need(sizeof *b * ((size_t)P + 1));
+    for (int w = 0; w <= P; w++)
+        b[w] = loom_corpus_block(c, w, P);
+    return b;
+}
+
 /* Documents [d0, d1) of c as a CSR slice with relabelled word ids. */
 static void slice(const loom_corpus *c, const int32_t *new_id, int32_t d0, int32_t d1,
                   int64_t **off, int32_t **words)
@@ -299,9 +309,7 @@ int loom_lda_ring_init(loom_lda_ring **out, const loom_lda_params *p, const loom
     }
 
     /* the shards: worker (rank, i) holds document range rank * T + i */
-    int32_t *b = need(sizeof *b * ((size_t)P + 1));
-    for (int w = 0; w <= P; w++) /* about M / P tokens each */
-        b[w] = loom_corpus_block(c, w, P);
+    int32_t *b = blocks(c, P);
     g->sh = need(sizeof *g->sh * (size_t)g->T);
     g->kpad = ((size_t)K + 7) / 8 * 8;
     g->local = need(sizeof *g->local * g->kpad * (size_t)g->T);
@@ -382,9 +390,7 @@ int loom_lda_ring_set_test(loom_lda_ring *g, const loom_corpus *test)
         if (test->word[j] < 0 || test->word[j] >= g->p.V)
             return LOOM_ERR_ARG;
     const int P = g->R * g->T;
-    int32_t *b = need(sizeof *b * ((size_t)P + 1));
-    for (int w = 0; w <= P; w++)
-        b[w] = loom_corpus_block(test, w, P);
+    int32_t *b = blocks(test, P);
     if (!g->test_n) {
         g->test_n = need(sizeof *g->test_n * (size_t)g->T);
         g->test_first = need(sizeof *g->test_first * (size_t)g->T);
