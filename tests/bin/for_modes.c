@@ -340,8 +340,6 @@ static int plan_cache(void)
     return fails;
 }
 
-/* Runs the commands in argument order (one job for several: each launch
- * costs start-up), stopping at the first that fails. */
 /* ---- readers ------------------------------------------------------------- */
 /* A hybrid loop over averaged float rows (.average = 1): rank 0's
  * iterations add 1 to row 0, every other rank's only read it (loom_at_r).
@@ -391,6 +389,8 @@ static int readers(void)
     return fails;
 }
 
+/* Runs the commands in argument order (one job for several: each launch
+ * costs start-up), stopping at the first that fails. */
 int main(int argc, char **argv)
 {
     if (argc < 2 || loom_init(&argc, &argv))
