@@ -411,7 +411,8 @@ void loom_unit_lock(loom_dsm_alloc *a, size_t u);
 /* row.c: release row (written in place by its only writer) as a put. */
 void loom_row_mark_put(loom_dsm_alloc *a, size_t row);
 /* row.c: loom_row_add of the difference copy - orig (a staged loop's
- * change to the row, sched/stage.c), computed and added in one pass. */
+ * change to the row, sched/stage.c), computed and added in one pass;
+ * copy may be the rank's copy of the row, changed in place. */
 int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig);
 void loom_unit_unlock(loom_dsm_alloc *a, size_t u);
 

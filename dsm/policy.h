@@ -34,6 +34,8 @@ typedef struct loom_policy {
                           * notices can say what changed (notice.c) */
     int homes_in_place;  /* a release sends exactly the bytes written, so home units may
                           * be the working copy itself (dsm.h, "Home units in place") */
+    int background;      /* a thread of the policy reads row copies between sync points
+                          * (priority's sender): a loop may not stage rows in place */
     /* A page unit was touched while invalid: make the working copy valid. */
     void (*read_miss)(loom_dsm_alloc *a, size_t unit);
     /* A clean page unit is about to be written: remember how it was. */

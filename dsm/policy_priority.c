@@ -245,6 +245,7 @@ const loom_policy loom_policy_priority = {
     .name = "priority",
     .uses_staleness = 1,
     .homes_in_place = 1,
+    .background = 1,
     .read_miss = loom_rc_read_miss,
     .first_write = loom_rc_first_write,
     .row_miss = loom_rc_row_miss,

@@ -163,13 +163,17 @@ int loom_row_add(void *array, size_t row, const void *delta)
 
 /* Contract: as loom_row_add(a->base, row, copy - orig), the difference
  * taken element-wise in a's type, without the lookup or a buffer for the
- * difference: the same bits.  Takes the row's lock; any thread. */
+ * difference: the same bits.  copy may be the rank's copy of the row
+ * itself (written in place since orig was taken): the difference then
+ * goes to the twin only.  Takes the row's lock; any thread. */
 int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig)
 {
     size_t n = a->unit / a->esize;
     char *t, *b;
     loom_unit_lock(a, row);
     int rc = add_targets(a, row, &t, &b);
+    if (b == copy) /* in place: the copy holds the change already */
+        b = NULL;
     switch (a->type) {
     case LOOM_INT32: ADD_DIFF(int32_t, uint32_t); break;
     case LOOM_INT64: ADD_DIFF(int64_t, uint64_t); break;

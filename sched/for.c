@@ -104,7 +104,7 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
     if (!ss)
         return LOOM_ERR_NOMEM;
     for (int i = 0; i < ns; i++)
-        if (!(ss[i] = loom_stage_new()))
+        if (!(ss[i] = loom_stage_new(ns == 1)))
             return LOOM_ERR_NOMEM;
     loom_pf *pf = o->repeated && R > 1 ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
     for (int64_t r = 0; r < rounds; r++) {

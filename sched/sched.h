@@ -248,10 +248,11 @@ void loom_check_phase_end(loom_plan *p, int phase);
 
 /* ---- stage.c --------------------------------------------------------- */
 /* Staging of a data-parallel loop: private (BSP/SSP: per thread) or
- * shared (HYBRID on several ranks: per rank) copies of the rows reached
- * through loom_at, merged at sync points. */
+ * shared (HYBRID on several ranks, or one thread: per rank) copies of the
+ * rows reached through loom_at, merged at sync points.  A shared stage
+ * works in the rank's own copies (stage.c). */
 typedef struct loom_stage loom_stage;
-loom_stage *loom_stage_new(void);
+loom_stage *loom_stage_new(int shared);
 void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
 /* Push the changes of every stage in ss[0..n) home (loom_row_add), then
  * forget the copies. */

@@ -10,9 +10,15 @@
  * forgotten.  A BSP/SSP loop gives each thread its own stage; a HYBRID
  * loop on several ranks gives all threads of a rank one shared stage
  * (Hogwild inside the rank), so first touches are made thread-safe with a
- * per-row state byte.  The copies are anonymous mappings touched only where
- * rows were staged; under LOOM_CACHE_BYTES (dsm/cache.c) every flush gives
- * their memory back, so a stage holds one round's rows at most. */
+ * per-row state byte.  A stage shared by all of the rank's threads works
+ * **in place**: the working copy of a row is the rank's own copy (valid
+ * from the first touch to the sync point: nothing else writes it between
+ * sync points, unless the policy sends from it in the background), so a
+ * first touch copies only the original, and the flush adds the difference
+ * to the twin alone (the copy has it already).  Other copies and the
+ * originals are anonymous mappings touched only where rows were staged;
+ * under LOOM_CACHE_BYTES (dsm/cache.c) every flush gives their memory
+ * back, so a stage holds one round's rows at most. */
 #include "sched.h"
 
 #include <pthread.h>
@@ -25,7 +31,8 @@
 
 struct staged {
     loom_dsm_alloc *a;
-    char *copy, *orig;           /* nunits * unit each, touched rows valid */
+    char *copy, *orig;           /* nunits * unit each, touched rows valid;
+                                  * copy == a->base: in place */
     _Atomic uint8_t *st;         /* per row: 0 absent, 1 filling, 2 ready */
     size_t *touched;
     _Atomic size_t ntouched;
@@ -33,16 +40,25 @@ struct staged {
 
 struct loom_stage {
     pthread_mutex_t lock;        /* adding an array */
+    int shared;                  /* used by every thread of the rank */
     _Atomic int n;
     struct staged arr[MAXARR];
 };
 
-loom_stage *loom_stage_new(void)
+loom_stage *loom_stage_new(int shared)
 {
     loom_stage *s = calloc(1, sizeof *s);
-    if (s)
+    if (s) {
         pthread_mutex_init(&s->lock, NULL);
+        s->shared = shared;
+    }
     return s;
+}
+
+/* 1 if a stage of a works in the rank's copy of a itself. */
+static int in_place(const loom_stage *s, const loom_dsm_alloc *a)
+{
+    return s->shared && !a->policy->background;
 }
 
 static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
@@ -65,8 +81,9 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
                  "or multi-rank HYBRID loop, whose writes are summed", a->name);
     struct staged *g = &s->arr[n];
     g->a = a;
-    g->copy = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    g->copy = in_place(s, a) ? a->base
+                             : mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     g->orig = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (g->copy == MAP_FAILED || g->orig == MAP_FAILED)
@@ -93,7 +110,8 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
         const void *src = loom_row_get(a->base, row);
         if (!src)
             loom_die(2, "loom_for: cannot read row %zu of '%s'", row, a->name);
-        memcpy(copy, src, a->unit);
+        if (copy != src)
+            memcpy(copy, src, a->unit);
         memcpy(g->orig + row * a->unit, src, a->unit);
         g->touched[atomic_fetch_add(&g->ntouched, 1)] = row;
         atomic_store_explicit(&g->st[row], 2, memory_order_release);
@@ -125,7 +143,8 @@ void loom_stage_flush(loom_stage **ss, int n)
                 atomic_store(&g->st[row], 0);
             }
             if (a->used && nt) { /* a bounded cache: the stage keeps no memory either */
-                madvise(g->copy, a->nunits * a->unit, MADV_DONTNEED);
+                if (g->copy != a->base)
+                    madvise(g->copy, a->nunits * a->unit, MADV_DONTNEED);
                 madvise(g->orig, a->nunits * a->unit, MADV_DONTNEED);
             }
             atomic_store(&g->ntouched, 0);
@@ -147,7 +166,8 @@ void loom_stage_free(loom_stage *s)
     if (!s)
         return;
     for (int x = 0; x < atomic_load(&s->n); x++) {
-        munmap(s->arr[x].copy, s->arr[x].a->nunits * s->arr[x].a->unit);
+        if (s->arr[x].copy != s->arr[x].a->base)
+            munmap(s->arr[x].copy, s->arr[x].a->nunits * s->arr[x].a->unit);
         munmap(s->arr[x].orig, s->arr[x].a->nunits * s->arr[x].a->unit);
         free((void *)s->arr[x].st);
         free(s->arr[x].touched);
