@@ -110,6 +110,7 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
     for (int64_t r = 0; r < rounds; r++) {
         long a = lo + r * every, b = a + every < hi ? a + every : hi;
         loom_pf_before(pf, r); /* a repeated site: what this round touched last call */
+        loom_stage_begin(ss, ns);
 #pragma omp parallel num_threads(T)
         {
             loom_ts.mode = TS_STAGE;

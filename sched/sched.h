@@ -253,6 +253,8 @@ void loom_check_phase_end(loom_plan *p, int phase);
  * works in the rank's own copies (stage.c). */
 typedef struct loom_stage loom_stage;
 loom_stage *loom_stage_new(int shared);
+/* Before each round: stage whole the arrays the last round mostly changed. */
+void loom_stage_begin(loom_stage **ss, int n);
 void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
 /* Push the changes of every stage in ss[0..n) home (loom_row_add), then
  * forget the copies. */

@@ -7,9 +7,11 @@
 # conflicting coordinates in one round, sums partial results over ranks,
 # draws the same coordinates on every rank and favours large deltas; a
 # repeated serializable loop is planned once; a row a rank only read in a
-# hybrid loop does not count as its write under the averaging merge.
+# hybrid loop does not count as its write under the averaging merge; a
+# hybrid round that stages its rows whole (sched/stage.c) fetches the
+# copies writethrough dropped.
 . "$(dirname "$0")/../lib.sh"
-plan 50
+plan 52
 # Five of each layout's six checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
@@ -39,5 +41,14 @@ for n in 2 3; do
     OMP_NUM_THREADS=1 run_job "$T/r$n" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" readers
     [ $rc -eq 0 ] && has "$T/r$n" "ok - readers" && ! grep -q "not ok" "$T/r$n"
     ok $? "readers: a row only read in a hybrid loop is not averaged in on $n ranks"
+done
+# Writethrough keeps no copy past a release, so every row is invalid when
+# a round begins: staged whole (the counters' last round changed one row
+# of two), they must be fetched, or a read sees the round before's value.
+for t in 1 2; do
+    OMP_NUM_THREADS=$t LOOM_COHERENCE=writethrough run_job "$T/w$t" "$LOOMRUN" -n 2 \
+        "$B/tests/bin/for_modes" sync hybrid
+    [ $rc -eq 0 ] && has "$T/w$t" "ok - hybrid \\(staleness 0\\): exact counts" && ! grep -q "not ok" "$T/w$t"
+    ok $? "hybrid under writethrough (rows staged whole) on 2 ranks x $t thread(s)"
 done
 finish
