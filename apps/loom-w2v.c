@@ -84,6 +84,15 @@ static float *plain_row(void *ctx, int which, int32_t r)
     return (which ? j->out : j->in) + (size_t)r * (size_t)j->m.p.dim;
 }
 
+/* Sentence i of this rank's words: the loop's rounds end every
+ * --sync-every words, so that the ranks' rounds are equal work (the
+ * Bible's verses are longer in its first half). */
+static long words(long i, void *ctx)
+{
+    const struct job *j = ctx;
+    return (long)(j->c->doc_off[j->first + i + 1] - j->c->doc_off[j->first + i]);
+}
+
 /* Sentence i of this rank: its own stream and α by the rank's progress. */
 static void sentence(long i, void *ctx)
 {
@@ -197,11 +206,6 @@ static int train(int argc, char **argv)
     j.c = &c;
     j.first = loom_corpus_block(&c, me, R); /* equal words, not sentences: equal work */
     j.nmine = loom_corpus_block(&c, me + 1, R) - j.first;
-    /* --sync-every counts words: in sentences of this rank's mean length */
-    int64_t mywords = c.doc_off[j.first + j.nmine] - c.doc_off[j.first];
-    long every = mywords > 0 ? (long)((double)o.sync_every * (double)j.nmine / (double)mywords)
-                             : 1;
-    every = every < 1 ? 1 : every;
     j.epochs = o.epochs;
     j.alpha0 = (float)o.alpha;
     j.seed = o.seed;
@@ -263,7 +267,8 @@ static int train(int argc, char **argv)
             for (int64_t i = 0; i < j.nmine; i++)
                 sentence((long)i, &j);
         else if (loom_for(0, j.nmine, sentence, &j, &(loom_for_opts){.schedule = LOOM_DYNAMIC,
-                          .chunk = 16, .local = 1, .sync = mode, .sync_every = every}))
+                          .chunk = 16, .local = 1, .sync = mode, .sync_every = o.sync_every,
+                          .sync_weight = words})) /* --sync-every counts words */
             loom_abort(1, "loom-w2v: the training loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         double s[2] = {0, 0};

@@ -474,7 +474,12 @@ typedef struct loom_for_opts {
                               2D wavefront, docs/loop.md): bitwise the serial result */
     /* data-parallel */
     loom_sync sync;
-    long sync_every;       /* iterations per rank between sync points (0 = end only) */
+    long sync_every;       /* iterations per rank between sync points (0 = end only);
+                              with .sync_weight, that much weight */
+    long (*sync_weight)(long i, void *ctx); /* iteration i's weight (the words of
+                              sentence i; below 0 counts as 0): a rank's round then
+                              ends at the iteration where its running total of
+                              weights reaches the next multiple of sync_every */
     /* priority */
     const loom_priority *priority;
 } loom_for_opts;

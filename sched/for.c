@@ -89,14 +89,44 @@ static void omp_loop(long lo, long hi, loom_schedule sch, long chunk, const loom
     }
 }
 
+/* The rounds of [lo, hi) by weight: end[r] is one past the iteration at
+ * which the running total of o->sync_weight first reaches (r + 1) * every
+ * (hi for the last round).  Returns the number of rounds (end[0..n)); stops
+ * the job without memory (the other ranks wait in the loop's collective). */
+static int64_t weighted_rounds(long lo, long hi, long every, const loom_for_opts *o,
+                               const loom_body *body, long **end)
+{
+    long *e = malloc(((size_t)(hi > lo ? hi - lo : 0) + 1) * sizeof *e);
+    if (!e)
+        loom_die(2, "loom_for: out of memory for the rounds of %ld iterations", hi - lo);
+    int64_t n = 0;
+    long total = 0, next = every;
+    for (long i = lo; i < hi; i++) {
+        long w = o->sync_weight(i, body->ctx);
+        total += w > 0 ? w : 0;
+        if (total >= next) {
+            e[n++] = i + 1;
+            next = (total / every + 1) * every;
+        }
+    }
+    if (!n || e[n - 1] < hi)
+        e[n++] = hi;
+    *end = e;
+    return n;
+}
+
 /* Contract: collective with several ranks.  Runs [lo, hi) in rounds of
- * `every` iterations with staged rows and a sync point after each round;
- * every rank runs the same number of rounds (the most any rank needs). */
+ * `every` iterations (or that much weight, .sync_weight) with staged rows
+ * and a sync point after each round; every rank runs the same number of
+ * rounds (the most any rank needs: the others' last ones are empty). */
 static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body *body)
 {
     int T = omp_get_max_threads(), R = loom_icv.nranks;
-    long every = o->sync_every > 0 ? o->sync_every : (hi > lo ? hi - lo : 1);
-    int64_t rounds = (hi - lo + every - 1) / every;
+    long every = o->sync_every > 0 ? o->sync_every : (hi > lo ? hi - lo : 1), *end = NULL;
+    int64_t mine = o->sync_weight && o->sync_every > 0
+                       ? weighted_rounds(lo, hi, every, o, body, &end)
+                       : (hi - lo + every - 1) / every,
+            rounds = mine;
     if (R > 1)
         loom_allreduce(LOOM_IN_PLACE, &rounds, 1, LOOM_INT64, LOOM_MAX);
     int per_thread = o->sync != LOOM_HYBRID, ns = per_thread ? T : 1;
@@ -109,6 +139,8 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
     loom_pf *pf = o->repeated && R > 1 ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
     for (int64_t r = 0; r < rounds; r++) {
         long a = lo + r * every, b = a + every < hi ? a + every : hi;
+        if (end) /* by weight */
+            a = r == 0 ? lo : r <= mine ? end[r - 1] : hi, b = r < mine ? end[r] : hi;
         loom_pf_before(pf, r); /* a repeated site: what this round touched last call */
         loom_stage_begin(ss, ns);
 #pragma omp parallel num_threads(T)
@@ -130,6 +162,7 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
     for (int i = 0; i < ns; i++)
         loom_stage_free(ss[i]);
     free(ss);
+    free(end);
     return LOOM_OK;
 }
 

@@ -14,6 +14,12 @@
  *                       own-row read lies between what this thread added
  *                       (plus, on several ranks, every earlier round) and
  *                       the end of the round
+ *   for_modes weighted  a bsp loop with .sync_weight: every rank's rounds
+ *                       end where its running total of weights reaches
+ *                       each multiple of .sync_every (each rank's weights
+ *                       differ); a read of another rank's counter in round
+ *                       r sees all of that rank's iterations of its rounds
+ *                       < r and none of its rounds > r
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -391,6 +397,78 @@ static int readers(void)
 
 /* Runs the commands in argument order (one job for several: each launch
  * costs start-up), stopping at the first that fails. */
+/* ---- weighted ------------------------------------------------------------ */
+enum { WN = 300, WEVERY = 23, WMAXR = 8 };
+static long *wcount;                  /* row q: rank q's iterations so far */
+static long wbefore[WMAXR][WN + 2];   /* [q][r]: rank q's iterations in its rounds < r */
+static int wround[WN];                /* this rank's round of each iteration */
+
+static long wweight(long i, void *ctx) /* 1-5, a different sequence on each rank */
+{
+    int q = ctx ? *(const int *)ctx : me;
+    return 1 + (i * 7 + q * 3) % 5;
+}
+
+/* The rounds the loop must cut for rank q (the rule of loom.h's
+ * .sync_weight, written out): wbefore[q][r], and this rank's wround. */
+static void wexpect(int q)
+{
+    long total = 0, next = WEVERY, done = 0;
+    int r = 0;
+    wbefore[q][0] = 0;
+    for (long i = 0; i < WN; i++) {
+        if (q == me)
+            wround[i] = r;
+        total += wweight(i, &q);
+        done++;
+        if (total >= next) {
+            wbefore[q][++r] = done;
+            next = (total / WEVERY + 1) * WEVERY;
+        }
+    }
+    for (int k = r + 1; k < WN + 2; k++)
+        wbefore[q][k] = WN;
+}
+
+static void wbody(long i, void *ctx)
+{
+    (void)ctx;
+    for (int q = 0; q < R; q++) {
+        long v = *(const long *)loom_at_r(wcount, (size_t)q);
+        if (q != me && (v < wbefore[q][wround[i]] || v > wbefore[q][wround[i] + 1]))
+            note(i, q, v);
+    }
+    *(long *)loom_at(wcount, (size_t)me) += 1;
+}
+
+static int weighted(void)
+{
+    if (R > WMAXR)
+        return 2;
+    for (int q = 0; q < R; q++)
+        wexpect(q);
+    wcount = loom_alloc((size_t)R * 8, &(loom_alloc_opts){.name = "wcount", .unit = LOOM_UNIT_ROW,
+                                                          .row_size = 8, .merge = LOOM_MERGE_ADD,
+                                                          .type = LOOM_INT64});
+    atomic_store(&violations, 0);
+    loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = LOOM_BSP,
+                       .sync_every = WEVERY, .sync_weight = wweight};
+    if (loom_for(0, WN, wbody, NULL, &o))
+        return 1;
+    loom_barrier();
+    for (int q = 0; q < R; q++) {
+        long n = *(const long *)loom_row_get(wcount, (size_t)q);
+        check(n == WN, "rank %ld's final count is %ld", q, n);
+    }
+    check(atomic_load(&violations) == 0, "iteration %ld read rank %ld's count off its rounds",
+          first_bad[0], first_bad[1]);
+    if (!fails && me == 0)
+        printf("ok - weighted: rounds end at multiples of the weights' running total on %d "
+               "rank(s) x %d thread(s)\n", R, omp_get_max_threads());
+    loom_free(wcount);
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || loom_init(&argc, &argv))
@@ -412,6 +490,8 @@ int main(int argc, char **argv)
             rc = priority();
         else if (!strcmp(argv[i], "readers"))
             rc = readers();
+        else if (!strcmp(argv[i], "weighted"))
+            rc = weighted();
         else
             rc = 2;
     }

@@ -5,19 +5,20 @@
 # ssp and hybrid sync points keep exact counts and never let a read be
 # staler than the mode allows; the priority schedule never runs two
 # conflicting coordinates in one round, sums partial results over ranks,
-# draws the same coordinates on every rank and favours large deltas; a
-# repeated serializable loop is planned once; a row a rank only read in a
-# hybrid loop does not count as its write under the averaging merge; a
-# hybrid round that stages its rows whole (sched/stage.c) fetches the
-# copies writethrough dropped.
+# draws the same coordinates on every rank and favours large deltas;
+# rounds by weight (.sync_weight) end where each rank's running total
+# reaches each multiple of .sync_every; a repeated serializable loop is
+# planned once; a row a rank only read in a hybrid loop does not count as
+# its write under the averaging merge; a hybrid round that stages its
+# rows whole (sched/stage.c) fetches the copies writethrough dropped.
 . "$(dirname "$0")/../lib.sh"
-plan 52
-# Five of each layout's six checks share one job (each launch costs
+plan 60
+# Six of each layout's seven checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
     for t in 1 2; do
         OMP_NUM_THREADS=$t run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" \
-            once sync bsp sync hybrid plan priority
+            once sync bsp sync hybrid plan priority weighted
         rco=$rc
         OMP_NUM_THREADS=$t LOOM_COHERENCE=ssp LOOM_STALENESS=2 run_job "$T/s" "$LOOMRUN" -n $n \
             "$B/tests/bin/for_modes" sync ssp 2
@@ -27,7 +28,8 @@ for n in 1 2 3 4; do
                  "o|hybrid \(staleness 0\): exact counts|sync hybrid" \
                  "s|ssp \(staleness 2\): exact counts|sync ssp 2" \
                  "o|plan cache: a repeated loop is planned once|plan" \
-                 "o|priority: 120 rounds, no conflicting pair|priority"; do
+                 "o|priority: 120 rounds, no conflicting pair|priority" \
+                 "o|weighted: rounds end at multiples|weighted rounds (.sync_weight)"; do
             f=${c%%|*} rest=${c#*|}; name=${rest%|*} what=${rest##*|}
             eval "jrc=\$rc$f"
             [ "$jrc" -eq 0 ] && has "$T/$f" "ok - $name" && ! grep -q "not ok" "$T/$f"
