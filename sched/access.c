@@ -102,13 +102,22 @@ static void *slow(loom_dsm_alloc *a, size_t row, int write, char *p)
     return p;
 }
 
+/* Plain address arithmetic: no loop, or a row of an array the round
+ * staged whole in the rank's own copy (stage.c). */
+static inline int direct(const loom_dsm_alloc *a)
+{
+    const struct loom_ts *t = &loom_ts;
+    return __builtin_expect(t->mode == TS_PLAIN, 1) ||
+           (t->mode == TS_STAGE && (a == t->whole[0] || a == t->whole[1]));
+}
+
 void *loom_at(void *array, size_t row)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at");
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    return __builtin_expect(loom_ts.mode == TS_PLAIN, 1) ? p : slow(a, row, 1, p);
+    return direct(a) ? p : slow(a, row, 1, p);
 }
 
 const void *loom_at_r(void *array, size_t row)
@@ -117,7 +126,7 @@ const void *loom_at_r(void *array, size_t row)
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    return __builtin_expect(loom_ts.mode == TS_PLAIN, 1) ? p : slow(a, row, 0, p);
+    return direct(a) ? p : slow(a, row, 0, p);
 }
 
 int loom_recording(void) { return loom_ts.mode == TS_RECORD; }

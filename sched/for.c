@@ -147,9 +147,11 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
         {
             loom_ts.mode = TS_STAGE;
             loom_ts.stage = ss[per_thread ? omp_get_thread_num() : 0];
+            loom_stage_whole(loom_ts.stage, loom_ts.whole);
             omp_loop(a, b > a ? b : a, o->schedule, o->chunk, body);
             loom_ts.mode = TS_PLAIN;
             loom_ts.stage = NULL;
+            loom_ts.whole[0] = loom_ts.whole[1] = NULL;
         }
         loom_pf_after(pf, r, ss, ns);
         loom_stage_flush(ss, ns);

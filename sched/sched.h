@@ -101,6 +101,8 @@ struct loom_ts {
     loom_dsm_alloc *last[2];    /* two-entry lookup cache (a body that touches */
     int last_id[2];             /* W and H): live while loom_allocs[last_id] == last */
     struct loom_stage *stage;   /* TS_STAGE: this thread's staging */
+    loom_dsm_alloc *whole[2];   /* TS_STAGE: arrays staged whole in place this round,
+                                   whose rows are reached by address arithmetic */
 };
 extern __thread struct loom_ts loom_ts;
 
@@ -255,6 +257,9 @@ typedef struct loom_stage loom_stage;
 loom_stage *loom_stage_new(int shared);
 /* Before each round: stage whole the arrays the last round mostly changed. */
 void loom_stage_begin(loom_stage **ss, int n);
+/* Up to two arrays of s staged whole in place this round into w (the
+ * rest NULL): the accessor's fast path. */
+void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2]);
 void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
 /* Push the changes of every stage in ss[0..n) home (loom_row_add), then
  * forget the copies. */

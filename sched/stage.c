@@ -151,6 +151,15 @@ void loom_stage_begin(loom_stage **ss, int n)
         }
 }
 
+void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2])
+{
+    int k = 0;
+    w[0] = w[1] = NULL;
+    for (int x = 0; x < atomic_load(&s->n) && k < 2; x++)
+        if (s->arr[x].whole)
+            w[k++] = s->arr[x].a;
+}
+
 /* Contract: called by one thread while no loop body runs.  Adds every
  * stage's changes home, in stage order, and empties the stages. */
 void loom_stage_flush(loom_stage **ss, int n)
