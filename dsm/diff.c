@@ -218,6 +218,19 @@ static void on_diff(const void *hdr, size_t hlen, void *data, size_t len)
     }
 }
 
+/* Contract: every row homed here gains its row of sum (nunits rows of
+ * a's type: a dense merge's total, dense.c), under the handlers' lock. */
+void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum)
+{
+    size_t per = a->unit / a->esize;
+    pthread_mutex_lock(&local_apply);
+    for (size_t u = 0; u < a->nunits; u++)
+        if (a->home[u] == loom_icv.rank)
+            loom_reduce_local(a->store + (size_t)a->slot[u] * a->unit,
+                              (const char *)sum + u * a->unit, per, a->type, LOOM_SUM);
+    pthread_mutex_unlock(&local_apply);
+}
+
 static void on_ack(const void *hdr, size_t hlen, void *data, size_t len)
 {
     (void)data;

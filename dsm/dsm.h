@@ -410,6 +410,15 @@ void loom_fault_fini(void);
 void loom_unit_lock(loom_dsm_alloc *a, size_t u);
 /* row.c: release row (written in place by its only writer) as a put. */
 void loom_row_mark_put(loom_dsm_alloc *a, size_t row);
+/* dense.c: whether a may merge a staged round by one allreduce of the
+ * whole array; that merge (collective, at a staged loop's sync point, every
+ * row valid and changed in place since orig): every copy becomes orig +
+ * the ranks' summed changes, each home's store gains them.  Returns the
+ * rows this rank changed.  diff.c: a dense merge's sum added to the rows
+ * homed here. */
+int loom_dsm_dense_ok(const loom_dsm_alloc *a);
+size_t loom_dsm_dense_merge(loom_dsm_alloc *a, const void *orig, void *delta);
+void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum);
 /* row.c: loom_row_add of the difference copy - orig (a staged loop's
  * change to the row, sched/stage.c), computed and added in one pass;
  * copy may be the rank's copy of the row, changed in place. */

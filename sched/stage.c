@@ -42,6 +42,8 @@ struct staged {
     size_t *touched;
     _Atomic size_t ntouched;
     int whole;                   /* the last round changed half the rows or more */
+    int dense;                   /* this round merged by one allreduce (dsm/dense.c) */
+    char *delta;                 /* its scratch, nunits * unit, made at the first */
 };
 
 struct loom_stage {
@@ -160,15 +162,71 @@ void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2])
             w[k++] = s->arr[x].a;
 }
 
-/* Contract: called by one thread while no loop body runs.  Adds every
- * stage's changes home, in stage order, and empties the stages. */
+/* The staged entry of a in the stage s, or NULL. */
+static struct staged *find(loom_stage *s, const loom_dsm_alloc *a)
+{
+    for (int x = 0; x < atomic_load(&s->n); x++)
+        if (s->arr[x].a == a)
+            return &s->arr[x];
+    return NULL;
+}
+
+/* With several ranks: the arrays that every rank staged whole in place
+ * this round and that allow it merge by one allreduce each (dsm/dense.c),
+ * in allocation order; the ranks agree on which in one small allreduce
+ * first.  Collective: every rank's flush calls it, whatever its stages
+ * hold (per-thread stages take no part). */
+static void dense(loom_stage **ss, int n)
+{
+    int N = atomic_load(&loom_nallocs);
+    if (loom_icv.nranks == 1 || N == 0)
+        return;
+    int32_t *want = calloc((size_t)N, sizeof *want);
+    if (!want)
+        loom_die(2, "loom_for: out of memory at a sync point");
+    loom_stage *s = n == 1 && ss[0]->shared ? ss[0] : NULL;
+    for (int x = 0; s && x < atomic_load(&s->n); x++) {
+        struct staged *g = &s->arr[x];
+        if (g->whole && g->a->id < N && loom_dsm_dense_ok(g->a))
+            want[g->a->id] = 1;
+    }
+    loom_allreduce(LOOM_IN_PLACE, want, (size_t)N, LOOM_INT32, LOOM_MIN);
+    for (int id = 0; id < N; id++) {
+        struct staged *g = want[id] ? find(s, loom_allocs[id]) : NULL;
+        if (!g)
+            continue; /* every rank agreed, so every rank has it */
+        loom_dsm_alloc *a = g->a;
+        if (!g->delta) {
+            g->delta = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (g->delta == MAP_FAILED)
+                loom_die(2, "loom_for: out of memory merging '%s'", a->name);
+        }
+        size_t changed = loom_dsm_dense_merge(a, g->orig, g->delta);
+        for (size_t r = 0; r < a->nunits; r++)
+            atomic_store_explicit(&g->st[r], 0, memory_order_relaxed);
+        atomic_store(&g->ntouched, 0);
+        g->whole = 2 * changed >= a->nunits;
+        g->dense = 1;
+    }
+    free(want);
+}
+
+/* Contract: called by one thread while no loop body runs; collective with
+ * several ranks (dense()).  Adds every stage's changes home, in stage
+ * order, and empties the stages. */
 void loom_stage_flush(loom_stage **ss, int n)
 {
+    dense(ss, n);
     for (int i = 0; i < n; i++) {
         loom_stage *s = ss[i];
         for (int x = 0; s && x < atomic_load(&s->n); x++) {
             struct staged *g = &s->arr[x];
             loom_dsm_alloc *a = g->a;
+            if (g->dense) { /* merged above */
+                g->dense = 0;
+                continue;
+            }
             size_t nt = atomic_load(&g->ntouched), changed = 0;
             for (size_t t = 0; t < nt; t++) {
                 size_t row = g->touched[t];
@@ -207,6 +265,8 @@ void loom_stage_free(loom_stage *s)
     for (int x = 0; x < atomic_load(&s->n); x++) {
         if (s->arr[x].copy != s->arr[x].a->base)
             munmap(s->arr[x].copy, s->arr[x].a->nunits * s->arr[x].a->unit);
+        if (s->arr[x].delta)
+            munmap(s->arr[x].delta, s->arr[x].a->nunits * s->arr[x].a->unit);
         munmap(s->arr[x].orig, s->arr[x].a->nunits * s->arr[x].a->unit);
         free((void *)s->arr[x].st);
         free(s->arr[x].touched);

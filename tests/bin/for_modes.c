@@ -20,6 +20,14 @@
  *                       differ); a read of another rank's counter in round
  *                       r sees all of that rank's iterations of its rounds
  *                       < r and none of its rounds > r
+ *   for_modes dense     a hybrid loop on one thread per rank whose every
+ *                       iteration adds rank + 1 to every row: from its
+ *                       second round the rows merge densely (one
+ *                       allreduce, dsm/dense.c); every read sees exactly
+ *                       every rank's earlier rounds and its own round so
+ *                       far, and afterwards the home stores hold the sums
+ *                       (each rank adds once more outside the loop, and
+ *                       the rows refetched from the homes must be exact)
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -397,6 +405,55 @@ static int readers(void)
 
 /* Runs the commands in argument order (one job for several: each launch
  * costs start-up), stopping at the first that fails. */
+/* ---- dense --------------------------------------------------------------- */
+enum { DROWS = 64, DEVERY = 10, DROUNDS = 8 };
+static int64_t *drows;
+
+static void dbody(long i, void *ctx)
+{
+    (void)ctx;
+    long round = i / DEVERY, k = i % DEVERY, all = (long)R * (R + 1) / 2;
+    int64_t want = round * DEVERY * all + k * (me + 1); /* before this iteration's add */
+    for (size_t r = 0; r < DROWS; r++) {
+        int64_t *v = loom_at(drows, r);
+        if (*v != want)
+            note(i, (long)r, (long)*v);
+        *v += me + 1;
+    }
+}
+
+static int dense_rows(void)
+{
+    drows = loom_alloc(DROWS * 8, &(loom_alloc_opts){.name = "drows", .unit = LOOM_UNIT_ROW,
+                                                    .row_size = 8, .merge = LOOM_MERGE_ADD,
+                                                    .type = LOOM_INT64});
+    atomic_store(&violations, 0);
+    loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = LOOM_HYBRID,
+                       .sync_every = DEVERY};
+    if (loom_for(0, DEVERY * DROUNDS, dbody, NULL, &o))
+        return 1;
+    check(atomic_load(&violations) == 0, "iteration %ld read row %ld off its round",
+          first_bad[0], first_bad[1]);
+    /* the homes: one more add by every rank; each rank refetches every row
+     * (the others changed it) from its home */
+    loom_barrier();
+    for (size_t r = 0; r < DROWS; r++)
+        loom_row_add(drows, r, &(int64_t){me + 1});
+    loom_barrier();
+    int64_t all = (int64_t)R * (R + 1) / 2, want = (DEVERY * DROUNDS + 1) * all;
+    for (size_t r = 0; r < DROWS; r++) {
+        int64_t v = *(const int64_t *)loom_row_get(drows, r);
+        check(v == want, "row %ld holds %ld after the loop and one more add", (long)r, (long)v);
+    }
+    loom_stats st;
+    loom_stats_get(drows, &st);
+    if (!fails && me == 0)
+        printf("ok - dense: exact reads and home sums on %d rank(s) x %d thread(s), %llu bytes sent\n",
+               R, omp_get_max_threads(), (unsigned long long)st.bytes_sent);
+    loom_free(drows);
+    return fails;
+}
+
 /* ---- weighted ------------------------------------------------------------ */
 enum { WN = 300, WEVERY = 23, WMAXR = 8 };
 static long *wcount;                  /* row q: rank q's iterations so far */
@@ -492,6 +549,8 @@ int main(int argc, char **argv)
             rc = readers();
         else if (!strcmp(argv[i], "weighted"))
             rc = weighted();
+        else if (!strcmp(argv[i], "dense"))
+            rc = dense_rows();
         else
             rc = 2;
     }

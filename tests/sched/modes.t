@@ -10,9 +10,11 @@
 # reaches each multiple of .sync_every; a repeated serializable loop is
 # planned once; a row a rank only read in a hybrid loop does not count as
 # its write under the averaging merge; a hybrid round that stages its
-# rows whole (sched/stage.c) fetches the copies writethrough dropped.
+# rows whole (sched/stage.c) fetches the copies writethrough dropped; rows
+# every rank changes merge densely (dsm/dense.c) with exact reads and
+# exact home stores.
 . "$(dirname "$0")/../lib.sh"
-plan 60
+plan 63
 # Six of each layout's seven checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
@@ -43,6 +45,13 @@ for n in 2 3; do
     OMP_NUM_THREADS=1 run_job "$T/r$n" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" readers
     [ $rc -eq 0 ] && has "$T/r$n" "ok - readers" && ! grep -q "not ok" "$T/r$n"
     ok $? "readers: a row only read in a hybrid loop is not averaged in on $n ranks"
+done
+# Every rank adds to every row in every round: from the second round the
+# rows merge by one allreduce; reads and the homes must stay exact.
+for n in 2 3 4; do
+    OMP_NUM_THREADS=1 run_job "$T/d$n" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" dense
+    [ $rc -eq 0 ] && has "$T/d$n" "ok - dense: exact reads and home sums" && ! grep -q "not ok" "$T/d$n"
+    ok $? "dense merge: exact reads and home sums on $n ranks"
 done
 # Writethrough keeps no copy past a release, so every row is invalid when
 # a round begins: staged whole (the counters' last round changed one row
