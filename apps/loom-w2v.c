@@ -84,8 +84,8 @@ static float *plain_row(void *ctx, int which, int32_t r)
     return (which ? j->out : j->in) + (size_t)r * (size_t)j->m.p.dim;
 }
 
-/* Sentence i of this rank's words: the loop's rounds end every
- * --sync-every words, so that the ranks' rounds are equal work (the
+/* The words of this rank's sentence i, the loop's weights: its rounds end
+ * every --sync-every words, so that the ranks' rounds are equal work (the
  * Bible's verses are longer in its first half). */
 static long words(long i, void *ctx)
 {

@@ -4,7 +4,8 @@
  * the same schedule: the body runs straight from libgomp's worksharing,
  * with nothing in between.  The other cases:
  *   - data-parallel with staging (BSP, SSP, or several ranks): the rank's
- *     range is cut into rounds of .sync_every iterations; each round is
+ *     range is cut into rounds of .sync_every iterations (or of that much
+ *     weight, .sync_weight); each round is
  *     an OpenMP loop whose bodies reach rows through staged copies, and
  *     ends in a sync point (flush the stages; BSP: barrier; SSP and
  *     HYBRID: clock);

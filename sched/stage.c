@@ -10,20 +10,26 @@
  * forgotten.  A BSP/SSP loop gives each thread its own stage; a HYBRID
  * loop on several ranks gives all threads of a rank one shared stage
  * (Hogwild inside the rank), so first touches are made thread-safe with a
- * per-row state byte.  A stage shared by all of the rank's threads works
- * **in place**: the working copy of a row is the rank's own copy (valid
- * from the first touch to the sync point: nothing else writes it between
- * sync points, unless the policy sends from it in the background), so a
- * first touch copies only the original, and the flush adds the difference
- * to the twin alone (the copy has it already).  An array whose last round
- * changed half its rows or more is staged **whole** before the next round
+ * per-row state byte.
+ *
+ * A stage shared by all of the rank's threads works **in place**: the
+ * working copy of a row is the rank's own copy (valid from the first
+ * touch to the sync point: nothing else writes it between sync points,
+ * unless the policy sends from it in the background), so a first touch
+ * copies only the original, and the flush adds the difference to the twin
+ * alone (the copy has it already).  An array whose last round changed
+ * half its rows or more is staged **whole** before the next round
  * (loom_stage_begin): its invalid rows fetched in one batch, the originals
- * copied in one pass, and no first touch left to make (a word2vec round
- * writes nearly every output vector: ~5 000 first touches of 200 bytes,
- * each with two atomic operations, cost more than copying all 5 367).  Other copies and the
- * originals are anonymous mappings touched only where rows were staged;
- * under LOOM_CACHE_BYTES (dsm/cache.c) every flush gives their memory
- * back, so a stage holds one round's rows at most. */
+ * copied in one pass, no first touch left to make, and its rows reached by
+ * address arithmetic (loom_stage_whole; a word2vec round writes nearly
+ * every output vector: ~5 000 first touches of 200 bytes, each with two
+ * atomic operations, cost more than copying all 5 367).  When every rank
+ * staged an array whole, its round merges by one allreduce (dense(),
+ * dsm/dense.c) instead of row by row.
+ *
+ * Other copies and the originals are anonymous mappings touched only where
+ * rows were staged; under LOOM_CACHE_BYTES (dsm/cache.c) every flush gives
+ * their memory back, so a stage holds one round's rows at most. */
 #include "sched.h"
 
 #include <pthread.h>
@@ -153,6 +159,7 @@ void loom_stage_begin(loom_stage **ss, int n)
         }
 }
 
+/* Contract: from the round's threads, after loom_stage_begin. */
 void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2])
 {
     int k = 0;
