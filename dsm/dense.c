@@ -84,12 +84,11 @@ size_t loom_dsm_dense_merge(loom_dsm_alloc *a, const void *orig, void *delta)
     case LOOM_DOUBLE: SUM(double, double); break;
     }
     loom_dsm_home_add_rows(a, delta);
-    /* what the allreduce moved: the array each way, once per exchange */
-    uint64_t bytes = (uint64_t)rows * a->unit, steps = 0;
-    for (int p = 1; p < loom_icv.nranks; p <<= 1)
-        steps++;
-    atomic_fetch_add(&a->stats.bytes_sent, bytes * steps);
-    atomic_fetch_add(&a->stats.bytes_recv, bytes * steps);
+    /* what the allreduce moves each way, about: 2 (P - 1) / P of the array
+     * (reduce-scatter and allgather, lib/coll.c) */
+    uint64_t P = (uint64_t)loom_icv.nranks, bytes = 2 * (P - 1) * rows * a->unit / P;
+    atomic_fetch_add(&a->stats.bytes_sent, bytes);
+    atomic_fetch_add(&a->stats.bytes_recv, bytes);
     return changed;
 }
 #undef DIFF
