@@ -28,6 +28,8 @@
  *                       far, and afterwards the home stores hold the sums
  *                       (each rank adds once more outside the loop, and
  *                       the rows refetched from the homes must be exact)
+ *   for_modes dense-avg the same under the averaging merge, which must not
+ *                       merge densely: every round leaves the ranks' mean
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -407,26 +409,35 @@ static int readers(void)
  * costs start-up), stopping at the first that fails. */
 /* ---- dense --------------------------------------------------------------- */
 enum { DROWS = 64, DEVERY = 10, DROUNDS = 8 };
-static int64_t *drows;
+static double *drows;
+static int davg; /* the averaging merge: a round leaves the mean of the ranks' versions */
+
+/* What every rank's round adds to a row, merged: the sum or the mean of
+ * DEVERY * (q + 1) over ranks q. */
+static double dround(void)
+{
+    return DEVERY * (davg ? (R + 1) / 2.0 : R * (R + 1) / 2.0);
+}
 
 static void dbody(long i, void *ctx)
 {
     (void)ctx;
-    long round = i / DEVERY, k = i % DEVERY, all = (long)R * (R + 1) / 2;
-    int64_t want = round * DEVERY * all + k * (me + 1); /* before this iteration's add */
+    long round = i / DEVERY, k = i % DEVERY;
+    double want = round * dround() + k * (me + 1); /* before this iteration's add */
     for (size_t r = 0; r < DROWS; r++) {
-        int64_t *v = loom_at(drows, r);
+        double *v = loom_at(drows, r);
         if (*v != want)
-            note(i, (long)r, (long)*v);
+            note(i, (long)r, (long)(*v * 10));
         *v += me + 1;
     }
 }
 
-static int dense_rows(void)
+static int dense_rows(int avg)
 {
+    davg = avg;
     drows = loom_alloc(DROWS * 8, &(loom_alloc_opts){.name = "drows", .unit = LOOM_UNIT_ROW,
                                                     .row_size = 8, .merge = LOOM_MERGE_ADD,
-                                                    .type = LOOM_INT64});
+                                                    .type = LOOM_DOUBLE, .average = avg});
     atomic_store(&violations, 0);
     loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = LOOM_HYBRID,
                        .sync_every = DEVERY};
@@ -438,18 +449,20 @@ static int dense_rows(void)
      * (the others changed it) from its home */
     loom_barrier();
     for (size_t r = 0; r < DROWS; r++)
-        loom_row_add(drows, r, &(int64_t){me + 1});
+        loom_row_add(drows, r, &(double){me + 1});
     loom_barrier();
-    int64_t all = (int64_t)R * (R + 1) / 2, want = (DEVERY * DROUNDS + 1) * all;
+    double want = DROUNDS * dround() + dround() / DEVERY;
     for (size_t r = 0; r < DROWS; r++) {
-        int64_t v = *(const int64_t *)loom_row_get(drows, r);
-        check(v == want, "row %ld holds %ld after the loop and one more add", (long)r, (long)v);
+        double v = *(const double *)loom_row_get(drows, r);
+        check(v == want, "row %ld holds %ld/10 after the loop and one more add", (long)r,
+              (long)(v * 10));
     }
     loom_stats st;
     loom_stats_get(drows, &st);
     if (!fails && me == 0)
-        printf("ok - dense: exact reads and home sums on %d rank(s) x %d thread(s), %llu bytes sent\n",
-               R, omp_get_max_threads(), (unsigned long long)st.bytes_sent);
+        printf("ok - dense%s: exact reads and home %s on %d rank(s) x %d thread(s), %llu bytes sent\n",
+               avg ? " avg" : "", avg ? "means" : "sums", R, omp_get_max_threads(),
+               (unsigned long long)st.bytes_sent);
     loom_free(drows);
     return fails;
 }
@@ -550,7 +563,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "weighted"))
             rc = weighted();
         else if (!strcmp(argv[i], "dense"))
-            rc = dense_rows();
+            rc = dense_rows(0);
+        else if (!strcmp(argv[i], "dense-avg"))
+            rc = dense_rows(1);
         else
             rc = 2;
     }

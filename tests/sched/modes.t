@@ -12,9 +12,9 @@
 # its write under the averaging merge; a hybrid round that stages its
 # rows whole (sched/stage.c) fetches the copies writethrough dropped; rows
 # every rank changes merge densely (dsm/dense.c) with exact reads and
-# exact home stores.
+# exact home stores, and under the averaging merge to exact means.
 . "$(dirname "$0")/../lib.sh"
-plan 63
+plan 66
 # Six of each layout's seven checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
@@ -48,10 +48,14 @@ for n in 2 3; do
 done
 # Every rank adds to every row in every round: from the second round the
 # rows merge by one allreduce; reads and the homes must stay exact.
+# Under the averaging merge the same loop must not merge densely (a sum):
+# every round leaves the mean of the ranks' versions.
 for n in 2 3 4; do
-    OMP_NUM_THREADS=1 run_job "$T/d$n" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" dense
+    OMP_NUM_THREADS=1 run_job "$T/d$n" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" dense dense-avg
     [ $rc -eq 0 ] && has "$T/d$n" "ok - dense: exact reads and home sums" && ! grep -q "not ok" "$T/d$n"
     ok $? "dense merge: exact reads and home sums on $n ranks"
+    [ $rc -eq 0 ] && has "$T/d$n" "ok - dense avg: exact reads and home means"
+    ok $? "averaging merge, every row changed: exact means on $n ranks"
 done
 # Writethrough keeps no copy past a release, so every row is invalid when
 # a round begins: staged whole (the counters' last round changed one row
