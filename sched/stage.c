@@ -18,7 +18,8 @@
  * unless the policy sends from it in the background), so a first touch
  * copies only the original, and the flush adds the difference to the twin
  * alone (the copy has it already).  An array whose last round changed
- * half its rows or more is staged **whole** before the next round
+ * three quarters of its rows or more is staged **whole** before the next
+ * round
  * (loom_stage_begin): its invalid rows fetched in one batch, the originals
  * copied in one pass, no first touch left to make, and its rows reached by
  * address arithmetic (loom_stage_whole; a word2vec round writes nearly
@@ -47,7 +48,7 @@ struct staged {
     _Atomic uint8_t *st;         /* per row: 0 absent, 1 filling, 2 ready */
     size_t *touched;
     _Atomic size_t ntouched;
-    int whole;                   /* the last round changed half the rows or more */
+    int whole;                   /* the last round changed 3/4 of the rows or more (most()) */
     int dense;                   /* this round merged by one allreduce (dsm/dense.c) */
     char *delta;                 /* its scratch, nunits * unit, made at the first */
 };
@@ -67,6 +68,15 @@ loom_stage *loom_stage_new(int shared)
         s->shared = shared;
     }
     return s;
+}
+
+/* 1 if a round that changed `changed` rows of a changed most of them:
+ * three quarters, where staging (and merging) the whole array costs less
+ * than row by row, and a dense merge moves at most 4/3 of the changed
+ * bytes. */
+static int most(size_t changed, const loom_dsm_alloc *a)
+{
+    return 4 * changed >= 3 * a->nunits;
 }
 
 /* 1 if a stage of a works in the rank's copy of a itself. */
@@ -137,8 +147,8 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
 }
 
 /* Contract: called by one thread while no loop body runs, before a
- * round.  Stages whole every in-place array whose last round changed at
- * least half its rows: every row valid (loom_row_prefetch), its original
+ * round.  Stages whole every in-place array whose last round changed most
+ * of its rows: every row valid (loom_row_prefetch), its original
  * taken, its state ready, and all listed as touched. */
 void loom_stage_begin(loom_stage **ss, int n)
 {
@@ -213,7 +223,7 @@ static void dense(loom_stage **ss, int n)
         for (size_t r = 0; r < a->nunits; r++)
             atomic_store_explicit(&g->st[r], 0, memory_order_relaxed);
         atomic_store(&g->ntouched, 0);
-        g->whole = 2 * changed >= a->nunits;
+        g->whole = most(changed, a);
         g->dense = 1;
     }
     free(want);
@@ -245,7 +255,7 @@ void loom_stage_flush(loom_stage **ss, int n)
                     loom_die(2, "loom_for: out of memory adding row %zu of '%s' home", row, a->name);
                 atomic_store(&g->st[row], 0);
             }
-            g->whole = g->copy == a->base && !a->used && 2 * changed >= a->nunits;
+            g->whole = g->copy == a->base && !a->used && most(changed, a);
             if (a->used && nt) { /* a bounded cache: the stage keeps no memory either */
                 if (g->copy != a->base)
                     madvise(g->copy, a->nunits * a->unit, MADV_DONTNEED);
