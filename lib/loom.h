@@ -479,7 +479,9 @@ typedef struct loom_for_opts {
     long (*sync_weight)(long i, void *ctx); /* iteration i's weight (the words of
                               sentence i; below 0 counts as 0): a rank's round then
                               ends at the iteration where its running total of
-                              weights reaches the next multiple of sync_every */
+                              weights reaches the next multiple of sync_every.
+                              Called once per iteration of the rank's range as
+                              the loop starts, on the calling thread */
     /* priority */
     const loom_priority *priority;
 } loom_for_opts;
