@@ -19,13 +19,12 @@
  * copies only the original, and the flush adds the difference to the twin
  * alone (the copy has it already).  An array whose last round changed
  * three quarters of its rows or more is staged **whole** before the next
- * round
- * (loom_stage_begin): its invalid rows fetched in one batch, the originals
- * copied in one pass, no first touch left to make, and its rows reached by
- * address arithmetic (loom_stage_whole; a word2vec round writes nearly
- * every output vector: ~5 000 first touches of 200 bytes, each with two
- * atomic operations, cost more than copying all 5 367).  When every rank
- * staged an array whole, its round merges by one allreduce (dense(),
+ * round (loom_stage_begin): its invalid rows fetched in one batch, the
+ * originals copied in one pass, no first touch left to make, and its rows
+ * reached by address arithmetic (loom_stage_whole; a word2vec round writes
+ * nearly every output vector: ~5 000 first touches of 200 bytes, each with
+ * two atomic operations, cost more than copying all 5 367).  When every
+ * rank staged an array whole, its round merges by one allreduce (dense(),
  * dsm/dense.c) instead of row by row.
  *
  * Other copies and the originals are anonymous mappings touched only where
@@ -85,33 +84,44 @@ static int in_place(const loom_stage *s, const loom_dsm_alloc *a)
     return s->shared && !a->policy->background;
 }
 
+/* The staged entry of a in the stage s, or NULL. */
+static struct staged *find(loom_stage *s, const loom_dsm_alloc *a)
+{
+    for (int x = 0; x < atomic_load(&s->n); x++)
+        if (s->arr[x].a == a)
+            return &s->arr[x];
+    return NULL;
+}
+
+/* An anonymous mapping of a's size, touched only where written (a stage's
+ * copies, originals and dense scratch), or NULL. */
+static char *array_map(const loom_dsm_alloc *a)
+{
+    char *p = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
 {
-    int n = atomic_load(&s->n);
-    for (int i = 0; i < n; i++)
-        if (s->arr[i].a == a)
-            return &s->arr[i];
+    struct staged *g = find(s, a);
+    if (g)
+        return g;
     pthread_mutex_lock(&s->lock);
-    n = atomic_load(&s->n);
-    for (int i = 0; i < n; i++)
-        if (s->arr[i].a == a) {
-            pthread_mutex_unlock(&s->lock);
-            return &s->arr[i];
-        }
+    if ((g = find(s, a))) {
+        pthread_mutex_unlock(&s->lock);
+        return g;
+    }
+    int n = atomic_load(&s->n);
     if (n == MAXARR)
         loom_die(2, "loom_for: a data-parallel loop may reach at most %d arrays", MAXARR);
     if (a->merge != LOOM_MERGE_ADD)
         loom_die(2, "loom_for: '%s' needs .merge = LOOM_MERGE_ADD (and a .type) in a BSP, SSP "
                  "or multi-rank HYBRID loop, whose writes are summed", a->name);
-    struct staged *g = &s->arr[n];
+    g = &s->arr[n];
     g->a = a;
-    g->copy = in_place(s, a) ? a->base
-                             : mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
-                                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    g->orig = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (g->copy == MAP_FAILED || g->orig == MAP_FAILED)
-        g->copy = g->orig = NULL;
+    g->copy = in_place(s, a) ? a->base : array_map(a);
+    g->orig = array_map(a);
     g->st = calloc(a->nunits, sizeof *g->st);
     g->touched = malloc(a->nunits * sizeof *g->touched);
     if (!g->copy || !g->orig || !g->st || !g->touched)
@@ -179,15 +189,6 @@ void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2])
             w[k++] = s->arr[x].a;
 }
 
-/* The staged entry of a in the stage s, or NULL. */
-static struct staged *find(loom_stage *s, const loom_dsm_alloc *a)
-{
-    for (int x = 0; x < atomic_load(&s->n); x++)
-        if (s->arr[x].a == a)
-            return &s->arr[x];
-    return NULL;
-}
-
 /* With several ranks: the arrays that every rank staged whole in place
  * this round and that allow it merge by one allreduce each (dsm/dense.c),
  * in allocation order; the ranks agree on which in one small allreduce
@@ -213,12 +214,8 @@ static void dense(loom_stage **ss, int n)
         if (!g)
             continue; /* every rank agreed, so every rank has it */
         loom_dsm_alloc *a = g->a;
-        if (!g->delta) {
-            g->delta = mmap(NULL, a->nunits * a->unit, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (g->delta == MAP_FAILED)
-                loom_die(2, "loom_for: out of memory merging '%s'", a->name);
-        }
+        if (!g->delta && !(g->delta = array_map(a)))
+            loom_die(2, "loom_for: out of memory merging '%s'", a->name);
         size_t changed = loom_dsm_dense_merge(a, g->orig, g->delta);
         for (size_t r = 0; r < a->nunits; r++)
             atomic_store_explicit(&g->st[r], 0, memory_order_relaxed);
