@@ -116,6 +116,8 @@ struct loom_dsm_alloc {
                                   * clock (set by notice.c at sync points) */
     int sparse;                  /* write notices (notice.c): a sync point refreshes only
                                   * the copies another rank changed */
+    _Atomic int prefetched;      /* rows: loom_row_prefetch ran since the last sync point */
+    int prefetching;             /* rows: sync intervals in a row that it ran in */
     atomic_flag notice_lock;     /* guards the two lists below */
     struct loom_notice *notice;  /* changes announced, not yet applied here */
     size_t nnotice, capnotice;

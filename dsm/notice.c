@@ -12,7 +12,9 @@
  * At the sync point (loom_notice_apply) a copy is refetched only if some
  * notice names its unit with a clock at or after the copy's stamp (it may
  * predate that write); all of those go in one batch of gets
- * (loom_dsm_fetch_list).  Every other copy stays valid: no rank changed its
+ * (loom_dsm_fetch_list) — unless the program prefetches those rows at
+ * every sync interval (prefetching()): then they are dropped, and its next
+ * prefetch fetches the ones it reads next.  Every other copy stays valid: no rank changed its
  * unit since it was fetched, so it still reflects every release up to now,
  * and it is stamped with the global clock.  So the guarantees of bsp and
  * ssp (policy_bsp.c, policy_ssp.c) hold unchanged; only reads that would
@@ -234,6 +236,21 @@ static size_t stale_units(loom_dsm_alloc *a, struct loom_notice *v, size_t n, si
     return m;
 }
 
+/* 1 if the program prefetched a's rows (loom_row_prefetch) in this sync
+ * interval and in the one before: then the stale copies are dropped, not
+ * refetched.  A parameter server's client prefetches each clock's slice
+ * of rows; refetching every copy it ever held that another rank changed
+ * fetched about twice the rows it read next (tests/perf/ps_mf.c, 4 ranks:
+ * 59 000 refreshed against 25 000 fetched by its prefetches), and made ssp
+ * 1.6-1.7x slower at 100 Mbit/s (docs/dsm.md, "Write notices").  One
+ * prefetch at the start (loom-w2v's) is not a habit: dropping then would
+ * turn the next interval's first reads into one round trip each. */
+static int prefetching(loom_dsm_alloc *a)
+{
+    a->prefetching = atomic_exchange(&a->prefetched, 0) ? a->prefetching + 1 : 0;
+    return a->kind == LOOM_UNIT_ROW && a->prefetching >= 2;
+}
+
 void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
 {
     lock(a);
@@ -247,8 +264,14 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
         loom_die(1, "out of memory (write notices)");
     size_t m = n ? stale_units(a, v, n, list) : 0;
     free(v);
-    loom_dsm_fetch_list(a, list, m);
-    atomic_fetch_add(&a->stats.refreshed, m);
+    if (prefetching(a)) { /* its next prefetch fetches what it reads next */
+        for (size_t i = 0; i < m; i++)
+            if (!a->put[list[i]])
+                atomic_store(&a->state[list[i]], U_INVALID);
+    } else {
+        loom_dsm_fetch_list(a, list, m);
+        atomic_fetch_add(&a->stats.refreshed, m);
+    }
     free(list);
     /* every copy still valid reflects all releases of clocks < g; so does
      * every row fetched from now on (a notice of such a release is queued

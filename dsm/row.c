@@ -200,6 +200,7 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
         }
     if (!a->state)
         return LOOM_OK;
+    atomic_store_explicit(&a->prefetched, 1, memory_order_relaxed);
     /* In batches: lock each invalid row we can, fetch them all at once
      * (loom_dsm_fetch_list: runs by get, small rows gathered in one
      * message per home), then mark them valid.  A row another thread

@@ -1,10 +1,13 @@
 /* dsm_notice.c — write notices and the averaging merge, checked exactly.
- * Usage: dsm_notice sparse rows|pages|wide  |  dsm_notice avg
+ * Usage: dsm_notice sparse rows|pages|wide|prefetch  |  dsm_notice avg
  *
  * sparse: an add-merged int64 allocation (rows of 32 bytes, or 4096-byte
  * pages) of N = 64 units; `wide`: 16384 rows of which only every 256th is
  * ever written, so that a sync point's notices are few for the units (the
- * receiver sorts them; with many it marks a bitmap: notice.c).  Every rank reads every unit (so it holds a copy of
+ * receiver sorts them; with many it marks a bitmap: notice.c); `prefetch`:
+ * rows, of which each round first prefetches every other one (a program
+ * that prefetches at every sync interval has its changed copies dropped,
+ * not refetched, at a sync point: notice.c).  Every rank reads every unit (so it holds a copy of
  * each), then, round after round, a few ranks add known amounts to a few
  * units chosen by the round, and the round ends in a sync point: a
  * loom_barrier, or a loom_clock (bsp, and ssp with staleness 2 followed by
@@ -31,6 +34,7 @@
 
 static int P, me, fails;
 static int N = 64, spread = 1; /* units; only every spread-th is written */
+static int prefetch;              /* rows: each round prefetches half of them first */
 
 /* What rank k adds to unit u in round t (0: nothing). */
 static int64_t amount(int t, int k, int u)
@@ -89,6 +93,12 @@ static int sparse(int pages, const char *policy, int staleness)
     loom_barrier();
     for (int t = 0; t <= ROUNDS; t++) {
         static int64_t got[NMAX];
+        static size_t half[NMAX];
+        size_t nh = 0;
+        for (int u = (t + 1) % 2; prefetch && u < N; u += 2)
+            half[nh++] = (size_t)u;
+        if (nh && loom_row_prefetch(a, half, nh))
+            return 1;
         for (int u = 0; u < N; u++)
             got[u] = pages ? *(int64_t *)(a + u * unit) : *(const int64_t *)loom_row_get(a, (size_t)u);
         for (int u = 0; u < N; u++) /* others' writes of this round may show early */
@@ -187,13 +197,14 @@ int main(int argc, char **argv)
     int rc;
     if (argc > 2 && !strcmp(argv[1], "sparse")) {
         int pages = !strcmp(argv[2], "pages");
+        prefetch = !strcmp(argv[2], "prefetch");
         if (!strcmp(argv[2], "wide"))
             N = NMAX, spread = 256;
         rc = sparse(pages, "bsp", 0) || sparse(pages, "ssp", 0) || sparse(pages, "ssp", 2);
     } else if (argc > 1 && !strcmp(argv[1], "avg"))
         rc = avg();
     else {
-        fprintf(stderr, "usage: dsm_notice sparse rows|pages|wide | dsm_notice avg\n");
+        fprintf(stderr, "usage: dsm_notice sparse rows|pages|wide|prefetch | dsm_notice avg\n");
         rc = 2;
     }
     int bad = fails > 0;

@@ -3,12 +3,15 @@
 # rank reads exactly the totals of all additions so far, though it kept
 # the copies no other rank changed (rows and pages; bsp, ssp with
 # staleness 0 and 2; "wide": 16384 rows of which a sync point's notices
-# name a few, the receiver's sorted path, the others its bitmap), and a sync point at which nobody wrote refetches
+# name a few, the receiver's sorted path, the others its bitmap;
+# "prefetch": rows of which every round prefetches half, so that a sync
+# point drops the changed copies instead of refetching them), and a sync
+# point at which nobody wrote refetches
 # nothing; the averaging merge makes each row exactly the mean of the
 # versions of the ranks that wrote it, across a barrier and a clock.
 . "$(dirname "$0")/../lib.sh"
-plan 6
-for c in "2 rows" "3 rows" "2 pages" "3 wide"; do
+plan 8
+for c in "2 rows" "3 rows" "2 pages" "3 wide" "2 prefetch" "3 prefetch"; do
     set -- $c
     run_job "$T/s$1$2" "$LOOMRUN" -n $1 "$B/tests/bin/dsm_notice" sparse $2
     [ $rc -eq 0 ] && has "$T/s$1$2" "dsm_notice: ok P=$1 sparse"
