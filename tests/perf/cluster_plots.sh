@@ -39,6 +39,7 @@ for f in "$L"/bsp-$n-*.1.csv; do
         ldaring) continue ;;
         bsp) t=bsp ;;
         ssp*) t="ssp, staleness ${cfg#ssp}" ;;
+        prio0) t="priority, no early sending" ;;
         prio*) t="priority, ${cfg#prio} Mbit/s budget" ;;
         mfring) t="loom-mf (ring)" ;;
         esac
