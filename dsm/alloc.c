@@ -137,6 +137,7 @@ static void destroy(loom_dsm_alloc *a)
     free(a->twin);
     free(a->put);
     free(a->stamp);
+    free(atomic_load(&a->dropped));
     free(a->used);
     free(a->cache_res);
     free((void *)a->state);

@@ -118,6 +118,8 @@ struct loom_dsm_alloc {
                                   * the copies another rank changed */
     _Atomic int prefetched;      /* rows: loom_row_prefetch ran since the last sync point */
     int prefetching;             /* rows: sync intervals in a row that it ran in */
+    _Atomic(struct loom_rows *) dropped; /* rows: stale copies sync points dropped
+                                  * (prefetching), fetched at the next read that misses */
     atomic_flag notice_lock;     /* guards the two lists below */
     struct loom_notice *notice;  /* changes announced, not yet applied here */
     size_t nnotice, capnotice;
@@ -281,6 +283,11 @@ void loom_dsm_new_epoch(loom_dsm_alloc *a);
  * released (UINT64_MAX: at a barrier, or this rank's own averaged row). */
 struct loom_notice {
     uint64_t unit, clock;
+};
+/* A list of rows, in increasing order (malloc'd with its rows). */
+struct loom_rows {
+    size_t n;
+    size_t row[];
 };
 /* Whether a gets write notices: a policy with `notices`, units numbered in
  * 32 bits, and no home units in place (the home's own writes there never

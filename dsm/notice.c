@@ -251,6 +251,42 @@ static int prefetching(loom_dsm_alloc *a)
     return a->kind == LOOM_UNIT_ROW && a->prefetching >= 2;
 }
 
+/* Adds the m rows of list (increasing) to a->dropped, the copies dropped
+ * since the program last read a row it had not prefetched: its next such
+ * read fetches them all in one batch (row.c), as the refresh would have
+ * (ps_mf's evaluation after each epoch reads every row).  Merged in a
+ * bitmap of the rows: O(m + rows/64). */
+static void keep_dropped(loom_dsm_alloc *a, const size_t *list, size_t m)
+{
+    struct loom_rows *old = atomic_exchange(&a->dropped, NULL);
+    size_t n = m + (old ? old->n : 0);
+    if (!n)
+        return;
+    struct loom_rows *d = malloc(sizeof *d + n * sizeof *d->row);
+    if (!d)
+        loom_die(1, "out of memory (write notices)");
+    if (!old) {
+        memcpy(d->row, list, m * sizeof *list);
+        d->n = m;
+    } else {
+        size_t words = a->nunits / 64 + 1;
+        uint64_t *bit = calloc(words, sizeof *bit);
+        if (!bit)
+            loom_die(1, "out of memory (write notices)");
+        for (size_t i = 0; i < old->n; i++)
+            bit[old->row[i] / 64] |= (uint64_t)1 << (old->row[i] % 64);
+        for (size_t i = 0; i < m; i++)
+            bit[list[i] / 64] |= (uint64_t)1 << (list[i] % 64);
+        d->n = 0;
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t b = bit[w]; b; b &= b - 1)
+                d->row[d->n++] = w * 64 + (size_t)__builtin_ctzll(b);
+        free(bit);
+        free(old);
+    }
+    atomic_store(&a->dropped, d);
+}
+
 void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
 {
     lock(a);
@@ -268,6 +304,7 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
         for (size_t i = 0; i < m; i++)
             if (!a->put[list[i]])
                 atomic_store(&a->state[list[i]], U_INVALID);
+        keep_dropped(a, list, m);
     } else {
         loom_dsm_fetch_list(a, list, m);
         atomic_fetch_add(&a->stats.refreshed, m);

@@ -49,12 +49,73 @@ static void listed(loom_dsm_alloc *a, size_t row)
     }
 }
 
+/* Contract: fetches every row of rows[0..n) that is invalid and that no
+ * other thread holds (that one is left to it) in batches
+ * (loom_dsm_fetch_list: runs by get, small rows gathered in one message
+ * per home), re-applies the rank's pending adds, and marks them valid;
+ * counted as refreshed (rows a sync point dropped), or as prefetched
+ * misses.  Any thread; locks each row while it fetches it. */
+static int fetch_rows(loom_dsm_alloc *a, const size_t *rows, size_t n, int refresh)
+{
+    enum { BATCH = 4096 };
+    size_t *got = malloc(BATCH * sizeof *got);
+    if (!got)
+        return LOOM_ERR_NOMEM;
+    uint64_t stamp = loom_dsm_wait_fresh(a);
+    for (size_t i = 0; i < n;) {
+        size_t k = 0;
+        for (; i < n && k < BATCH; i++) {
+            size_t r = rows[i];
+            if (atomic_load(&a->state[r]) != U_INVALID ||
+                atomic_flag_test_and_set_explicit(&a->ulock[r], memory_order_acquire))
+                continue;
+            if (atomic_load(&a->state[r]) != U_INVALID) {
+                loom_unit_unlock(a, r);
+                continue;
+            }
+            got[k++] = r;
+        }
+        loom_dsm_fetch_list(a, got, k);
+        for (size_t j = 0; j < k; j++) {
+            size_t r = got[j];
+            if (a->put[r] & ADD)
+                loom_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
+                                  a->type, LOOM_SUM);
+            a->stamp[r] = stamp;
+            loom_cache_use(a, r);
+            atomic_store(&a->state[r], U_CLEAN);
+            loom_unit_unlock(a, r);
+        }
+        if (refresh) {
+            atomic_fetch_add(&a->stats.refreshed, k);
+        } else {
+            atomic_fetch_add(&a->stats.misses, k);
+            atomic_fetch_add(&a->stats.prefetched, k);
+        }
+    }
+    free(got);
+    return LOOM_OK;
+}
+
+/* A read outside the program's prefetches: the copies sync points dropped
+ * since the last such read (notice.c) are fetched in one batch first, as
+ * those sync points would otherwise have refreshed them. */
+static void fetch_dropped(loom_dsm_alloc *a)
+{
+    struct loom_rows *d = atomic_exchange(&a->dropped, NULL);
+    if (d && fetch_rows(a, d->row, d->n, 1))
+        loom_die(1, "out of memory (refreshing '%s')", a->name);
+    free(d);
+}
+
 const void *loom_row_get(void *array, size_t row)
 {
     loom_dsm_alloc *a = checked(array, row, "loom_row_get");
     if (!a)
         return NULL;
     if (a->state && atomic_load(&a->state[row]) == U_INVALID) {
+        if (atomic_load_explicit(&a->dropped, memory_order_relaxed))
+            fetch_dropped(a);
         loom_unit_lock(a, row);
         ensure(a, row);
         loom_unit_unlock(a, row);
@@ -201,42 +262,5 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
     if (!a->state)
         return LOOM_OK;
     atomic_store_explicit(&a->prefetched, 1, memory_order_relaxed);
-    /* In batches: lock each invalid row we can, fetch them all at once
-     * (loom_dsm_fetch_list: runs by get, small rows gathered in one
-     * message per home), then mark them valid.  A row another thread
-     * holds is left to it. */
-    enum { BATCH = 4096 };
-    size_t *got = malloc(BATCH * sizeof *got);
-    if (!got)
-        return LOOM_ERR_NOMEM;
-    uint64_t stamp = loom_dsm_wait_fresh(a);
-    for (size_t i = 0; i < n;) {
-        size_t k = 0;
-        for (; i < n && k < BATCH; i++) {
-            size_t r = rows[i];
-            if (atomic_load(&a->state[r]) != U_INVALID ||
-                atomic_flag_test_and_set_explicit(&a->ulock[r], memory_order_acquire))
-                continue;
-            if (atomic_load(&a->state[r]) != U_INVALID) {
-                loom_unit_unlock(a, r);
-                continue;
-            }
-            got[k++] = r;
-        }
-        loom_dsm_fetch_list(a, got, k);
-        for (size_t j = 0; j < k; j++) {
-            size_t r = got[j];
-            if (a->put[r] & ADD)
-                loom_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
-                                  a->type, LOOM_SUM);
-            a->stamp[r] = stamp;
-            loom_cache_use(a, r);
-            atomic_fetch_add(&a->stats.misses, 1);
-            atomic_fetch_add(&a->stats.prefetched, 1);
-            atomic_store(&a->state[r], U_CLEAN);
-            loom_unit_unlock(a, r);
-        }
-    }
-    free(got);
-    return LOOM_OK;
+    return fetch_rows(a, rows, n, 0);
 }
