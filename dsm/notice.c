@@ -241,10 +241,10 @@ static size_t stale_units(loom_dsm_alloc *a, struct loom_notice *v, size_t n, si
  * refetched.  A parameter server's client prefetches each clock's slice
  * of rows; refetching every copy it ever held that another rank changed
  * fetched about twice the rows it read next (tests/perf/ps_mf.c, 4 ranks:
- * 59 000 refreshed against 25 000 fetched by its prefetches), and made ssp
- * 1.5-1.7x slower at 100 Mbit/s (docs/dsm.md, "Sync points: write notices").  One
- * prefetch at the start (loom-w2v's) is not a habit: dropping then would
- * turn the next interval's first reads into one round trip each. */
+ * 58 000 refreshed against ~25 000 fetched by its prefetches), 9-10% of
+ * its training time at 100 Mbit/s (docs/dsm.md, "Sync points: write
+ * notices").  One prefetch at the start (loom-w2v's) is not a habit: its
+ * sync points keep refreshing. */
 static int prefetching(loom_dsm_alloc *a)
 {
     a->prefetching = atomic_exchange(&a->prefetched, 0) ? a->prefetching + 1 : 0;
