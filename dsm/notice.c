@@ -23,7 +23,9 @@
  * An averaging allocation (diff.c) also notices its own released units: the
  * home's average differs from the rank's own version.
  *
- * Wire body: blocks {u32 allocation id, u32 n, u32 unit[n]}. */
+ * Wire body: blocks {u32 allocation id, u32 n, u32 unit[n]}, or, where
+ * shorter, {u32 allocation id | BITMAP, u32 n, u32 bits[n]}: bit u of the
+ * n = ceil(units / 32) words set for each unit written. */
 #include "dsm.h"
 
 #include <stdlib.h>
@@ -108,6 +110,19 @@ void loom_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n)
         queue(a, NULL, v, n, UINT64_MAX);
 }
 
+/* The words of a's notice block: its written units as a list (one u32
+ * each, repeats included) or as a bitmap of all its units (one bit each,
+ * BITMAP set in the block's id), whichever is shorter.  A sync point that
+ * changed a large share of the rows (a parameter server's clock, word2vec's
+ * input vectors) sends nunits / 8 bytes instead of 4 per change. */
+#define BITMAP 0x80000000u
+static size_t bitmap_words(const loom_dsm_alloc *a) { return (a->nunits + 31) / 32; }
+static int as_bitmap(const loom_dsm_alloc *a) { return bitmap_words(a) < a->nwrote; }
+static size_t block_words(const loom_dsm_alloc *a)
+{
+    return as_bitmap(a) ? bitmap_words(a) : a->nwrote;
+}
+
 void *loom_notice_pack(size_t *len)
 {
     round_no++;
@@ -116,24 +131,28 @@ void *loom_notice_pack(size_t *len)
     for (int i = 0; i < na; i++) {
         loom_dsm_alloc *a = loom_allocs[i];
         if (a && a->live && a->sparse && a->nwrote)
-            n += 2 + a->nwrote;
+            n += 2 + block_words(a);
     }
     *len = n * sizeof(uint32_t);
     if (!n)
         return NULL;
-    uint32_t *b = malloc(*len), *p = b;
+    uint32_t *b = calloc(n, sizeof *b), *p = b;
     if (!b)
         loom_die(1, "out of memory (write notices)");
     for (int i = 0; i < na; i++) {
         loom_dsm_alloc *a = loom_allocs[i];
         if (!a || !a->live || !a->sparse || !a->nwrote)
             continue;
-        atomic_fetch_add(&a->stats.bytes_sent, (2 + a->nwrote) * sizeof *p *
-                                                   (uint64_t)(loom_icv.nranks - 1));
-        *p++ = (uint32_t)a->id;
-        *p++ = (uint32_t)a->nwrote;
-        memcpy(p, a->wrote, a->nwrote * sizeof *p);
-        p += a->nwrote;
+        size_t w = block_words(a);
+        atomic_fetch_add(&a->stats.bytes_sent, (2 + w) * sizeof *p * (uint64_t)(loom_icv.nranks - 1));
+        *p++ = (uint32_t)a->id | (as_bitmap(a) ? BITMAP : 0);
+        *p++ = (uint32_t)w;
+        if (as_bitmap(a))
+            for (size_t k = 0; k < a->nwrote; k++)
+                p[a->wrote[k] / 32] |= 1u << (a->wrote[k] % 32);
+        else
+            memcpy(p, a->wrote, w * sizeof *p);
+        p += w;
         a->nwrote = 0;
     }
     return b;
@@ -141,9 +160,10 @@ void *loom_notice_pack(size_t *len)
 
 /* Contract: a body that does not parse as blocks is logged and dropped
  * whole.  A block naming no live sparse allocation, or a unit out of its
- * range (an allocation freed and its id reused while the notice was on
- * its way), is skipped: it can only concern copies that no longer exist.
- * Each other block is queued on its allocation. */
+ * range, or a bitmap not of its size (an allocation freed and its id
+ * reused while the notice was on its way), is skipped: it can only concern
+ * copies that no longer exist.  Each other block is queued on its
+ * allocation. */
 void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
 {
     const uint32_t *p = data;
@@ -156,14 +176,33 @@ void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
     }
     int na = atomic_load(&loom_nallocs);
     for (at = 0; at < n; at += 2 + p[at + 1]) {
-        loom_dsm_alloc *a = p[at] < (uint32_t)na ? loom_allocs[p[at]] : NULL;
-        size_t k = 0;
-        while (a && k < p[at + 1] && p[at + 2 + k] < a->nunits)
-            k++;
-        if (!a || !a->live || !a->sparse || k < p[at + 1])
+        uint32_t id = p[at] & ~BITMAP, w = p[at + 1];
+        const uint32_t *v = p + at + 2;
+        loom_dsm_alloc *a = id < (uint32_t)na ? loom_allocs[id] : NULL;
+        if (!a || !a->live || !a->sparse)
             continue;
-        atomic_fetch_add(&a->stats.bytes_recv, (2 + p[at + 1]) * sizeof *p);
-        queue(a, p + at + 2, NULL, p[at + 1], clock);
+        if (p[at] & BITMAP) {
+            if (w != bitmap_words(a) || (a->nunits % 32 && v[w - 1] >> (a->nunits % 32)))
+                continue;
+            uint32_t *u = malloc((a->nunits ? a->nunits : 1) * sizeof *u);
+            if (!u)
+                loom_die(1, "out of memory (write notices)");
+            size_t k = 0;
+            for (size_t x = 0; x < w; x++)
+                for (uint32_t bits = v[x]; bits; bits &= bits - 1)
+                    u[k++] = (uint32_t)(x * 32 + (size_t)__builtin_ctz(bits));
+            atomic_fetch_add(&a->stats.bytes_recv, (2 + w) * sizeof *p);
+            queue(a, u, NULL, k, clock);
+            free(u);
+            continue;
+        }
+        size_t k = 0;
+        while (k < w && v[k] < a->nunits)
+            k++;
+        if (k < w)
+            continue;
+        atomic_fetch_add(&a->stats.bytes_recv, (2 + w) * sizeof *p);
+        queue(a, v, NULL, w, clock);
     }
 }
 
