@@ -14,7 +14,15 @@
  * every message of a sync-heavy loop wake a thread (docs/bench-apps.md).
  * Measured (docs/bench-ssp.md): with four ranks computing 5 ms per clock,
  * clocks per second rose from ~44 to ~125 under bsp and ssp alike,
- * because releases no longer wait for busy homes. */
+ * because releases no longer wait for busy homes.
+ *
+ * While a thread of the rank waits in the transport (a collective, a
+ * release's acknowledgements: loom_tp_foreground), that thread drives it,
+ * and the agent naps 1 ms at a time instead of polling beside it: on a
+ * host with as many busy threads as cores its 50 us wake-ups after each
+ * message took the core from the computing ranks.  A 2-rank loom-w2v
+ * (two sync points' worth of collectives every 5 000 words) ran 8-9%
+ * faster (docs/bench-apps.md). */
 #include "dsm.h"
 
 #include <pthread.h>
@@ -29,17 +37,22 @@ static _Atomic int stop;
 /* Seconds without a message before the agent stops polling and sleeps. */
 #define QUIET_S 0.002
 
-/* While held: poll every 50 us while messages flow, sleep on the event
- * descriptor (at most 5 ms, so that stop and holders are seen) once quiet;
- * nap 5 ms while not held. */
+/* While held: nap while a thread of the rank waits in the transport; else
+ * poll every 50 us while messages flow, sleep on the event descriptor (at
+ * most 5 ms, so that stop and holders are seen) once quiet; nap 5 ms while
+ * not held. */
 static void *agent_main(void *arg)
 {
     (void)arg;
-    struct timespec poll_gap = {0, 50 * 1000}, nap = {0, 5 * 1000 * 1000};
+    struct timespec poll_gap = {0, 50 * 1000}, nap = {0, 5 * 1000 * 1000}, fg_nap = {0, 1000 * 1000};
     double busy_at = loom_wtime();
     while (!stop) {
         if (atomic_load(&holders) == 0) {
             nanosleep(&nap, NULL);
+            continue;
+        }
+        if (loom_tp_foreground()) { /* a waiting thread drives the transport */
+            nanosleep(&fg_nap, NULL);
             continue;
         }
         if (loom_tp_drain())

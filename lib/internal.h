@@ -323,6 +323,8 @@ unsigned loom_tp_drain(void);
 void loom_tp_wait(int timeout_ms);
 /* 1 if the calling thread is inside the transport (holds its lock). */
 int loom_tp_busy(void);
+/* 1 while a thread of this process waits in the transport (and drives it). */
+int loom_tp_foreground(void);
 
 /* From now on a peer's disconnect is expected, not a failure. */
 void loom_tp_closing(void);

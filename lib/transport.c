@@ -335,6 +335,16 @@ int loom_host_size(void)
     return n ? n : 1;
 }
 
+/* Threads of this process inside one of the waits below, each driving the
+ * transport itself (progress()): the progress agent (dsm/agent.c) then
+ * stays out of their way.  When it polled beside them, on a host with as
+ * many busy threads as cores, its wake-ups took the core from the thread
+ * it was competing with, ~9% of a 2-rank loom-w2v (docs/bench-apps.md). */
+static _Atomic int fg_waiting;
+int loom_tp_foreground(void) { return atomic_load_explicit(&fg_waiting, memory_order_relaxed) > 0; }
+static void fg_begin(void) { atomic_fetch_add_explicit(&fg_waiting, 1, memory_order_relaxed); }
+static void fg_end(void) { atomic_fetch_sub_explicit(&fg_waiting, 1, memory_order_relaxed); }
+
 /* One round of progress for a waiting caller: spin while UCX makes
  * progress, yield the core after a while without any (two cores shared by
  * several ranks must not starve the rank we wait for). */
@@ -417,6 +427,7 @@ void loom_tp_wait_send(loom_sreq *s)
     if (!s)
         return;
     int idle = 0;
+    fg_begin();
     for (;;) {
         lock_tp();
         ucs_status_t st = ucp_request_check_status(s->req);
@@ -429,6 +440,7 @@ void loom_tp_wait_send(loom_sreq *s)
         }
         progress(&idle);
     }
+    fg_end();
     lock_tp();
     ucp_request_free(s->req);
     unlock_tp();
@@ -469,8 +481,10 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
     }
     unlock_tp();
     int idle = 0;
+    fg_begin();
     while (!loom_flag_get(&done))
         progress(&idle);
+    fg_end();
 }
 
 
@@ -705,15 +719,19 @@ void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
 void loom_tp_wait_flag(volatile int *flag)
 {
     int idle = 0;
+    fg_begin();
     while (!loom_flag_get(flag))
         progress(&idle);
+    fg_end();
 }
 
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target)
 {
     int idle = 0;
+    fg_begin();
     while (atomic_load(v) < target)
         progress(&idle);
+    fg_end();
 }
 
 void loom_tp_closing(void)
