@@ -44,7 +44,8 @@ static _Atomic int stop;
 static void *agent_main(void *arg)
 {
     (void)arg;
-    struct timespec poll_gap = {0, 50 * 1000}, nap = {0, 5 * 1000 * 1000}, fg_nap = {0, 1000 * 1000};
+    struct timespec poll_gap = {0, 50 * 1000}, nap = {0, 5 * 1000 * 1000},
+                    fg_nap = {0, 1000 * 1000};
     double busy_at = loom_wtime();
     while (!stop) {
         if (atomic_load(&holders) == 0) {

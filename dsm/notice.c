@@ -14,9 +14,9 @@
  * predate that write); all of those go in one batch of gets
  * (loom_dsm_fetch_list) — unless the program prefetches those rows at
  * every sync interval (prefetching()): then they are dropped, and its next
- * prefetch fetches the ones it reads next.  Every other copy stays valid: no rank changed its
- * unit since it was fetched, so it still reflects every release up to now,
- * and it is stamped with the global clock.  So the guarantees of bsp and
+ * prefetch fetches the ones it reads next.  Every other copy stays valid:
+ * no rank changed its unit since it was fetched, so it still reflects
+ * every release up to now, and it is stamped with the global clock.  So the guarantees of bsp and
  * ssp (policy_bsp.c, policy_ssp.c) hold unchanged; only reads that would
  * have refetched identical bytes are saved.
  *
@@ -144,7 +144,8 @@ void *loom_notice_pack(size_t *len)
         if (!a || !a->live || !a->sparse || !a->nwrote)
             continue;
         size_t w = block_words(a);
-        atomic_fetch_add(&a->stats.bytes_sent, (2 + w) * sizeof *p * (uint64_t)(loom_icv.nranks - 1));
+        atomic_fetch_add(&a->stats.bytes_sent,
+                         (2 + w) * sizeof *p * (uint64_t)(loom_icv.nranks - 1));
         *p++ = (uint32_t)a->id | (as_bitmap(a) ? BITMAP : 0);
         *p++ = (uint32_t)w;
         if (as_bitmap(a))
