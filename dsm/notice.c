@@ -185,10 +185,13 @@ void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
         if (p[at] & BITMAP) {
             if (w != bitmap_words(a) || (a->nunits % 32 && v[w - 1] >> (a->nunits % 32)))
                 continue;
-            uint32_t *u = malloc((a->nunits ? a->nunits : 1) * sizeof *u);
+            size_t k = 0;
+            for (size_t x = 0; x < w; x++)
+                k += (size_t)__builtin_popcount(v[x]);
+            uint32_t *u = malloc((k ? k : 1) * sizeof *u);
             if (!u)
                 loom_die(1, "out of memory (write notices)");
-            size_t k = 0;
+            k = 0;
             for (size_t x = 0; x < w; x++)
                 for (uint32_t bits = v[x]; bits; bits &= bits - 1)
                     u[k++] = (uint32_t)(x * 32 + (size_t)__builtin_ctz(bits));
@@ -294,36 +297,24 @@ static int prefetching(loom_dsm_alloc *a)
 /* Adds the m rows of list (increasing) to a->dropped, the copies dropped
  * since the program last read a row it had not prefetched: its next such
  * read fetches them all in one batch (row.c), as the refresh would have
- * (ps_mf's evaluation after each epoch reads every row).  Merged in a
- * bitmap of the rows: O(m + rows/64). */
+ * (ps_mf's evaluation after each epoch reads every row).  The two
+ * increasing lists are merged, each row once. */
 static void keep_dropped(loom_dsm_alloc *a, const size_t *list, size_t m)
 {
     struct loom_rows *old = atomic_exchange(&a->dropped, NULL);
-    size_t n = m + (old ? old->n : 0);
-    if (!n)
+    size_t n = old ? old->n : 0, i = 0, j = 0;
+    if (!n && !m)
         return;
-    struct loom_rows *d = malloc(sizeof *d + n * sizeof *d->row);
+    struct loom_rows *d = malloc(sizeof *d + (n + m) * sizeof *d->row);
     if (!d)
         loom_die(1, "out of memory (write notices)");
-    if (!old) {
-        memcpy(d->row, list, m * sizeof *list);
-        d->n = m;
-    } else {
-        size_t words = a->nunits / 64 + 1;
-        uint64_t *bit = calloc(words, sizeof *bit);
-        if (!bit)
-            loom_die(1, "out of memory (write notices)");
-        for (size_t i = 0; i < old->n; i++)
-            bit[old->row[i] / 64] |= (uint64_t)1 << (old->row[i] % 64);
-        for (size_t i = 0; i < m; i++)
-            bit[list[i] / 64] |= (uint64_t)1 << (list[i] % 64);
-        d->n = 0;
-        for (size_t w = 0; w < words; w++)
-            for (uint64_t b = bit[w]; b; b &= b - 1)
-                d->row[d->n++] = w * 64 + (size_t)__builtin_ctzll(b);
-        free(bit);
-        free(old);
+    d->n = 0;
+    while (i < n || j < m) {
+        size_t r = j == m || (i < n && old->row[i] < list[j]) ? old->row[i++] : list[j++];
+        if (!d->n || d->row[d->n - 1] != r)
+            d->row[d->n++] = r;
     }
+    free(old);
     atomic_store(&a->dropped, d);
 }
 
