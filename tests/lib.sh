@@ -31,10 +31,11 @@ run_job() {
     timeout -k 5 60 "$@" >"$_out" 2>&1
     rc=$?
 }
-# has FILE PATTERN: grep -q with the file shown on failure
+# has FILE PATTERN: grep -q with the file shown on failure (on stderr, so
+# that prove shows it without -v and a CI log explains the failure)
 has() {
     if grep -qE -- "$2" "$1"; then return 0; fi
-    diag "expected /$2/ in:"; sed 's/^/#   /' "$1"; return 1
+    { diag "expected /$2/ in:"; sed 's/^/#   /' "$1"; } >&2; return 1
 }
 finish() { exit $_failed; }
 # threads N: N, or 1 under ThreadSanitizer (libgomp is not instrumented, so

@@ -39,7 +39,9 @@ if command -v mpirun >/dev/null 2>&1; then
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 90 \
         mpirun --oversubscribe -n 2 -x LOOM_RENDEZVOUS=127.0.0.1:$((port + 1)) \
         -x LOOM_JOB_KEY=$key "$B/tests/bin/coll_check" >"$T/mpi" 2>&1
-    [ $? -eq 0 ] && has "$T/mpi" "coll_check: ok P=2"
+    rc=$?
+    [ $rc -eq 0 ] || { diag "mpirun exited $rc:"; sed 's/^/#   /' "$T/mpi"; } >&2
+    [ $rc -eq 0 ] && has "$T/mpi" "coll_check: ok P=2"
     ok $? "2 ranks under Open MPI's mpirun compute exactly"
 else
     echo "ok 4 # SKIP mpirun not installed"
