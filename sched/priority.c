@@ -321,9 +321,14 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
             continue;
         }
         memset(w.part, 0, (size_t)nk * width * sizeof *w.part);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T) if (T > 1 && nk > 1)
-        for (long k = 0; k < nk; k++)
-            p->push(begin + w.kept[k], w.part + (size_t)k * width, ctx);
+        if (T > 1 && nk > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+            for (long k = 0; k < nk; k++)
+                p->push(begin + w.kept[k], w.part + (size_t)k * width, ctx);
+        } else { /* no region: even one of one thread cost ~0.4 us a window */
+            for (long k = 0; k < nk; k++)
+                p->push(begin + w.kept[k], w.part + (size_t)k * width, ctx);
+        }
         finish_window(s, begin, n, eta, ctx, p, &w, nk);
         for (long k = 0; p->apply && k < nk; k++) /* one thread: its share is everything */
             p->apply(begin + w.kept[k], ctx);
