@@ -8,7 +8,10 @@
 # between ranks crosses a shaped link.  cluster_down removes it all.
 # Needs root and iproute2 (cluster_require checks).  The kernel here has no netem, so no latency
 # can be added; where `tc qdisc add ... netem` works, CLUSTER_DELAY=5ms adds
-# that one-way delay on every link.
+# that one-way delay on every link.  CLUSTER_BURST (default 256kb) is tbf's
+# bucket: a link idle for a while then sends that much at veth speed, which
+# flatters a program that idles its links (docs/dsm.md, "Programs that
+# prefetch"); 16kb is closer to a real link.
 
 CLUSTER_ID=${CLUSTER_ID:-$(( $$ % 200 + 20 ))}
 
@@ -34,9 +37,9 @@ cluster_shape() {
     if [ -n "${CLUSTER_DELAY:-}" ]; then
         ip netns exec "$ns" tc qdisc add dev "$dev" root handle 1: netem delay "$CLUSTER_DELAY"
         [ "$rate" = none ] || ip netns exec "$ns" tc qdisc add dev "$dev" parent 1: handle 2: \
-            tbf rate "$rate" burst 256kb latency 200ms
+            tbf rate "$rate" burst "${CLUSTER_BURST:-256kb}" latency 200ms
     elif [ "$rate" != none ]; then
-        ip netns exec "$ns" tc qdisc add dev "$dev" root tbf rate "$rate" burst 256kb latency 200ms
+        ip netns exec "$ns" tc qdisc add dev "$dev" root tbf rate "$rate" burst "${CLUSTER_BURST:-256kb}" latency 200ms
     fi
 }
 
