@@ -644,6 +644,7 @@ int loom_stats_get(void *array, loom_stats *out)
     for (int i = 0; i < n; i++)
         if (loom_allocs[i] && loom_allocs[i]->live)
             add_stats(loom_allocs[i], out);
+    loom_tp_bytes(&out->wire_sent, &out->wire_received);
     return LOOM_OK;
 }
 

@@ -325,6 +325,9 @@ void loom_tp_wait(int timeout_ms);
 int loom_tp_busy(void);
 /* 1 while a thread of this process waits in the transport (and drives it). */
 int loom_tp_foreground(void);
+/* Payload bytes this rank has sent and received through the transport, of
+ * every kind (collectives, the DSM's messages, remote reads). */
+void loom_tp_bytes(uint64_t *sent, uint64_t *received);
 
 /* From now on a peer's disconnect is expected, not a failure. */
 void loom_tp_closing(void);

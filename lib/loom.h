@@ -282,7 +282,9 @@ int loom_for_ring(void *array, long rows, void (*body)(const loom_ring_block *b,
                   void *ctx);
 
 /* Statistics of one allocation (array = its address) or, with NULL, of all
- * of this rank's allocations together. */
+ * of this rank's live allocations together, and the rank's whole traffic
+ * (wire_sent, wire_received: what its messages of every kind carried since
+ * loom_init, collectives and freed allocations included). */
 typedef struct loom_stats {
     uint64_t bytes_sent;      /* diffs this rank sent to homes */
     uint64_t bytes_received;  /* units and rows fetched, diffs applied as home */
@@ -298,6 +300,8 @@ typedef struct loom_stats {
     uint64_t cached_bytes;    /* bytes of copies kept at the last sync point (bounded
                                  allocations only) */
     uint64_t rehomed;         /* rows whose home moved here (placement by accessor) */
+    uint64_t wire_sent;       /* with NULL only: every payload byte this rank sent, */
+    uint64_t wire_received;   /* and received: collectives, allocations, freed ones */
 } loom_stats;
 int loom_stats_get(void *array, loom_stats *out);
 

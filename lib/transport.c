@@ -177,6 +177,25 @@ static void size_mismatch(uint32_t src, size_t got, size_t want)
              src, got, want);
 }
 
+/* Payload bytes this rank handed to UCX and got from it, of every kind:
+ * messages (collectives), active messages (header and data: the DSM's
+ * protocol), remote reads.  Counted where they are sent and where they
+ * are taken: a message when a receive matches it (one that came early
+ * counts in the receive's call, not in the call it arrived during), an
+ * active message when its handler runs.  UCX's own wire-up and headers
+ * are not in them. */
+static _Atomic uint64_t wire_sent, wire_received;
+static void count_sent(size_t n) { atomic_fetch_add_explicit(&wire_sent, n, memory_order_relaxed); }
+static void count_received(size_t n)
+{
+    atomic_fetch_add_explicit(&wire_received, n, memory_order_relaxed);
+}
+void loom_tp_bytes(uint64_t *sent, uint64_t *received)
+{
+    *sent = atomic_load_explicit(&wire_sent, memory_order_relaxed);
+    *received = atomic_load_explicit(&wire_received, memory_order_relaxed);
+}
+
 static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *data,
                            size_t len, const ucp_am_recv_param_t *param)
 {
@@ -198,6 +217,7 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
             continue;
         if (len != p->len)
             size_mismatch(h.src, len, p->len);
+        count_received(len);
         if (rndv)
             pull(data, p->buf, len, p->done);
         else {
@@ -407,6 +427,7 @@ loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
     if (!s)
         loom_die(LOOM_EXIT_PEER, "out of memory");
     s->hdr = (struct msg_hdr){.src = (uint32_t)loom_icv.rank, .tag = tag};
+    count_sent(len);
     ucp_request_param_t p = {.op_attr_mask = 0};
     lock_tp();
     ucs_status_ptr_t r = ucp_am_send_nbx(get_ep(dst), LOOM_AM_MSG, &s->hdr,
@@ -461,6 +482,7 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
             break;
         }
     if (u) {
+        count_received(u->len);
         uq_of[u->src].msgs--;
         uq_of[u->src].bytes -= u->desc ? 0 : u->len;
         if (u->len != len)
@@ -521,6 +543,7 @@ static ucs_status_t am_generic(void *arg, const void *header, size_t hlen, void 
     if (!am_fns[id]) /* registered at open: the layer's handler is not there yet */
         loom_abort(LOOM_EXIT_PEER, "internal: a message (id %u) came before its handler was "
                    "registered here (docs/dsm.md, \"Message handlers\")", id);
+    count_received(hlen + len);
     if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
         if ((uintptr_t)data % 8 == 0) {
             am_fns[id](header, hlen, data, len);
@@ -600,6 +623,7 @@ void loom_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, v
         loom_die(LOOM_EXIT_PEER, "out of memory");
     memcpy(a->hdr, hdr, hlen);
     a->data = data;
+    count_sent(hlen + len);
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                         (eager ? UCP_OP_ATTR_FIELD_FLAGS : 0),
@@ -707,6 +731,7 @@ void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
         .cb.send = get_done,
         .user_data = (void *)done,
     };
+    count_received(len);
     lock_tp();
     ucs_status_ptr_t r = ucp_get_nbx(get_ep(peer), buf, len, raddr, rkey, &p);
     unlock_tp();

@@ -163,9 +163,10 @@ static int stats_on(void)
            strcasecmp(v, "off");
 }
 
-/* Bytes this rank's Loom allocations sent and received since the last
- * call (the first: since they were made), into b[0], b[1].  Several
- * ranks only; 0 otherwise. */
+/* Bytes this rank's messages carried, sent and received, since the last
+ * call (the first: since loom_init), into b[0], b[1]: its allocations'
+ * traffic and its collectives (loom-lasso has only those).  Several ranks
+ * only; 0 otherwise. */
 static void net_bytes(uint64_t b[2])
 {
     static uint64_t last[2];
@@ -173,10 +174,10 @@ static void net_bytes(uint64_t b[2])
     b[0] = b[1] = 0;
     if (loom_size() < 2 || loom_stats_get(NULL, &s))
         return;
-    b[0] = s.bytes_sent - last[0];
-    b[1] = s.bytes_received - last[1];
-    last[0] = s.bytes_sent;
-    last[1] = s.bytes_received;
+    b[0] = s.wire_sent - last[0];
+    b[1] = s.wire_received - last[1];
+    last[0] = s.wire_sent;
+    last[1] = s.wire_received;
 }
 
 void loom_report_row(loom_report *r, const double *values)

@@ -42,8 +42,9 @@ void loom_report_tick(int64_t n);
 /* Prints one line ("app: iter 3  samples 240000  seconds 1.25 ...") and
  * appends one CSV row: one value per column, in the order of `columns`.
  * Ends the progress display of the current iteration.  With several ranks
- * the line ends with the megabytes rank 0's allocations sent and received
- * since the last row ("rank0_sent_MB 1.2 rank0_recv_MB 3.4"), and under
+ * the line ends with the megabytes rank 0's messages carried, sent and
+ * received, since the last row ("rank0_sent_MB 1.2 rank0_recv_MB 3.4":
+ * allocations and collectives, loom_stats' wire_*), and under
  * LOOM_STATS every rank prints its own on stderr ("app: rank 1 iter 3:
  * sent N B, received M B").  Not collective. */
 void loom_report_row(loom_report *r, const double *values);

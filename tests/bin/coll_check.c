@@ -91,6 +91,30 @@ int main(int argc, char **argv)
         free(a); free(b); free(c); free(d); free(f);
     }
     CHECK(loom_bcast(NULL, 0, P) == LOOM_ERR_ARG, "bcast to a bad root accepted");
+    /* the rank's traffic (loom_stats' wire_*): with a power of two of
+     * ranks, a small allreduce of n doubles is log2 P exchanges of all n,
+     * and on 2 ranks a large one (reduce-scatter, allgather) moves n too,
+     * each way.  A message counts when its receive takes it, so the
+     * fences (allreduces, not loom_barrier: its write notices count when
+     * they arrive) keep the others' next traffic out of the window. */
+    size_t counts[] = {17, 300001};
+    for (int i = 0; P > 1 && !(P & (P - 1)) && i < (P == 2 ? 2 : 1); i++) {
+        size_t n = counts[i];
+        double *v = calloc(n, sizeof *v);
+        loom_stats s0, s1;
+        int fence = 0;
+        loom_allreduce(LOOM_IN_PLACE, &fence, 1, LOOM_INT32, LOOM_SUM);
+        loom_stats_get(NULL, &s0);
+        loom_allreduce(LOOM_IN_PLACE, v, n, LOOM_DOUBLE, LOOM_SUM);
+        loom_stats_get(NULL, &s1);
+        loom_allreduce(LOOM_IN_PLACE, &fence, 1, LOOM_INT32, LOOM_SUM);
+        uint64_t want = (uint64_t)n * sizeof *v * (uint64_t)(i ? 1 : __builtin_ctz((unsigned)P));
+        CHECK(s1.wire_sent - s0.wire_sent == want && s1.wire_received - s0.wire_received == want,
+              "allreduce of %zu doubles: sent %llu B, received %llu B, want %llu each", n,
+              (unsigned long long)(s1.wire_sent - s0.wire_sent),
+              (unsigned long long)(s1.wire_received - s0.wire_received), (unsigned long long)want);
+        free(v);
+    }
     loom_barrier();
     if (r == 0 && !fails)
         printf("coll_check: ok P=%d\n", P);

@@ -7,9 +7,10 @@ SCALE, the problem size).
 The check: per app, a and s are fitted (scaling_model.lsq2) to the first
 RAW's runs at 2 and 4 ranks of one thread only; the model then predicts
 every other multi-rank point of every RAW, from
-each problem's own one-rank time C and the bytes V that rank 0's Loom
-allocations moved per epoch at that P (the apps' rank0_sent_MB /
-rank0_recv_MB, busier direction; collectives are not in it).  All ranks
+each problem's own one-rank time C and the bytes V that rank 0's messages
+moved per epoch at that P (the apps' rank0_sent_MB / rank0_recv_MB, busier
+direction; allocations only in runs before 2026-11-26, collectives too
+since: docs/dsm.md, "Statistics").  All ranks
 share one host, so B is infinite and cores = P (P <= the host's cores)."""
 import csv
 import re
