@@ -35,13 +35,21 @@ SLURM_PROCID=1 SLURM_NTASKS=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>
 [ $? -ne 0 ] && has "$T/norv" "LOOM_RENDEZVOUS is not set"
 ok $? "a foreign-launched rank without LOOM_RENDEZVOUS stops with a clear message"
 
-if command -v mpirun >/dev/null 2>&1; then
+# Under the project's CI (ThreadSanitizer build) this case failed once
+# with nothing shown, and never in 240 runs here; a failed launch is shown
+# on stderr and tried once more, on another port, so that a second failure
+# fails the test and a first one stays in the log.
+mpi() {
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 90 \
-        mpirun --oversubscribe -n 2 -x LOOM_RENDEZVOUS=127.0.0.1:$((port + 1)) \
+        mpirun --oversubscribe -n 2 -x LOOM_RENDEZVOUS=127.0.0.1:$1 \
         -x LOOM_JOB_KEY=$key "$B/tests/bin/coll_check" >"$T/mpi" 2>&1
     rc=$?
-    [ $rc -eq 0 ] || { diag "mpirun exited $rc:"; sed 's/^/#   /' "$T/mpi"; } >&2
-    [ $rc -eq 0 ] && has "$T/mpi" "coll_check: ok P=2"
+    [ $rc -eq 0 ] && grep -q "coll_check: ok P=2" "$T/mpi" && return 0
+    { diag "mpirun on port $1 exited $rc:"; sed 's/^/#   /' "$T/mpi"; } >&2
+    return 1
+}
+if command -v mpirun >/dev/null 2>&1; then
+    mpi $((port + 1)) || mpi $((port + 3))
     ok $? "2 ranks under Open MPI's mpirun compute exactly"
 else
     echo "ok 4 # SKIP mpirun not installed"
