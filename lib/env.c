@@ -111,15 +111,6 @@ static int set_key(const char *v)
     loom_icv.have_key = 1;
     return 0;
 }
-static int set_rendezvous(const char *v)
-{
-    char host[256];
-    int port;
-    if (loom_parse_hostport(v, host, sizeof host, &port))
-        return -1;
-    snprintf(loom_icv.rendezvous, sizeof loom_icv.rendezvous, "%s", v);
-    return 0;
-}
 static int set_display(const char *v)
 {
     if (!strcasecmp(v, "verbose")) { loom_icv.display_env = 2; return 0; }
@@ -131,6 +122,15 @@ static int set_string(char *dst, size_t n, const char *v)
         return -1;
     memcpy(dst, v, strlen(v) + 1);
     return 0;
+}
+static int set_rendezvous(const char *v)
+{
+    char host[256];
+    int port;
+    if (loom_parse_hostport(v, host, sizeof host, &port))
+        return -1;
+    /* a host of up to 255 bytes and a port need not fit: refused, not cut */
+    return set_string(loom_icv.rendezvous, sizeof loom_icv.rendezvous, v);
 }
 static int set_rsh(const char *v) { return set_string(loom_icv.rsh, sizeof loom_icv.rsh, v); }
 static int set_rv_host(const char *v)
