@@ -139,6 +139,20 @@ static int sparse(int pages, const char *policy, int staleness)
             loom_barrier();
         }
     }
+    /* the rank's whole traffic holds the allocation's: its diffs, fetches
+     * and notices travel as active messages and remote reads, which the
+     * transport counts too (loom_stats' wire_*) */
+    loom_stats all;
+    loom_stats_get(NULL, &all);
+    if (all.wire_sent < all.bytes_sent || all.wire_received < all.bytes_received ||
+        !all.bytes_sent || !all.bytes_received) {
+        if (fails++ < 5)
+            printf("rank %d %s %s/%d: the rank's messages carried %llu B out and %llu B in, "
+                   "its allocation's %llu and %llu\n", me, pages ? "pages" : "rows", policy,
+                   staleness, (unsigned long long)all.wire_sent,
+                   (unsigned long long)all.wire_received, (unsigned long long)all.bytes_sent,
+                   (unsigned long long)all.bytes_received);
+    }
     loom_free(a);
     return 0;
 }
