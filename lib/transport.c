@@ -502,11 +502,7 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
         posted[nposted++] = (struct posted){(uint32_t)src, tag, buf, len, &done};
     }
     unlock_tp();
-    int idle = 0;
-    fg_begin();
-    while (!loom_flag_get(&done))
-        progress(&idle);
-    fg_end();
+    loom_tp_wait_flag(&done);
 }
 
 

@@ -33,13 +33,13 @@ cluster_down() {
 # shape NS DEV RATE: tbf (and netem delay when CLUSTER_DELAY is set) on
 # DEV's egress inside namespace NS.
 cluster_shape() {
-    local ns=$1 dev=$2 rate=$3
+    local ns=$1 dev=$2 rate=$3 burst=${CLUSTER_BURST:-256kb}
     if [ -n "${CLUSTER_DELAY:-}" ]; then
         ip netns exec "$ns" tc qdisc add dev "$dev" root handle 1: netem delay "$CLUSTER_DELAY"
         [ "$rate" = none ] || ip netns exec "$ns" tc qdisc add dev "$dev" parent 1: handle 2: \
-            tbf rate "$rate" burst "${CLUSTER_BURST:-256kb}" latency 200ms
+            tbf rate "$rate" burst "$burst" latency 200ms
     elif [ "$rate" != none ]; then
-        ip netns exec "$ns" tc qdisc add dev "$dev" root tbf rate "$rate" burst "${CLUSTER_BURST:-256kb}" latency 200ms
+        ip netns exec "$ns" tc qdisc add dev "$dev" root tbf rate "$rate" burst "$burst" latency 200ms
     fi
 }
 
