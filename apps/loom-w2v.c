@@ -11,8 +11,11 @@
  *   - an epoch is loom_for(dynamic, .local) over the rank's sentences with
  *     .sync = hybrid: inside a rank the threads share its copy of the rows
  *     (Hogwild, as the original word2vec), and every --sync-every
- *     words the ranks add their changes home (or, --merge avg, average
- *     them) and take a clock.
+ *     words the ranks add their changes home (by default on 2 ranks) or
+ *     average them (--merge avg, the default from 3 ranks) and take a
+ *     clock;
+ *   - an epoch whose loss ran away ends the job before anything is saved
+ *     (diverged()).
  * Each sentence draws from its own random stream (seed, epoch, sentence),
  * and the step α falls linearly with the rank's progress.  A loom_clock
  * ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and
@@ -110,6 +113,26 @@ static void sentence(long i, void *ctx)
     loom_report_tick(n);
 }
 
+/* Ends the job with one message when epoch e's mean loss (the same on
+ * every rank: allreduced) says training ran away: not finite, or half as
+ * much again as an untrained model's, whose every pair scores
+ * (1 + negative) ln 2 (all outcomes at probability 1/2).  Such vectors are
+ * worse than none, so they are not saved, and no checkpoint keeps them.
+ * Collective: every rank calls it after each epoch. */
+static void diverged(double loss, int negative, int e, int R, int avg)
+{
+    double untrained = (1 + negative) * log(2.0);
+    if (isfinite(loss) && loss <= 1.5 * untrained)
+        return;
+    char msg[400];
+    snprintf(msg, sizeof msg, "loom-w2v: training diverged in epoch %d: loss %g, where an "
+             "untrained model scores %.3f; nothing was saved.  %s (docs/loom-w2v.md, "
+             "\"Runaway training\")", e, loss, untrained,
+             R > 1 && !avg ? "Use --merge avg, or a shorter --sync-every"
+                           : "Use a smaller --alpha");
+    loom_report_agree(1, msg);
+}
+
 static const char W2V_USAGE[] =
     "loom-w2v [train] --train FILE --output FILE.vec [OPTION]...\n"
     "loom-w2v nearest WORD... --vectors FILE.vec [--top N]";
@@ -119,8 +142,7 @@ static const char W2V_USAGE[] =
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.p = {.dim = 100, .window = 5, .negative = 5, .sample = 1e-3},
-                       .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1,
-                       .merge = "sum"};
+                       .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1};
     const loom_flag flags[] = {
         {"train", LOOM_FLAG_STR, &o->train, "FILE", 0, 0, "plain text, one sentence per line"},
         {"output", LOOM_FLAG_STR, &o->output, "FILE.vec", 0, 0,
@@ -139,11 +161,12 @@ static int parse(int argc, char **argv, struct opts *o)
         {"alpha", LOOM_FLAG_NUM, &o->alpha, "A", 0, 0,
          "first step size, falling linearly to 0\n(default 0.025)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
-         "words of each rank between sync points\n(default 5000 / (ranks - 1): the other "
-         "ranks'\nunseen words stay ~5000; 50000 with --merge avg)"},
+         "words of each rank between sync points\n(default 5000 / (ranks - 1) when summing: "
+         "the\nother ranks' unseen words stay ~5000; 50000\nwhen averaging)"},
         {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
-         "sum (default) or avg: at a sync point the\nranks' changes to a vector add up, or it "
-         "becomes\nthe mean of the versions of the ranks that\nchanged it"},
+         "sum or avg: at a sync point the ranks'\nchanges to a vector add up, or it becomes "
+         "the\nmean of the versions of the ranks that changed\nit (default: sum on 2 ranks, "
+         "avg on 3 or\nmore, where summed changes overshoot)"},
         {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
          "clocks a read may lag (ssp rows; default 0 = bsp)"},
         {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0,
@@ -166,7 +189,7 @@ static int parse(int argc, char **argv, struct opts *o)
     const char *bad = !o->train ? "--train is required"
                       : !o->output ? "--output is required"
                       : !(o->alpha > 0) ? "--alpha must be > 0"
-                      : strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
+                      : o->merge && strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
                           ? "--merge must be sum or avg"
                       : NULL;
     return bad ? loom_flags_complain("loom-w2v", bad) : 0;
@@ -179,7 +202,11 @@ static int train(int argc, char **argv)
     if (rc)
         return rc < 0 ? 2 : 0;
     int R = loom_size(), me = loom_rank();
-    int avg = !strcmp(o.merge, "avg");
+    /* Summed changes overshoot on many ranks: a frequent word's output
+     * vector gets every rank's whole step at once, and on 8 and 16 ranks
+     * the loss ran away (docs/loom-w2v.md, "Which merge").  The mean of the
+     * ranks' versions cannot leave them, so it is the default from 3 ranks. */
+    int avg = o.merge ? !strcmp(o.merge, "avg") : R >= 3;
     if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other */
         o.sync_every = avg ? 50000 : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
     if (o.serial && R > 1)
@@ -242,6 +269,9 @@ static int train(int argc, char **argv)
                "%d rank(s) x %d thread(s)%s\n", (long long)c.ntokens, c.ndocs, V,
                (long long)o.min_count, o.p.dim, R, omp_get_max_threads(),
                o.serial ? ", serial twin" : "");
+    if (me == 0 && R > 1)
+        printf("loom-w2v: ranks %s their changes every %lld words of each rank (--merge, "
+               "--sync-every)\n", avg ? "average" : "sum", (long long)o.sync_every);
 
     loom_report *rep = loom_report_open("loom-w2v", o.log, "iter,samples,seconds,loss,pairs",
                                         err, sizeof err);
@@ -277,6 +307,7 @@ static int train(int argc, char **argv)
         loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
         last_loss = s[1] > 0 ? s[0] / s[1] : 0;
         loom_report_row(rep, (double[]){e, (double)c.ntokens * e, busy, last_loss, s[1]});
+        diverged(last_loss, o.p.negative, e, R, avg); /* before the checkpoint and the save */
         if (!o.serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }

@@ -4,14 +4,16 @@
 # planted synonym pairs: every second "lord", "king" and "israel" is
 # renamed "lordz", "kingz", "israelz", so each twin shares its word's
 # contexts and must be its nearest neighbour.  Checked for the serial twin,
-# 1 rank x 2 threads, 2 ranks (bsp, ssp, and averaging) and 4 ranks; the vectors file
-# is in the word2vec text format; bad input is refused.  Under ASan
-# (LOOMTEST_SANITIZE=1) the ssp and 4-rank runs are skipped: three times
-# slower there, and the paths they take are already exercised.  A 2-rank
+# 1 rank x 2 threads, 2 ranks (bsp, ssp, and averaging), 4 and 16 ranks
+# (averaging, the default from 3); the vectors file is in the word2vec
+# text format; bad input is refused, and a run whose loss runs away ends
+# with one message.  Under ASan (LOOMTEST_SANITIZE=1) the ssp, 4- and
+# 16-rank runs are skipped: three times slower there, and the paths they
+# take are already exercised.  A 2-rank
 # run fetches the vectors in batches before training (LOOM_STATS).
 . "$(dirname "$0")/../lib.sh"
 command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get install bible-kjv)"
-plan 11
+plan 14
 # Genesis to 2 Chronicles (12 400 of the Bible's 32 000 verses, 338 000
 # words): each twin still comes out nearest to its word, ahead of the
 # runner-up by 0.05-0.15 on every seed tried, and the file stays short (the
@@ -56,9 +58,37 @@ if [ "${LOOMTEST_SANITIZE:-}" = 1 ]; then # the memory checks need each path onc
 else
     w2v s21 2 1 --staleness 2
     ok $? "2 ranks (ssp, staleness 2): the planted pairs are nearest neighbours"
-    w2v h41 4 1 --epochs 2
-    ok $? "4 ranks (hybrid), 2 epochs: the planted pairs are nearest neighbours"
+    w2v h41 4 1 --epochs 2 && has "$T/h41" "ranks average their changes every 50000 words"
+    ok $? "4 ranks (hybrid, averaging by default), 2 epochs: the planted pairs are nearest neighbours"
 fi
+# Summed changes overshoot on many ranks: 16 ranks summing every 334 words
+# ran this corpus to a loss of 99.8 and saved the vectors.  At the defaults
+# 16 ranks average, and their loss stays under an untrained model's
+# (1 + 5) ln 2 = 4.159 (3.85 here); a run that does run away (16 ranks told
+# to sum, one rank with a huge step) ends with one message and saves
+# nothing.
+untrained=4.159
+if [ "${LOOMTEST_SANITIZE:-}" = 1 ]; then
+    ok 0 "# SKIP 16 ranks: covered by the plain build's run"
+    ok 0 "# SKIP 16 ranks summing: covered by the plain build's run"
+else
+    OMP_NUM_THREADS=1 run_job "$T/r16" "$LOOMRUN" -n 16 "$B/bin/loom-w2v" --train "$T/kjv.txt" \
+        --output "$T/r16.vec" --dim 50 --epochs 1 --log "$T/r16.csv"
+    [ $rc -eq 0 ] && has "$T/r16" "ranks average their changes" &&
+        awk -F, -v u=$untrained 'NR == 2 { loss = $4 } END { exit !(NR == 2 && loss < u) }' "$T/r16.csv"
+    ok $? "16 ranks at the defaults average: the loss stays under an untrained model's"
+    OMP_NUM_THREADS=1 run_job "$T/s16" "$LOOMRUN" -n 16 "$B/bin/loom-w2v" --train "$T/kjv.txt" \
+        --output "$T/s16.vec" --dim 50 --epochs 1 --merge sum
+    [ $rc -eq 1 ] && has "$T/s16" "training diverged in epoch 1: loss [0-9]" &&
+        has "$T/s16" "Use --merge avg, or a shorter --sync-every" &&
+        [ "$(grep -c 'training diverged' "$T/s16")" -eq 1 ] && [ ! -e "$T/s16.vec" ]
+    ok $? "16 ranks summing run away: one message naming --merge avg, nothing saved"
+fi
+"$B/bin/loom-w2v" --train "$T/kjv.txt" --output "$T/big.vec" --dim 50 --epochs 1 --serial \
+    --alpha 5 >"$T/big" 2>&1
+[ $? -eq 1 ] && has "$T/big" "training diverged in epoch 1" && has "$T/big" "Use a smaller --alpha" &&
+    [ ! -e "$T/big.vec" ]
+ok $? "one rank with a runaway step size: one message naming --alpha, nothing saved"
 "$B/bin/loom-w2v" nearest nosuchword --vectors "$T/serial.vec" >"$T/nw" 2>&1
 [ $? -ne 0 ] && has "$T/nw" "'nosuchword' is not in"
 ok $? "an unknown query word is refused"
