@@ -17,21 +17,26 @@
 # puts the two vCPUs decides what that costs), so each run's median is
 # also divided by the best 1 x 2 round: the ratio against 1 x 2 at its
 # fastest, the conservative one.  ROUNDS (default 5).  Needs
-# Debian's dataset-fashion-mnist and bible-kjv; prints a Markdown table
-# (raw logs in BUILD/perf/ranks_dp).
+# Debian's dataset-fashion-mnist (or its four files in FASHION_MNIST=DIR)
+# and bible-kjv (without it, a BUILD/perf/ranks_dp/kjv.txt this script
+# made earlier is used, e.g. one copied to a lent machine); prints a
+# Markdown table (raw logs in BUILD/perf/ranks_dp).
 set -euo pipefail
 B=$(cd "${1:-build}" && pwd)
 BASE=${2:-}
 ROUNDS=${ROUNDS:-5}
-F=/usr/share/datasets/fashion-mnist
+F=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
 W=$B/perf/ranks_dp # raw logs and results stay here
 mkdir -p "$W"
 PAIRS="lord king israel god people son house land up down word three head delivered live places
 build counsel sought garments saints rod hebron upright"
-bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' |
+if ! command -v bible >/dev/null; then
+    [ -s "$W/kjv.txt" ] || { echo "ranks_dp.sh: needs bible-kjv (apt-get install bible-kjv)" >&2; exit 1; }
+else bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' |
     awk -v P="$PAIRS" 'BEGIN { n = split(P, a, /[ \n]+/); for (i = 1; i <= n; i++) want[a[i]] = 1 }
         { for (i = 1; i <= NF; i++) { w = tolower($i); gsub(/[^a-z]/, "", w);
               if (w in want) { if (c[w]++ % 2) $i = w "z" } } print }' >"$W/kjv.txt"
+fi
 FD="--train-images $F/train-images-idx3-ubyte.gz --train-labels $F/train-labels-idx1-ubyte.gz
     --test-images $F/t10k-images-idx3-ubyte.gz --test-labels $F/t10k-labels-idx1-ubyte.gz"
 # twins VEC: "cosine hit1" of the planted pairs
