@@ -432,6 +432,27 @@ static int converged(const struct opts *o, double *prev, double loss)
     return done;
 }
 
+/* Ends the job with one message when epoch e's training loss (the same on
+ * every rank: allreduced) says training ran away: not finite, or half as
+ * much again as an untrained model's, ln C for C classes (every class at
+ * probability 1/C).  Such a model is worse than none, so it is not saved,
+ * and no checkpoint keeps it.  Collective: every rank calls it after each
+ * epoch's evaluation. */
+static void runaway(const struct opts *o, double loss, int C, int e)
+{
+    double untrained = log((double)C);
+    if (isfinite(loss) && loss <= 1.5 * untrained)
+        return;
+    char msg[400];
+    snprintf(msg, sizeof msg, "loom-lr: training diverged in epoch %d: training loss %g, where an "
+             "untrained model scores %.3f; nothing was saved.  %s (docs/loom-lr.md, \"Runaway "
+             "training\")", e, loss, untrained,
+             loom_size() > 1 && strcmp(o->merge, "avg")
+                 ? "Use --merge avg, a shorter --sync-every or a smaller --step"
+                 : "Use a smaller --step");
+    loom_report_diverged(msg);
+}
+
 /* The options of a model's allocation (rows of row_size bytes, or 0 for
  * a dmap's values): summed or averaged float changes, bsp or ssp. */
 static loom_alloc_opts weight_opts(const struct opts *o, const char *name, size_t row_size)
@@ -645,6 +666,7 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
         acc = s[1] / (double)te.nfile;
         loss = s[0] / (double)tr.nfile;
         loom_report_row(rep, (double[]){e, (double)tr.nfile * e, busy, loss, acc});
+        runaway(o, loss, 2, e); /* before the checkpoint and the save */
         stop = converged(o, &prev, loss);
         last = e;
         if (!o->serial)
@@ -656,8 +678,6 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
                stop ? ", converged (--tol)" : "");
     if (o->model && me == 0)
         save_sparse(o, &ws, plain, F);
-    if (!isfinite(loss))
-        loom_abort(1, "loom-lr: training diverged (training loss %g): lower --step", loss);
     loom_report_final(rep, "test_accuracy", acc);
     loom_report_close(rep);
     free(plain);
@@ -737,6 +757,7 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
         acc = s[1] / (double)te->total;
         loss = s[0] / (double)tr->total;
         loom_report_row(rep, (double[]){e, (double)tr->total * e, busy, loss, acc});
+        runaway(o, loss, C, e); /* before the checkpoint and the save */
         stop = converged(o, &prev, loss);
         last = e;
         if ((stop || e == o->epochs) && o->model && me == 0) {
@@ -755,8 +776,6 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
         printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
                (double)tr->total * (last - done) / busy, last - done, busy,
                stop ? ", converged (--tol)" : "");
-    if (!isfinite(loss))
-        loom_abort(1, "loom-lr: training diverged (training loss %g): lower --step", loss);
     loom_report_final(rep, "test_accuracy", acc);
     loom_report_close(rep);
     free(Wserial);

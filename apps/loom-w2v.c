@@ -130,7 +130,7 @@ static void diverged(double loss, int negative, int e, int R, int avg)
              "\"Runaway training\")", e, loss, untrained,
              R > 1 && !avg ? "Use --merge avg, or a shorter --sync-every"
                            : "Use a smaller --alpha");
-    loom_report_agree(1, msg);
+    loom_report_diverged(msg);
 }
 
 static const char W2V_USAGE[] =

@@ -245,14 +245,25 @@ void loom_report_close(loom_report *r)
     free(r);
 }
 
+/* Ends the job with `status` and msg, said by rank `who` alone; the other
+ * ranks wait in a barrier that its abort ends. */
+static void end_from(int who, int status, const char *msg)
+{
+    if (who == loom_rank())
+        loom_abort(status, "%s", msg);
+    loom_barrier();
+    exit(status);
+}
+
 void loom_report_agree(int failed, const char *msg)
 {
     int32_t first = failed ? loom_rank() : loom_size();
     loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN);
-    if (first == loom_size())
-        return;
-    if (first == loom_rank())
-        loom_abort(1, "%s", msg);
-    loom_barrier(); /* ended by the failing rank's abort */
-    exit(1);
+    if (first < loom_size())
+        end_from(first, 1, msg);
+}
+
+void loom_report_diverged(const char *msg)
+{
+    end_from(0, 3, msg);
 }

@@ -67,6 +67,11 @@ void loom_report_close(loom_report *r);
  * failing rank (other ranks' messages, often the same, are not shown). */
 void loom_report_agree(int failed, const char *msg);
 
+/* Collective, for a verdict every rank reached alike (from an allreduced
+ * loss, say): training diverged.  The job ends with exit status 3 (as
+ * loom-lasso's diverged objective does) and `msg`, said once, by rank 0. */
+void loom_report_diverged(const char *msg);
+
 /* Seconds between progress lines while one iteration runs (default 5). */
 extern double loom_report_every;
 

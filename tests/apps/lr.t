@@ -13,11 +13,12 @@
 # serial twin >= 0.8, 2 ranks within 1% of it; --tol stops when an
 # epoch's relative loss drop is below it (and --tol 0 runs every epoch);
 # the saved model, applied as docs/loom-lr.md says to the raw test file,
-# gives the reported accuracy.  Without Fashion-MNIST only its six tests
-# skip; the LIBSVM ones need no data.
+# gives the reported accuracy; a run whose loss runs away (1 rank, binary;
+# 2 ranks, 3 classes) ends with one message and saves nothing.  Without
+# Fashion-MNIST only its six tests skip; the LIBSVM ones need no data.
 . "$(dirname "$0")/../lib.sh"
 F=/usr/share/datasets/fashion-mnist
-plan 17
+plan 19
 lr() { # NAME RANKS THREADS ARGS...: run loom-lr, leave its final accuracy in $T/NAME.a
     name=$1 n=$2 t=$3; shift 3
     lim=120; [ -n "${LOOMTEST_SANITIZE:-}" ] && lim=300 # ASan: ~17 s an epoch on 3 ranks here
@@ -141,4 +142,19 @@ awk -v labels="1 4 9" 'BEGIN { split(labels, lab, " ") }
 [ "$(wc -l <"$T/m.model")" -eq 3 ] && [ "$(awk '{ print NF }' "$T/m.model" | sort -u)" = 41 ] &&
     awk -v a="$(cat "$T/m.acc")" -v s="$ms" 'BEGIN { d = a - s; exit !(d < 0.002 && d > -0.002) }'
 ok $? "the saved model (3 lines of 40 weights + bias, file units) predicts $(cat "$T/m.acc"), as reported ($ms)"
+# A run whose training loss runs away (here a step of 1000; on many ranks,
+# summing with a long --sync-every does it too) ends after that epoch with
+# one message naming the remedy, and saves no model: a loss above 1.5 ln C
+# is worse than no training.
+"$B/bin/loom-lr" --serial --train "$T/b.train" --test "$T/b.test" --epochs 2 --step 1000 \
+    --model "$T/big.model" >"$T/big" 2>&1
+[ $? -eq 3 ] && has "$T/big" "training diverged in epoch 1: training loss [0-9]" &&
+    has "$T/big" "untrained model scores 0.693; nothing was saved.  Use a smaller --step" &&
+    [ ! -e "$T/big.model" ]
+ok $? "one rank with a runaway step: one message naming --step, no model saved"
+OMP_NUM_THREADS=1 run_job "$T/big2" "$LOOMRUN" -n 2 "$B/bin/loom-lr" --train "$T/m.train" \
+    --test "$T/m.test" --epochs 2 --step 1000 --model "$T/big2.model"
+[ $rc -eq 3 ] && has "$T/big2" "untrained model scores 1.099; nothing was saved.  Use --merge avg" &&
+    [ "$(grep -c 'training diverged' "$T/big2")" -eq 1 ] && [ ! -e "$T/big2.model" ]
+ok $? "2 ranks, 3 classes, a runaway step: one message naming --merge avg, no model saved"
 finish
