@@ -432,25 +432,15 @@ static int converged(const struct opts *o, double *prev, double loss)
     return done;
 }
 
-/* Ends the job with one message when epoch e's training loss (the same on
- * every rank: allreduced) says training ran away: not finite, or half as
- * much again as an untrained model's, ln C for C classes (every class at
- * probability 1/C).  Such a model is worse than none, so it is not saved,
- * and no checkpoint keeps it.  Collective: every rank calls it after each
- * epoch's evaluation. */
+/* Epoch e's training loss against an untrained model's, ln C for C
+ * classes (every class at 1/C): a run away ends the job (report.h).
+ * Collective. */
 static void runaway(const struct opts *o, double loss, int C, int e)
 {
-    double untrained = log((double)C);
-    if (isfinite(loss) && loss <= 1.5 * untrained)
-        return;
-    char msg[400];
-    snprintf(msg, sizeof msg, "loom-lr: training diverged in epoch %d: training loss %g, where an "
-             "untrained model scores %.3f; nothing was saved.  %s (docs/loom-lr.md, \"Runaway "
-             "training\")", e, loss, untrained,
-             loom_size() > 1 && strcmp(o->merge, "avg")
-                 ? "Use --merge avg, a shorter --sync-every or a smaller --step"
-                 : "Use a smaller --step");
-    loom_report_diverged(msg);
+    loom_report_runaway("loom-lr", e, loss, log((double)C),
+                        loom_size() > 1 && strcmp(o->merge, "avg")
+                            ? "Use --merge avg, a shorter --sync-every or a smaller --step"
+                            : "Use a smaller --step");
 }
 
 /* The options of a model's allocation (rows of row_size bytes, or 0 for

@@ -15,7 +15,7 @@
  *     average them (--merge avg, the default from 3 ranks) and take a
  *     clock;
  *   - an epoch whose loss ran away ends the job before anything is saved
- *     (diverged()).
+ *     (loom_report_runaway).
  * Each sentence draws from its own random stream (seed, epoch, sentence),
  * and the step α falls linearly with the rank's progress.  A loom_clock
  * ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and
@@ -111,26 +111,6 @@ static void sentence(long i, void *ctx)
     j->slot[s].loss += loss;
     j->slot[s].pairs += pairs;
     loom_report_tick(n);
-}
-
-/* Ends the job with one message when epoch e's mean loss (the same on
- * every rank: allreduced) says training ran away: not finite, or half as
- * much again as an untrained model's, whose every pair scores
- * (1 + negative) ln 2 (all outcomes at probability 1/2).  Such vectors are
- * worse than none, so they are not saved, and no checkpoint keeps them.
- * Collective: every rank calls it after each epoch. */
-static void diverged(double loss, int negative, int e, int R, int avg)
-{
-    double untrained = (1 + negative) * log(2.0);
-    if (isfinite(loss) && loss <= 1.5 * untrained)
-        return;
-    char msg[400];
-    snprintf(msg, sizeof msg, "loom-w2v: training diverged in epoch %d: loss %g, where an "
-             "untrained model scores %.3f; nothing was saved.  %s (docs/loom-w2v.md, "
-             "\"Runaway training\")", e, loss, untrained,
-             R > 1 && !avg ? "Use --merge avg, or a shorter --sync-every"
-                           : "Use a smaller --alpha");
-    loom_report_diverged(msg);
 }
 
 static const char W2V_USAGE[] =
@@ -307,7 +287,10 @@ static int train(int argc, char **argv)
         loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
         last_loss = s[1] > 0 ? s[0] / s[1] : 0;
         loom_report_row(rep, (double[]){e, (double)c.ntokens * e, busy, last_loss, s[1]});
-        diverged(last_loss, o.p.negative, e, R, avg); /* before the checkpoint and the save */
+        /* an untrained model gives each of a pair's outcomes 1/2 (report.h) */
+        loom_report_runaway("loom-w2v", e, last_loss, (1 + o.p.negative) * log(2.0),
+                            R > 1 && !avg ? "Use --merge avg, or a shorter --sync-every"
+                                          : "Use a smaller --alpha");
         if (!o.serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }

@@ -263,7 +263,14 @@ void loom_report_agree(int failed, const char *msg)
         end_from(first, 1, msg);
 }
 
-void loom_report_diverged(const char *msg)
+void loom_report_runaway(const char *app, int epoch, double loss, double untrained,
+                         const char *advice)
 {
+    if (isfinite(loss) && loss <= 1.5 * untrained)
+        return;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s: training diverged in epoch %d: loss %g, where an untrained "
+             "model scores %.3f; nothing was saved.  %s (docs/%s.md, \"Runaway training\")",
+             app, epoch, loss, untrained, advice, app);
     end_from(0, 3, msg);
 }

@@ -67,10 +67,15 @@ void loom_report_close(loom_report *r);
  * failing rank (other ranks' messages, often the same, are not shown). */
 void loom_report_agree(int failed, const char *msg);
 
-/* Collective, for a verdict every rank reached alike (from an allreduced
- * loss, say): training diverged.  The job ends with exit status 3 (as
- * loom-lasso's diverged objective does) and `msg`, said once, by rank 0. */
-void loom_report_diverged(const char *msg);
+/* Collective, after each epoch, with `loss` the same on every rank
+ * (allreduced): returns if it is finite and at most 1.5 times `untrained`,
+ * what a model that learnt nothing scores.  Otherwise training ran away and
+ * the model is worse than none: the job ends with exit status 3 (as
+ * loom-lasso's diverged objective does) and one message from rank 0
+ * naming the epoch, both losses, `advice` and docs/APP.md's "Runaway
+ * training".  Call it before the epoch's checkpoint and the model's save. */
+void loom_report_runaway(const char *app, int epoch, double loss, double untrained,
+                         const char *advice);
 
 /* Seconds between progress lines while one iteration runs (default 5). */
 extern double loom_report_every;
