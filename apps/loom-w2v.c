@@ -11,9 +11,10 @@
  *   - an epoch is loom_for(dynamic, .local) over the rank's sentences with
  *     .sync = hybrid: inside a rank the threads share its copy of the rows
  *     (Hogwild, as the original word2vec), and every --sync-every
- *     words the ranks add their changes home (by default on 2 ranks) or
- *     average them (--merge avg, the default from 3 ranks) and take a
- *     clock;
+ *     words the ranks add their changes home (by default on 2 ranks),
+ *     average them (--merge avg), or add up to two ranks' worth of them
+ *     (--merge capped, the default from 3 ranks: the mean, twice), and
+ *     take a clock;
  *   - an epoch whose loss ran away ends the job before anything is saved
  *     (loom_report_runaway).
  * Each sentence draws from its own random stream (seed, epoch, sentence),
@@ -24,7 +25,7 @@
  *
  *   loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]
  *            [--negative K] [--sample S] [--min-count N] [--epochs E]
- *            [--alpha A] [--sync-every M] [--merge sum|avg] [--staleness S] [--seed S]
+ *            [--alpha A] [--sync-every M] [--merge sum|avg|capped] [--staleness S] [--seed S]
  *            [--log FILE.csv] [--serial]
  *   loom-w2v nearest WORD... --vectors FILE.vec [--top N]
  * docs/loom-w2v.md has the flags, formats and figures. */
@@ -142,11 +143,12 @@ static int parse(int argc, char **argv, struct opts *o)
          "first step size, falling linearly to 0\n(default 0.025)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
          "words of each rank between sync points\n(default 5000 / (ranks - 1) when summing: "
-         "the\nother ranks' unseen words stay ~5000; 50000\nwhen averaging)"},
+         "the\nother ranks' unseen words stay ~5000; 50000\nwhen averaging or capped)"},
         {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
-         "sum or avg: at a sync point the ranks'\nchanges to a vector add up, or it becomes "
-         "the\nmean of the versions of the ranks that changed\nit (default: sum on 2 ranks, "
-         "avg on 3 or\nmore, where summed changes overshoot)"},
+         "sum, avg or capped: at a sync point the\nranks' changes to a vector add up, or it "
+         "becomes\nthe mean of the versions of the ranks that\nchanged it, or (capped) two "
+         "ranks' changes add\nand more average to twice their mean (default:\nsum on 2 ranks, "
+         "capped on 3 or more, where\nsummed changes overshoot)"},
         {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
          "clocks a read may lag (ssp rows; default 0 = bsp)"},
         {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0,
@@ -169,8 +171,9 @@ static int parse(int argc, char **argv, struct opts *o)
     const char *bad = !o->train ? "--train is required"
                       : !o->output ? "--output is required"
                       : !(o->alpha > 0) ? "--alpha must be > 0"
-                      : o->merge && strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
-                          ? "--merge must be sum or avg"
+                      : o->merge && strcmp(o->merge, "sum") && strcmp(o->merge, "avg") &&
+                              strcmp(o->merge, "capped")
+                          ? "--merge must be sum, avg or capped"
                       : NULL;
     return bad ? loom_flags_complain("loom-w2v", bad) : 0;
 }
@@ -185,8 +188,13 @@ static int train(int argc, char **argv)
     /* Summed changes overshoot on many ranks: a frequent word's output
      * vector gets every rank's whole step at once, and on 8 and 16 ranks
      * the loss ran away (docs/loom-w2v.md, "Which merge").  The mean of the
-     * ranks' versions cannot leave them, so it is the default from 3 ranks. */
-    int avg = o.merge ? !strcmp(o.merge, "avg") : R >= 3;
+     * ranks' versions cannot leave them, but an epoch does less; twice the
+     * mean (two ranks' changes add, as the 2-rank default sums) overshoots
+     * at most as 2 ranks do and reached a lower loss on 3-16 ranks, so it
+     * is the default from 3 ranks.  avg: the allocations' .average (0 sum,
+     * 1 mean, 2 capped). */
+    int avg = !o.merge ? (R >= 3 ? 2 : 0) : !strcmp(o.merge, "sum") ? 0
+              : !strcmp(o.merge, "avg") ? 1 : 2;
     if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other */
         o.sync_every = avg ? 50000 : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
     if (o.serial && R > 1)
@@ -250,8 +258,10 @@ static int train(int argc, char **argv)
                (long long)o.min_count, o.p.dim, R, omp_get_max_threads(),
                o.serial ? ", serial twin" : "");
     if (me == 0 && R > 1)
-        printf("loom-w2v: ranks %s their changes every %lld words of each rank (--merge, "
-               "--sync-every)\n", avg ? "average" : "sum", (long long)o.sync_every);
+        printf("loom-w2v: ranks %s every %lld words of each rank (--merge, --sync-every)\n",
+               avg == 2 ? "add their changes up to twice their mean"
+               : avg    ? "average their changes"
+                        : "sum their changes", (long long)o.sync_every);
 
     loom_report *rep = loom_report_open("loom-w2v", o.log, "iter,samples,seconds,loss,pairs",
                                         err, sizeof err);
@@ -289,7 +299,7 @@ static int train(int argc, char **argv)
         loom_report_row(rep, (double[]){e, (double)c.ntokens * e, busy, last_loss, s[1]});
         /* an untrained model gives each of a pair's outcomes 1/2 (report.h) */
         loom_report_runaway("loom-w2v", e, last_loss, (1 + o.p.negative) * log(2.0),
-                            R > 1 && !avg ? "Use --merge avg, or a shorter --sync-every"
+                            R > 1 && avg != 1 ? "Use --merge avg, or a shorter --sync-every"
                                           : "Use a smaller --alpha");
         if (!o.serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */

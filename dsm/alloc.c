@@ -249,6 +249,8 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
         snprintf(why, n, "staleness %d < 0", o->staleness);
     else if ((unsigned)o->merge > LOOM_MERGE_ADD || (unsigned)o->type > LOOM_DOUBLE)
         snprintf(why, n, "unknown merge mode or element type");
+    else if (o->average < 0)
+        snprintf(why, n, ".average %d < 0", o->average);
     else if (o->average && !loom_icv.merge_avg &&
              (o->unit != LOOM_UNIT_ROW || o->merge != LOOM_MERGE_ADD ||
               (o->type != LOOM_FLOAT && o->type != LOOM_DOUBLE)))
@@ -262,21 +264,24 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
     return -1;
 }
 
-/* Whether a (laid out, policy chosen) averages: LOOM_MERGE_AVG, else the
- * option, and only add-merge float rows with write notices (the home's mean
- * needs every writer to have started the round from the same rows). */
+/* How a (laid out, policy chosen) averages (its k, 0: it sums):
+ * LOOM_MERGE_AVG (true: the option's k, or 1), else the option, and only
+ * add-merge float rows with write notices (the home's mean needs every
+ * writer to have started the round from the same rows). */
 static int averages(const loom_dsm_alloc *a, const loom_alloc_opts *o)
 {
-    int want = loom_icv.merge_avg ? loom_icv.merge_avg == 2 : o->average;
-    return want && a->sparse && a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD &&
-           (a->type == LOOM_FLOAT || a->type == LOOM_DOUBLE);
+    int can = a->sparse && a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD &&
+              (a->type == LOOM_FLOAT || a->type == LOOM_DOUBLE);
+    if (!can || loom_icv.merge_avg == 1) /* LOOM_MERGE_AVG=false: sum */
+        return 0;
+    return loom_icv.merge_avg == 2 && o->average <= 0 ? 1 : o->average;
 }
 
-/* The home's averaging state, per home slot (diff.c). */
-static int make_average(loom_dsm_alloc *a)
+/* The home's averaging state, per home slot (diff.c), averaging by k. */
+static int make_average(loom_dsm_alloc *a, int k)
 {
     size_t n = a->nhome ? a->nhome : 1;
-    a->average = 1;
+    a->average = k;
     a->avg_base = malloc(n * a->unit);
     a->avg_sum = malloc(n * a->unit);
     a->avg_n = calloc(n, sizeof *a->avg_n);
@@ -415,7 +420,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
             rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
         if (!rc && loom_dsm_check)
             a->writer = calloc(a->nhome ? a->nhome : 1, sizeof *a->writer);
-        if (!rc && averages(a, o) && make_average(a))
+        int k = rc ? 0 : averages(a, o);
+        if (k && make_average(a, k))
             rc = LOOM_ERR_NOMEM;
         /* every rank must get this far before keys are exchanged */
         int32_t st = rc;

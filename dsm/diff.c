@@ -25,7 +25,9 @@
  * the mean of the versions of the ranks that wrote it, x0 + (sum of their
  * deltas) / (their count), where x0 is the row when the round's first
  * record came: every rank fetched x0 at the sync point before (bsp), so
- * that is the average of their rows.  A record of an older round (ssp) joins
+ * that is the average of their rows.  With a->average = k > 1 the mean
+ * is taken k times once more than k ranks wrote (x0 + sum * min(k, n) /
+ * n): up to k ranks' changes add, more average to k times their mean.  A record of an older round (ssp) joins
  * the current round's mean.
  *
  * Check mode (LOOM_CHECK=dsm): the home remembers which rank wrote each
@@ -85,10 +87,13 @@ static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
     return r->kind != REC_ADD16 || a->type == LOOM_FLOAT;
 }
 
-/* Averaging (above): a whole-row ADD record of round `round`. */
+/* Averaging (above): a whole-row ADD record of round `round`.  With n
+ * writers so far the row is x0 + sum * m / n, m = min(a->average, n): the
+ * mean for average 1 (sum * 1 / n is sum / n bit for bit), the sum while
+ * n <= a->average, and a->average times the mean beyond. */
 #define MEAN(T) do { T *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base, *s_ = (T *)(void *)sum; \
                      for (size_t i = 0; i < ne; i++) { T d_; memcpy(&d_, payload + i * sizeof d_, sizeof d_); \
-                         s_[i] += d_; x_[i] = b_[i] + s_[i] / (T)n; } } while (0)
+                         s_[i] += d_; x_[i] = b_[i] + s_[i] * (T)m / (T)n; } } while (0)
 static void average(loom_dsm_alloc *a, const struct loom_rec_hdr *r, const uint8_t *payload,
                     uint32_t round)
 {
@@ -101,7 +106,7 @@ static void average(loom_dsm_alloc *a, const struct loom_rec_hdr *r, const uint8
         a->avg_n[s] = 0;
         a->avg_round[s] = round + 1;
     }
-    uint32_t n = ++a->avg_n[s];
+    uint32_t n = ++a->avg_n[s], m = n < (uint32_t)a->average ? n : (uint32_t)a->average;
     if (a->type == LOOM_FLOAT)
         MEAN(float);
     else

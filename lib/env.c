@@ -379,7 +379,7 @@ static const struct var {
     {"LOOM_PRIORITY", set_priority, show_priority, "relative, absolute, random or roundrobin", 0},
     {"LOOM_PRIORITY_QUEUE", set_queue, show_queue, "an integer >= 1 (rows per early send at most)", 0},
     {"LOOM_WIRE", set_wire, show_wire, "fp32 or fp16 (precision of float deltas sent early)", 0},
-    {"LOOM_MERGE_AVG", set_merge_avg, show_merge_avg, "true or false (also 1/0, yes/no, on/off): add-merge float rows of bsp/ssp average instead of sum (unset: each allocation's .average)", 0},
+    {"LOOM_MERGE_AVG", set_merge_avg, show_merge_avg, "true or false (also 1/0, yes/no, on/off): add-merge float rows of bsp/ssp average instead of sum (true: as each allocation's .average asks, else the mean; unset: each allocation's .average)", 0},
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, serial, all, none", 0},
     {"LOOM_CACHE_BYTES", set_cache, show_cache, "a byte count >= 0, optionally with K, M or G, e.g. 64M (each allocation's working copies kept per rank; 0 = no cap)", 0},

@@ -152,7 +152,9 @@ typedef struct loom_alloc_opts {
     int average;           /* add merge of float/double rows, bsp or ssp: a sync
                               point makes each row the mean of the versions of
                               the ranks that wrote it, not the sum of their
-                              changes (LOOM_MERGE_AVG overrides; docs/dsm.md) */
+                              changes (LOOM_MERGE_AVG overrides; docs/dsm.md).
+                              k > 1: the changes of up to k writers add, more
+                              average to k times their mean */
 } loom_alloc_opts;
 
 /* Collective.  Returns the allocation's address, the same on every rank, or

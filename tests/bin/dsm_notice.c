@@ -18,12 +18,14 @@
  * which nobody writes (fenced by barriers, so that no rank's next writes
  * arrive meanwhile) must refetch nothing (no misses, no bytes).
  *
- * avg: three ranks (at least) on float rows with .average = 1: from the
- * same rows, rank k adds 3(k+1) to row 0, ranks 0 and 2 add 2 and 4 to
- * row 1, rank 1 adds 5 to row 3, nobody touches row 2; after the sync
- * point every rank must read exactly the mean of the writers' versions:
- * row 0 + 6 (mean of 3, 6, 9), row 1 + 3, row 2 unchanged, row 3 + 5.
- * Twice: across a barrier, then across a clock. */
+ * avg [K]: three ranks (at least) on float rows with .average = K
+ * (default 1): from the same rows, rank k adds 3(k+1) to row 0, ranks 0
+ * and 2 add 2 and 4 to row 1, rank 1 adds 5 to row 3, nobody touches row
+ * 2; after the sync point every rank must read exactly the mean of the
+ * writers' changes times min(K, writers): for K = 1 row 0 + 6 on 3 ranks
+ * (mean of 3, 6, 9), row 1 + 3, row 2 unchanged, row 3 + 5; for K = 2
+ * row 0 + 12, row 1 + 6 (the sum of two), row 3 + 5.  Twice: across a
+ * barrier, then across a clock.  First, .average = -1 must be refused. */
 #include <loom.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,14 +159,17 @@ static int sparse(int pages, const char *policy, int staleness)
     return 0;
 }
 
-static int avg(void)
+static int avg(int k)
 {
     if (P < 3) {
         printf("dsm_notice: avg needs 3 ranks or more\n");
         return 1;
     }
     loom_alloc_opts o = {.name = "mean", .unit = LOOM_UNIT_ROW, .row_size = 4 * sizeof(float),
-                         .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT, .average = 1};
+                         .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT, .average = -1};
+    if (loom_alloc(4 * 4 * sizeof(float), &o) && fails++ < 5) /* refused, on every rank */
+        printf("rank %d: an allocation with .average = -1 was made\n", me);
+    o.average = k;
     float *a = loom_alloc(4 * 4 * sizeof(float), &o);
     if (!a)
         return 1;
@@ -186,8 +191,10 @@ static int avg(void)
             loom_barrier();
         else
             loom_clock();
-        /* the mean over the writers: 3(k+1) over the P ranks for row 0 */
-        want[0] = base[0] + 3.0f * (float)(P + 1) / 2, want[1] = base[1] + 3;
+        /* the mean over the writers (3(q+1) over the P ranks q for row 0),
+         * times min(k, writers) */
+        want[0] = base[0] + 3.0f * (float)(P + 1) / 2 * (float)(k < P ? k : P);
+        want[1] = base[1] + 3.0f * (float)(k < 2 ? k : 2);
         want[2] = base[2], want[3] = base[3] + 5;
         for (int r = 0; r < 4; r++) {
             const float *x = loom_row_get(a, (size_t)r);
@@ -216,7 +223,7 @@ int main(int argc, char **argv)
             N = NMAX, spread = 256;
         rc = sparse(pages, "bsp", 0) || sparse(pages, "ssp", 0) || sparse(pages, "ssp", 2);
     } else if (argc > 1 && !strcmp(argv[1], "avg"))
-        rc = avg();
+        rc = avg(argc > 2 ? atoi(argv[2]) : 1);
     else {
         fprintf(stderr, "usage: dsm_notice sparse rows|pages|wide|prefetch | dsm_notice avg\n");
         rc = 2;

@@ -8,9 +8,11 @@
 # point drops the changed copies instead of refetching them), and a sync
 # point at which nobody wrote refetches
 # nothing; the averaging merge makes each row exactly the mean of the
-# versions of the ranks that wrote it, across a barrier and a clock.
+# versions of the ranks that wrote it, across a barrier and a clock, and
+# with .average = 2 exactly twice the mean of its writers' changes once
+# more than two wrote (their sum when two did).
 . "$(dirname "$0")/../lib.sh"
-plan 8
+plan 10
 for c in "2 rows" "3 rows" "2 pages" "3 wide" "2 prefetch" "3 prefetch"; do
     set -- $c
     run_job "$T/s$1$2" "$LOOMRUN" -n $1 "$B/tests/bin/dsm_notice" sparse $2
@@ -21,5 +23,8 @@ for n in 3 4; do
     run_job "$T/a$n" "$LOOMRUN" -n $n "$B/tests/bin/dsm_notice" avg
     [ $rc -eq 0 ] && has "$T/a$n" "dsm_notice: ok P=$n avg"
     ok $? "$n ranks: averaged rows are exactly the mean of their writers' versions"
+    run_job "$T/c$n" "$LOOMRUN" -n $n "$B/tests/bin/dsm_notice" avg 2
+    [ $rc -eq 0 ] && has "$T/c$n" "dsm_notice: ok P=$n avg"
+    ok $? "$n ranks, .average = 2: two writers' changes add, more average to twice their mean"
 done
 finish
