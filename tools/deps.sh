@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh — make sure the Debian packages Loom needs are installed.
 #   tools/deps.sh               what building and testing need
-#   tools/deps.sh bench         also Open MPI and ucx_perftest, for the side-by-side benchmarks
+#   tools/deps.sh bench         also Open MPI, ucx_perftest, gensim, NLTK and WordNet,
+#                               for the side-by-side benchmarks
 #   tools/deps.sh plots         also gnuplot, for make plots
 #   tools/deps.sh fuzz          also clang with libFuzzer, for the fuzz harnesses (make fuzz)
 #   tools/deps.sh valgrind      also valgrind, for the memcheck test
@@ -21,7 +22,7 @@ optional=0
 for g in "$@"; do
     case $g in
     --optional) optional=1 pkgs="" opt="" ;;
-    bench) pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils" ;;
+    bench) pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils python3-gensim python3-nltk wordnet-base" ;;
     plots) pkgs="$pkgs gnuplot-nox" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;; # clang -fopenmp needs libomp
     valgrind) pkgs="$pkgs valgrind" ;;

@@ -355,6 +355,10 @@ tests/perf/apps.sh "$BUILD"
 tests/perf/lasso.sh "$BUILD" >docs/bench-lasso.md.tmp && mv docs/bench-lasso.md.tmp docs/bench-lasso.md
 echo "run.sh: wrote docs/bench-lasso.md"
 
+# loom-w2v against gensim, and 2 ranks' vectors against 1's (WordNet
+# similarity; skips itself without gensim, NLTK or WordNet).
+tests/perf/w2v_gensim.sh "$BUILD"
+
 # loom-lr's weights in a distributed map against the dense vector, then
 # what the bounded cache costs (its data is lr_map.sh's): the tables that
 # docs/bench-lr-map.md and docs/dsm.md ("Bounded cache") quote.
