@@ -143,7 +143,7 @@ static int parse(int argc, char **argv, struct opts *o)
          "first step size, falling linearly to 0\n(default 0.025)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
          "words of each rank between sync points\n(default 5000 / (ranks - 1) when summing: "
-         "the\nother ranks' unseen words stay ~5000; 50000\nwhen averaging or capped)"},
+         "the\nother ranks' unseen words stay ~5000; 10000\ncapped; 50000 averaging)"},
         {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
          "sum, avg or capped: at a sync point the\nranks' changes to a vector add up, or it "
          "becomes\nthe mean of the versions of the ranks that\nchanged it, or (capped) two "
@@ -188,15 +188,18 @@ static int train(int argc, char **argv)
     /* Summed changes overshoot on many ranks: a frequent word's output
      * vector gets every rank's whole step at once, and on 8 and 16 ranks
      * the loss ran away (docs/loom-w2v.md, "Which merge").  The mean of the
-     * ranks' versions cannot leave them, but an epoch does less; twice the
-     * mean (two ranks' changes add, as the 2-rank default sums) overshoots
-     * at most as 2 ranks do and reached a lower loss on 3-16 ranks, so it
-     * is the default from 3 ranks.  avg: the allocations' .average (0 sum,
-     * 1 mean, 2 capped). */
+     * ranks' versions cannot leave them, but its vectors scored far worse
+     * on WordNet similarity; twice the mean (two ranks' changes add, as
+     * the 2-rank default sums) overshoots at most as 2 ranks do and, every
+     * 10 000 words, scored within the seeds' spread of one rank on 3 and 4
+     * ranks, so it is the default from 3 ranks.  avg: the allocations'
+     * .average (0 sum, 1 mean, 2 capped). */
     int avg = !o.merge ? (R >= 3 ? 2 : 0) : !strcmp(o.merge, "sum") ? 0
               : !strcmp(o.merge, "avg") ? 1 : 2;
-    if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other */
-        o.sync_every = avg ? 50000 : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
+    if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other;
+                           * capped and averaged rows lose quality when they mix too seldom
+                           * (docs/loom-w2v.md, "Which merge") */
+        o.sync_every = avg == 2 ? 10000 : avg ? 50000 : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
     if (o.serial && R > 1)
         loom_abort(2, "loom-w2v: --serial runs on one rank (got %d)", R);
     loom_corpus c;
