@@ -27,8 +27,8 @@
  * record came: every rank fetched x0 at the sync point before (bsp), so
  * that is the average of their rows.  With a->average = k > 1 the mean
  * is taken k times once more than k ranks wrote (x0 + sum * min(k, n) /
- * n): up to k ranks' changes add, more average to k times their mean.  A record of an older round (ssp) joins
- * the current round's mean.
+ * n): up to k ranks' changes add, more average to k times their mean.
+ * A record of an older round (ssp) joins the current round's mean.
  *
  * Check mode (LOOM_CHECK=dsm): the home remembers which rank wrote each
  * byte of each unit in the current epoch; a second writer of the same byte
@@ -90,7 +90,8 @@ static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
 /* Averaging (above): a whole-row ADD record of round `round`.  With n
  * writers so far the row is x0 + sum * m / n, m = min(a->average, n): the
  * mean for average 1 (sum * 1 / n is sum / n bit for bit), the sum while
- * n <= a->average, and a->average times the mean beyond. */
+ * n <= a->average (bit for bit for n = 1 and 2: scaling by 2 is exact), and
+ * a->average times the mean beyond. */
 #define MEAN(T) do { T *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base, *s_ = (T *)(void *)sum; \
                      for (size_t i = 0; i < ne; i++) { T d_; memcpy(&d_, payload + i * sizeof d_, sizeof d_); \
                          s_[i] += d_; x_[i] = b_[i] + s_[i] * (T)m / (T)n; } } while (0)
