@@ -1,8 +1,8 @@
 #!/bin/sh
 # deps.sh — make sure the Debian packages Loom needs are installed.
 #   tools/deps.sh               what building and testing need
-#   tools/deps.sh bench         also Open MPI, ucx_perftest, gensim, NLTK and WordNet,
-#                               for the side-by-side benchmarks
+#   tools/deps.sh bench         also Open MPI, ucx_perftest and gensim, for the
+#                               side-by-side benchmarks
 #   tools/deps.sh plots         also gnuplot, for make plots
 #   tools/deps.sh fuzz          also clang with libFuzzer, for the fuzz harnesses (make fuzz)
 #   tools/deps.sh valgrind      also valgrind, for the memcheck test
@@ -12,17 +12,19 @@
 # Groups combine (tools/deps.sh fuzz valgrind).  As root, missing packages
 # are installed with apt-get; otherwise the exact command is printed and
 # the script fails.  python3-sklearn (tests/apps/lasso.t compares with
-# scikit-learn) is always optional: its absence only skips those checks.
+# scikit-learn) and python3-nltk, python3-numpy, wordnet-base (w2v.t scores
+# the vectors against WordNet) are always optional: their absence only
+# skips those checks.
 set -eu
 pkgs="gcc make libc6-dev libucx-dev libnuma-dev zlib1g-dev iproute2 perl procps"
 # data the app tests train on: Fashion-MNIST (loom-lr), the King James Bible (loom-w2v)
 pkgs="$pkgs dataset-fashion-mnist bible-kjv"
-opt="python3-sklearn"
+opt="python3-sklearn python3-nltk python3-numpy wordnet-base"
 optional=0
 for g in "$@"; do
     case $g in
     --optional) optional=1 pkgs="" opt="" ;;
-    bench) pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils python3-gensim python3-nltk wordnet-base" ;;
+    bench) pkgs="$pkgs openmpi-bin libopenmpi-dev ucx-utils python3-gensim" ;;
     plots) pkgs="$pkgs gnuplot-nox" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;; # clang -fopenmp needs libomp
     valgrind) pkgs="$pkgs valgrind" ;;

@@ -7,13 +7,16 @@
 # 1 rank x 2 threads, 2 ranks (bsp, ssp, and averaging), 4 and 16 ranks
 # (capped: twice the mean, the default from 3, which must end lower than
 # the mean); the vectors file is in the word2vec text format; bad input is
-# refused, and a run whose loss runs away ends with one message.  Under ASan (LOOMTEST_SANITIZE=1) the ssp, 4- and
-# 16-rank runs are skipped: three times slower there, and the paths they
-# take are already exercised.  A 2-rank
-# run fetches the vectors in batches before training (LOOM_STATS).
+# refused, and a run whose loss runs away ends with one message.  The saved
+# vectors of 2 and 4 ranks score within 0.02 of one rank's on a WordNet
+# similarity measure (the whole Bible; needs python3-nltk, python3-numpy
+# and wordnet-base, else skipped).  Under ASan (LOOMTEST_SANITIZE=1) the
+# ssp, 4- and 16-rank and WordNet runs are skipped: three times slower
+# there, and the paths they take are already exercised.  A 2-rank run
+# fetches the vectors in batches before training (LOOM_STATS).
 . "$(dirname "$0")/../lib.sh"
 command -v bible >/dev/null || skip_all "bible-kjv is not installed (apt-get install bible-kjv)"
-plan 15
+plan 16
 # Genesis to 2 Chronicles (12 400 of the Bible's 32 000 verses, 338 000
 # words): each twin still comes out nearest to its word, ahead of the
 # runner-up by 0.05-0.15 on every seed tried, and the file stays short (the
@@ -99,6 +102,37 @@ fi
 [ $? -eq 3 ] && has "$T/big" "training diverged in epoch 1" && has "$T/big" "Use a smaller --alpha" &&
     [ ! -e "$T/big.vec" ]
 ok $? "one rank with a runaway step size: one message naming --alpha, nothing saved"
+# Issue 15 asks that 2 ranks' vectors score within 0.02 of one rank's on
+# WordSim-353, which no Debian package ships; tests/apps/w2v_wordnet.py
+# stands in: the Spearman correlation between the vectors' cosine and
+# WordNet's Wu-Palmer similarity over the pairs of the corpus's 300 most
+# frequent nouns.  The whole Bible, dim 100, 3 epochs, seed 1: one rank
+# scores 0.075 (random vectors about 0, so it must score above 0.05 for
+# the comparison to mean anything); 2 ranks (summing) 0.074 and 4 ranks
+# (capped every 10 000 words, the default) 0.077 must be within 0.02.  The
+# mean every 50 000 words, the default for one session, scores 0.021 on 4
+# ranks here; capped every 50 000, 0.042.
+PY=${LOOMTEST_PYTHON:-/usr/bin/python3}
+[ -x "$PY" ] || PY=python3
+if [ "${LOOMTEST_SANITIZE:-}" = 1 ]; then
+    ok 0 "# SKIP the WordNet scores: covered by the plain build's run"
+elif ! "$PY" -c 'import nltk, numpy' 2>/dev/null || [ ! -f /usr/share/wordnet/data.noun ] ||
+    [ ! -f /usr/share/man/man5/lexnames.5WN.gz ]; then
+    ok 0 "# SKIP the WordNet scores: python3-nltk, python3-numpy or wordnet-base is not installed"
+else
+    bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$T/bible.txt"
+    for n in 1 2 4; do
+        OMP_NUM_THREADS=1 run_job "$T/wn$n" "$LOOMRUN" -n $n "$B/bin/loom-w2v" --train "$T/bible.txt" \
+            --output "$T/wn$n.vec" --dim 100
+        [ $rc -eq 0 ] || sed 's/^/#   /' "$T/wn$n"
+    done
+    run_job "$T/wn" "$PY" "$(dirname "$0")/w2v_wordnet.py" "$T/bible.txt" 300 "$T/wn1.vec" \
+        "$T/wn2.vec" "$T/wn4.vec"
+    diag "WordNet scores: $(awk '/spearman/ { sub(/.*\//, "", $1); printf "%s %s  ", $1, $3 }' "$T/wn")"
+    [ $rc -eq 0 ] && awk '/spearman/ { s[++n] = $3 }
+        END { exit !(n == 3 && s[1] > 0.05 && s[2] >= s[1] - 0.02 && s[3] >= s[1] - 0.02) }' "$T/wn"
+fi
+ok $? "2 and 4 ranks' vectors score within 0.02 of one rank's on WordNet similarity"
 "$B/bin/loom-w2v" nearest nosuchword --vectors "$T/serial.vec" >"$T/nw" 2>&1
 [ $? -ne 0 ] && has "$T/nw" "'nosuchword' is not in"
 ok $? "an unknown query word is refused"

@@ -5,7 +5,7 @@
 # train with loom-w2v's defaults (dim 100, window 5, 5 noise words,
 # subsampling 1e-3, min count 5, 3 epochs, step 0.025): loom-w2v on 1 rank
 # x 1 and x 2 threads and 2 ranks x 1 thread, gensim with 1 and 2 workers.
-# Quality: tests/perf/w2v_wordnet.py, the Spearman correlation between the
+# Quality: tests/apps/w2v_wordnet.py, the Spearman correlation between the
 # vectors' cosines and WordNet's Wu-Palmer similarity over the pairs of the
 # corpus's 300 most frequent nouns (issue 15 asks for WordSim-353, which no
 # Debian package ships; this stands in for it).  ROUNDS (default 5)
@@ -22,16 +22,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 skip() { echo "w2v_gensim.sh: $* (tools/deps.sh bench); skipped" >&2; exit 0; }
 command -v bible >/dev/null || skip "bible-kjv is not installed"
-"$PY" -c 'import gensim, nltk, scipy' 2>/dev/null || skip "python3-gensim or python3-nltk is not installed"
-[ -f /usr/share/wordnet/data.noun ] || skip "wordnet-base is not installed"
+"$PY" -c 'import gensim, nltk, numpy' 2>/dev/null || skip "python3-gensim or python3-nltk is not installed"
+[ -f /usr/share/wordnet/data.noun ] && [ -f /usr/share/man/man5/lexnames.5WN.gz ] ||
+    skip "wordnet-base is not installed"
 raw=$B/perf/w2v-gensim
-rm -rf "$raw" && mkdir -p "$raw/wordnet"
-# NLTK reads a WordNet directory with a lexnames file, which Debian's
-# wordnet-base leaves out; its table is in the package's lexnames(5WN).
-for f in /usr/share/wordnet/*; do ln -s "$f" "$raw/wordnet/"; done
-zcat /usr/share/man/man5/lexnames.5WN.gz | awk -F'\t' '/^[0-9][0-9]\t/ {
-    n = $2; sub(/ *$/, "", n)
-    print $1 "\t" n "\t" (n ~ /^noun/ ? 1 : n ~ /^verb/ ? 2 : n ~ /^adv/ ? 4 : 3) }' >"$raw/wordnet/lexnames"
+rm -rf "$raw" && mkdir -p "$raw"
 bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | tr 'A-Z' 'a-z' |
     sed -e 's/[^a-z ]/ /g' -e 's/  */ /g' -e 's/^ //' -e 's/ $//' | grep -v '^$' >"$raw/bible.txt"
 words=$(wc -w <"$raw/bible.txt")
@@ -59,7 +54,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
         one "${lays[$(((k + r) % ${#lays[@]}))]}" "$r" >>"$raw/runs"
     done
 done
-"$PY" tests/perf/w2v_wordnet.py "$raw/wordnet" "$raw/bible.txt" "$M" $(awk '{ print $4 }' "$raw/runs") >"$raw/rho"
+"$PY" tests/apps/w2v_wordnet.py "$raw/bible.txt" "$M" $(awk '{ print $4 }' "$raw/runs") >"$raw/rho"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 "$PY" - "$raw" "$words" "$ROUNDS" "$load" >docs/bench-w2v.md <<'PY'
 import statistics, sys
@@ -78,7 +73,7 @@ print(f"{rounds} round(s), layouts in rotating order, round r with seed r everyw
 print(f"Corpus: the whole King James Bible (bible-kjv), lowercased, letters only: {words} words, one verse a line. "
       "Both tools train with loom-w2v's defaults: skip-gram, dim 100, window 5, 5 noise words, subsampling 1e-3, "
       "min count 5, 3 epochs, step 0.025 falling to about 0. Seconds: training only (loom-w2v's CSV; gensim's `train()`).\n")
-print("Quality: `tests/perf/w2v_wordnet.py`, the Spearman correlation between the vectors' cosine and WordNet's "
+print("Quality: `tests/apps/w2v_wordnet.py`, the Spearman correlation between the vectors' cosine and WordNet's "
       f"Wu-Palmer similarity ({head}). WordSim-353, which issue 15 names, is in no Debian package; this measure "
       "stands in for it. Random vectors score about 0.\n")
 print("| layout | seconds, median | M words/s | gensim's seconds over these, same threads (rounds) | WordNet Spearman, median (range) |")
