@@ -22,7 +22,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 skip() { echo "w2v_gensim.sh: $* (tools/deps.sh bench); skipped" >&2; exit 0; }
 command -v bible >/dev/null || skip "bible-kjv is not installed"
-"$PY" -c 'import gensim, nltk, numpy' 2>/dev/null || skip "python3-gensim or python3-nltk is not installed"
+"$PY" -c 'import gensim, nltk, numpy' 2>/dev/null || skip "python3-gensim, python3-nltk or python3-numpy is not installed"
 [ -f /usr/share/wordnet/data.noun ] && [ -f /usr/share/man/man5/lexnames.5WN.gz ] ||
     skip "wordnet-base is not installed"
 raw=$B/perf/w2v-gensim
