@@ -29,14 +29,17 @@ int loom_dsm_dense_ok(const loom_dsm_alloc *a)
 
 /* d = c - o element by element in type T (U: the type the arithmetic
  * wraps in, B: an unsigned of T's width), counting the rows whose
- * difference has a non-zero bit (changed += ...): an OR per row, a loop
- * the compiler vectorizes. */
+ * difference has a non-zero bit (changed += ...): an OR per row.  The
+ * loops are vectorized (omp simd: at -O2 GCC 12 left both scalar, 6% of a
+ * 2-rank loom-w2v run); each element is computed alone, so the bits are
+ * those of the scalar loop. */
 #define DIFF(T, U, B)                                                             \
     do {                                                                          \
         const T *c_ = c, *o_ = o;                                                 \
         T *d_ = d;                                                                \
         for (size_t r = 0; r < rows; r++) {                                       \
             B any = 0;                                                            \
+            _Pragma("omp simd reduction(| : any)")                                \
             for (size_t i = r * per; i < (r + 1) * per; i++) {                    \
                 T x = (T)((U)c_[i] - (U)o_[i]);                                   \
                 B bits;                                                           \
@@ -52,6 +55,7 @@ int loom_dsm_dense_ok(const loom_dsm_alloc *a)
     do {                                                                          \
         T *c_ = w;                                                                \
         const T *o_ = o, *d_ = d;                                                 \
+        _Pragma("omp simd")                                                       \
         for (size_t i = 0; i < n; i++)                                            \
             c_[i] = (T)((U)o_[i] + (U)d_[i]);                                     \
     } while (0)

@@ -21,7 +21,9 @@
  *                       r sees all of that rank's iterations of its rounds
  *                       < r and none of its rounds > r
  *   for_modes dense     a hybrid loop on one thread per rank whose every
- *                       iteration adds rank + 1 to every row: from its
+ *                       iteration adds rank + 1 to every element of every
+ *                       row (19 doubles: the merge's vector loops and
+ *                       their remainders): from its
  *                       second round the rows merge densely (one
  *                       allreduce, dsm/dense.c); every read sees exactly
  *                       every rank's earlier rounds and its own round so
@@ -408,7 +410,7 @@ static int readers(void)
 /* Runs the commands in argument order (one job for several: each launch
  * costs start-up), stopping at the first that fails. */
 /* ---- dense --------------------------------------------------------------- */
-enum { DROWS = 64, DEVERY = 10, DROUNDS = 8 };
+enum { DROWS = 64, DW = 19, DEVERY = 10, DROUNDS = 8 };
 static double *drows;
 static int davg; /* the averaging merge: a round leaves the mean of the ranks' versions */
 
@@ -426,17 +428,19 @@ static void dbody(long i, void *ctx)
     double want = round * dround() + k * (me + 1); /* before this iteration's add */
     for (size_t r = 0; r < DROWS; r++) {
         double *v = loom_at(drows, r);
-        if (*v != want)
-            note(i, (long)r, (long)(*v * 10));
-        *v += me + 1;
+        for (int e = 0; e < DW; e++) {
+            if (v[e] != want)
+                note(i, (long)r, (long)(v[e] * 10));
+            v[e] += me + 1;
+        }
     }
 }
 
 static int dense_rows(int avg)
 {
     davg = avg;
-    drows = loom_alloc(DROWS * 8, &(loom_alloc_opts){.name = "drows", .unit = LOOM_UNIT_ROW,
-                                                    .row_size = 8, .merge = LOOM_MERGE_ADD,
+    drows = loom_alloc(DROWS * DW * 8, &(loom_alloc_opts){.name = "drows", .unit = LOOM_UNIT_ROW,
+                                                    .row_size = DW * 8, .merge = LOOM_MERGE_ADD,
                                                     .type = LOOM_DOUBLE, .average = avg});
     atomic_store(&violations, 0);
     loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = LOOM_HYBRID,
@@ -448,14 +452,18 @@ static int dense_rows(int avg)
     /* the homes: one more add by every rank; each rank refetches every row
      * (the others changed it) from its home */
     loom_barrier();
+    double one[DW];
+    for (int e = 0; e < DW; e++)
+        one[e] = me + 1;
     for (size_t r = 0; r < DROWS; r++)
-        loom_row_add(drows, r, &(double){me + 1});
+        loom_row_add(drows, r, one);
     loom_barrier();
     double want = DROUNDS * dround() + dround() / DEVERY;
     for (size_t r = 0; r < DROWS; r++) {
-        double v = *(const double *)loom_row_get(drows, r);
-        check(v == want, "row %ld holds %ld/10 after the loop and one more add", (long)r,
-              (long)(v * 10));
+        const double *v = loom_row_get(drows, r);
+        for (int e = 0; e < DW; e++)
+            check(v[e] == want, "element %ld holds %ld/10 after the loop and one more add",
+                  (long)r * DW + e, (long)(v[e] * 10));
     }
     loom_stats st;
     loom_stats_get(drows, &st);
