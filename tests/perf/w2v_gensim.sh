@@ -27,8 +27,8 @@ command -v bible >/dev/null || skip "bible-kjv is not installed"
     skip "wordnet-base is not installed"
 raw=$B/perf/w2v-gensim
 rm -rf "$raw" && mkdir -p "$raw"
-bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | tr 'A-Z' 'a-z' |
-    sed -e 's/[^a-z ]/ /g' -e 's/  */ /g' -e 's/^ //' -e 's/ $//' | grep -v '^$' >"$raw/bible.txt"
+. tests/perf/scaling_apps.sh
+bible_words "$raw" >/dev/null
 words=$(wc -w <"$raw/bible.txt")
 
 # one LAYOUT SEED: trains, prints "LAYOUT SEED SECONDS VECTORS"
