@@ -24,6 +24,10 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
         for (; at < n && k < 4096; at++)
             if (m->keep[words[at]] >= 1 || loom_rng_uniform(g) < m->keep[words[at]])
                 kept[k++] = words[at];
+        /* the product of the piece's outcome probabilities: one log a
+         * piece (or when it nears underflow), not one a pair (the logs
+         * and fmax calls were 7% of a run's samples) */
+        double prob = 1;
         for (int64_t t = 0; t < k; t++) {
             int b = 1 + (int)loom_rng_below(g, (uint32_t)m->p.window);
             float *in = m->row(m->ctx, 0, kept[t]);
@@ -34,7 +38,6 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
 #pragma omp simd
                 for (int f = 0; f < dim; f++)
                     delta[f] = 0;
-                double prob = 1; /* of this pair's outcomes: one log a pair, not a draw */
                 for (int s = 0; s <= m->p.negative; s++) {
                     int32_t x = s ? loom_alias_draw(m->neg, g) : kept[c];
                     if (s && x == kept[c])
@@ -44,8 +47,9 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
                     for (int f = 0; f < dim; f++)
                         z += in[f] * out[f];
                     float q = sigmoid(z), gr = alpha * ((s == 0) - q);
-                    prob *= fmax(s ? 1 - q : q, 1e-30);
-                    if (prob < 1e-200) { /* many negatives: before it underflows */
+                    double p = s ? 1 - q : q;
+                    prob *= p > 1e-30 ? p : 1e-30; /* fmax without the call: a NaN gives 1e-30 too */
+                    if (prob < 1e-200) { /* before it underflows */
                         loss -= log(prob);
                         prob = 1;
                     }
@@ -55,13 +59,13 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
                         out[f] += gr * in[f];
                     }
                 }
-                loss -= log(prob);
 #pragma omp simd
                 for (int f = 0; f < dim; f++)
                     in[f] += delta[f];
                 ++*pairs;
             }
         }
+        loss -= log(prob);
     }
     return loss;
 }
