@@ -26,7 +26,7 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
                 kept[k++] = words[at];
         /* the product of the piece's outcome probabilities: one log a
          * piece (or when it nears underflow), not one a pair (the logs
-         * and fmax calls were 7% of a run's samples) */
+         * and fmax calls were ~2.5% of a run's samples) */
         double prob = 1;
         for (int64_t t = 0; t < k; t++) {
             int b = 1 + (int)loom_rng_below(g, (uint32_t)m->p.window);
