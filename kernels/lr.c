@@ -1,44 +1,15 @@
 /* lr.c — multinomial logistic regression by SGD (lr.h). */
 #include "lr.h"
+#include "dot.h"
 
 #include <math.h>
-#include <string.h>
-
-/* w·x over n floats in four independent vector sums (GCC's vector
- * extension, 4 floats each: one chain of adds per register, where the
- * single accumulator of an `omp simd` reduction waits on its own adds;
- * this dot product was 62% of loom-lr's training on Fashion-MNIST),
- * added up pairwise, then the lanes in order, then the tail. */
-typedef float v4f __attribute__((vector_size(16)));
-static inline v4f load4(const float *p)
-{
-    v4f v;
-    memcpy(&v, p, sizeof v); /* unaligned */
-    return v;
-}
-static float dot(const float *w, const float *x, int n)
-{
-    v4f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-    int f = 0;
-    for (; f + 16 <= n; f += 16) {
-        a0 += load4(w + f) * load4(x + f);
-        a1 += load4(w + f + 4) * load4(x + f + 4);
-        a2 += load4(w + f + 8) * load4(x + f + 8);
-        a3 += load4(w + f + 12) * load4(x + f + 12);
-    }
-    v4f t = (a0 + a1) + (a2 + a3);
-    float s = (t[0] + t[1]) + (t[2] + t[3]);
-    for (; f < n; f++)
-        s += w[f] * x[f];
-    return s;
-}
 
 /* z[c] = W[c]·x; returns the class of the largest. */
 static int logits(float *const *W, int C, const float *x, int D, float *z)
 {
     int best = 0;
     for (int c = 0; c < C; c++) {
-        float s = dot(W[c], x, D);
+        float s = loom_dot(W[c], x, D); /* dot.h */
         z[c] = s;
         if (s > z[best])
             best = c;

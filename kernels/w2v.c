@@ -1,5 +1,6 @@
 /* w2v.c — skip-gram with negative sampling (w2v.h). */
 #include "w2v.h"
+#include "dot.h"
 
 #include <loom.h>
 
@@ -42,10 +43,7 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
                     int32_t x = s ? loom_alias_draw(m->neg, g) : kept[c];
                     if (s && x == kept[c])
                         continue;
-                    float *out = m->row(m->ctx, 1, x), z = 0;
-#pragma omp simd reduction(+ : z)
-                    for (int f = 0; f < dim; f++)
-                        z += in[f] * out[f];
+                    float *out = m->row(m->ctx, 1, x), z = loom_dot(in, out, dim);
                     float q = sigmoid(z), gr = alpha * ((s == 0) - q);
                     double p = s ? 1 - q : q;
                     prob *= p > 1e-30 ? p : 1e-30; /* fmax without the call: a NaN gives 1e-30 too */
