@@ -116,9 +116,8 @@ PY=${LOOMTEST_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 if [ "${LOOMTEST_SANITIZE:-}" = 1 ]; then
     ok 0 "# SKIP the WordNet scores: covered by the plain build's run"
-elif ! "$PY" -c 'import nltk, numpy' 2>/dev/null || [ ! -f /usr/share/wordnet/data.noun ] ||
-    [ ! -f /usr/share/man/man5/lexnames.5WN.gz ]; then
-    ok 0 "# SKIP the WordNet scores: python3-nltk, python3-numpy or wordnet-base is not installed"
+elif ! why=$("$PY" "$(dirname "$0")/w2v_wordnet.py" --check 2>&1); then
+    ok 0 "# SKIP the WordNet scores: $why"
 else
     bible -l 100000 'gen1:1-rev22:21' | sed -e 's/^ *[0-9]* //' | grep -v '^$' >"$T/bible.txt"
     for n in 1 2 4; do

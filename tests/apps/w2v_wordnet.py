@@ -11,7 +11,8 @@ WordNet 3.0 comes from Debian's wordnet-base, read by python3-nltk.  NLTK
 also wants a `lexnames` file, which wordnet-base leaves out; the table is
 in the package's lexnames(5WN) page, so this builds it there, in a scratch
 copy of the directory.  Prints a comment line naming the first nouns, then
-"FILE spearman RHO" per file.  Random vectors score about 0; loom-w2v on
+"FILE spearman RHO" per file.  With --check alone: whether this host
+can score (exit 0), else what it lacks (exit 1).  Random vectors score about 0; loom-w2v on
 the King James Bible 0.01 after one weak epoch, 0.07 after 3 and 0.10
 after 10 (docs/loom-w2v.md).  Used by tests/apps/w2v.t and
 tests/perf/w2v_gensim.sh."""
@@ -23,13 +24,26 @@ import sys
 import tempfile
 import warnings
 
-import numpy as np
+WORDNET = "/usr/share/wordnet"
+LEXNAMES_MAN = "/usr/share/man/man5/lexnames.5WN.gz"
+
+if sys.argv[1:] == ["--check"]:
+    # "w2v_wordnet.py --check": exit 0 if this host can score, else say
+    # what is missing and exit 1 (the callers skip: w2v.t, w2v_gensim.sh,
+    # w2v_layouts.sh)
+    try:
+        import nltk  # noqa: F401
+        import numpy  # noqa: F401
+    except ImportError:
+        sys.exit("python3-nltk or python3-numpy is not installed")
+    if not os.path.isfile(f"{WORDNET}/data.noun") or not os.path.isfile(LEXNAMES_MAN):
+        sys.exit("wordnet-base is not installed")
+    sys.exit(0)
+
+import numpy as np  # noqa: E402
 
 warnings.filterwarnings("ignore")  # NLTK: no multilingual WordNet here
 from nltk.corpus.reader.wordnet import WordNetCorpusReader  # noqa: E402
-
-WORDNET = "/usr/share/wordnet"
-LEXNAMES_MAN = "/usr/share/man/man5/lexnames.5WN.gz"
 
 
 def wordnet_dir(scratch):

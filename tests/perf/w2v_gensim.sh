@@ -22,9 +22,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 skip() { echo "w2v_gensim.sh: $* (tools/deps.sh bench); skipped" >&2; exit 0; }
 command -v bible >/dev/null || skip "bible-kjv is not installed"
-"$PY" -c 'import gensim, nltk, numpy' 2>/dev/null || skip "python3-gensim, python3-nltk or python3-numpy is not installed"
-[ -f /usr/share/wordnet/data.noun ] && [ -f /usr/share/man/man5/lexnames.5WN.gz ] ||
-    skip "wordnet-base is not installed"
+"$PY" -c 'import gensim' 2>/dev/null || skip "python3-gensim is not installed"
+why=$("$PY" tests/apps/w2v_wordnet.py --check 2>&1) || skip "$why"
 raw=$B/perf/w2v-gensim
 rm -rf "$raw" && mkdir -p "$raw"
 . tests/perf/scaling_apps.sh

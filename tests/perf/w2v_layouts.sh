@@ -47,8 +47,8 @@ PY
     done
     { uname -r; sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1; echo "$(nproc) CPUs"; echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$raw/host"
 fi
-if ! "$PY" -c 'import nltk, numpy' 2>/dev/null || [ ! -f /usr/share/wordnet/data.noun ]; then
-    echo "w2v_layouts.sh: no python3-nltk, python3-numpy or wordnet-base here; copy $raw to a host with them and run SCORE_ONLY=1 $0 BUILD RAW" >&2
+if ! why=$("$PY" tests/apps/w2v_wordnet.py --check 2>&1); then
+    echo "w2v_layouts.sh: cannot score here ($why); copy $raw to a host that can and run SCORE_ONLY=1 $0 BUILD RAW" >&2
     exit 0
 fi
 (cd "$raw/vec" && "$PY" "$top/tests/apps/w2v_wordnet.py" "$corpus" 300 *.vec) >"$raw/rho"
