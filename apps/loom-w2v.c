@@ -2,23 +2,26 @@
  * SyncFor (seed 000 §7.3), and a nearest-words query over its vectors.
  *
  * Layout over R ranks x T threads:
- *   - every rank reads the text (one sentence per line) and keeps one
- *     block of the sentences, of about the same number of words; word
+ *   - every rank reads the whole text (one sentence per line); word
  *     counts, the subsampling probabilities and the unigram^0.75 table
- *     come from the whole text, so they are the same everywhere;
+ *     come from all of it, so they are the same everywhere;
  *   - the input and output vectors are two row allocations (V rows of
  *     `dim` floats) with additive merge, "bsp" or "ssp" (--staleness);
- *   - an epoch is loom_for(dynamic, .local) over the rank's sentences with
- *     .sync = hybrid: inside a rank the threads share its copy of the rows
- *     (Hogwild, as the original word2vec), and every --sync-every
- *     words the ranks add their changes home (by default on 2 ranks),
+ *   - an epoch is loom_for(dynamic) over the sentences with .sync =
+ *     hybrid: inside a rank the threads share its copy of the rows
+ *     (Hogwild, as the original word2vec); each round of --sync-every
+ *     words per rank is shared among the ranks by their speed
+ *     (sched/shares.c), and at its end the ranks add their changes home
+ *     (by default on 2 ranks),
  *     average them (--merge avg), or add up to two ranks' worth of them
  *     (--merge capped, the default from 3 ranks: the mean, twice), and
  *     take a clock;
  *   - an epoch whose loss ran away ends the job before anything is saved
  *     (loom_report_runaway).
  * Each sentence draws from its own random stream (seed, epoch, sentence),
- * and the step α falls linearly with the rank's progress.  A loom_clock
+ * and the step α falls linearly with the progress through its block of
+ * the text (each rank starts on its own block, of about equal words: the
+ * loop's blocks), as it would on the rank that owns it.  A loom_clock
  * ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and
  * a restarted job (loomrun --restart) resumes after the last one, its
  * vectors restored (the streams and α follow from the epoch).
@@ -61,8 +64,9 @@ struct job {
     const loom_corpus *c;
     loom_w2v_model m;
     float *in, *out;        /* Loom rows, or plain arrays for the serial twin */
-    int64_t first, nmine;   /* this rank's sentences */
     int epoch, epochs;
+    int nblocks;            /* the ranks' blocks of the text (equal words)... */
+    int64_t *block;         /* ...block k is sentences [block[k], block[k + 1]) */
     float alpha0;
     uint64_t seed;
     struct { double loss; int64_t pairs; char pad[48]; } slot[SLOTS];
@@ -73,10 +77,12 @@ static float *loom_row(void *ctx, int which, int32_t r)
     struct job *j = ctx;
     return loom_at(which ? j->out : j->in, (size_t)r);
 }
-/* The merged row as its home holds it, for the model's output after the
- * last loop: loom_at outside a loop is this rank's own copy, which lacks
- * what other ranks wrote since it was fetched (a word only rank 1 saw
- * would keep its initial value).  Call after a loom_barrier. */
+/* The merged row, for the model's output after the last loop: loom_at
+ * outside a loop is address arithmetic on this rank's copy, whose rows are
+ * current only where valid (every row here, from the prefetch before
+ * training, refreshed by write notices at each sync point and barrier);
+ * loom_row_get also fetches a row that is not.  Call after a
+ * loom_barrier. */
 static float *home_row(void *ctx, int which, int32_t r)
 {
     struct job *j = ctx;
@@ -88,23 +94,26 @@ static float *plain_row(void *ctx, int which, int32_t r)
     return (which ? j->out : j->in) + (size_t)r * (size_t)j->m.p.dim;
 }
 
-/* The words of this rank's sentence i, the loop's weights: its rounds end
- * every --sync-every words, so that the ranks' rounds are equal work (the
- * Bible's verses are longer in its first half). */
+/* The words of sentence i, the loop's weights: its rounds end every
+ * --sync-every words per rank, so that rounds are equal work whatever the
+ * sentences' lengths (the Bible's verses are longer in its first half). */
 static long words(long i, void *ctx)
 {
     const struct job *j = ctx;
-    return (long)(j->c->doc_off[j->first + i + 1] - j->c->doc_off[j->first + i]);
+    return (long)(j->c->doc_off[i + 1] - j->c->doc_off[i]);
 }
 
-/* Sentence i of this rank: its own stream and α by the rank's progress. */
-static void sentence(long i, void *ctx)
+/* Sentence d: its own stream, and α by the progress through its block. */
+static void sentence(long d, void *ctx)
 {
     struct job *j = ctx;
-    int64_t d = j->first + i;
+    int k = 0;
+    while (k + 1 < j->nblocks && d >= j->block[k + 1])
+        k++;
+    int64_t first = j->block[k], nb = j->block[k + 1] - first;
     loom_rng g = loom_rng_stream(j->seed, (uint64_t)j->epoch * (uint64_t)j->c->ndocs + (uint64_t)d);
-    double done = ((double)(j->epoch - 1) * (double)j->nmine + (double)i) /
-                  ((double)j->epochs * (double)(j->nmine ? j->nmine : 1));
+    double done = ((double)(j->epoch - 1) * (double)nb + (double)(d - first)) /
+                  ((double)j->epochs * (double)(nb ? nb : 1));
     float alpha = j->alpha0 * (float)fmax(1e-4, 1 - done);
     int64_t pairs, lo = j->c->doc_off[d], n = j->c->doc_off[d + 1] - lo;
     double loss = loom_w2v_sentence(&j->m, j->c->word + lo, n, alpha, &g, &pairs);
@@ -222,8 +231,11 @@ static int train(int argc, char **argv)
 
     static struct job j; /* large (per-thread slots); one per process */
     j.c = &c;
-    j.first = loom_corpus_block(&c, me, R); /* equal words, not sentences: equal work */
-    j.nmine = loom_corpus_block(&c, me + 1, R) - j.first;
+    j.nblocks = o.serial ? 1 : R;
+    if (!(j.block = malloc(((size_t)j.nblocks + 1) * sizeof *j.block)))
+        loom_abort(1, "loom-w2v: out of memory");
+    for (int k = 0; k <= j.nblocks; k++)
+        j.block[k] = loom_corpus_block(&c, k, j.nblocks);
     j.epochs = o.epochs;
     j.alpha0 = (float)o.alpha;
     j.seed = o.seed;
@@ -284,13 +296,13 @@ static int train(int argc, char **argv)
     for (int e = done + 1; e <= o.epochs; e++) {
         j.epoch = e;
         memset(j.slot, 0, sizeof j.slot);
-        loom_report_begin(&*rep, e, c.doc_off[j.first + j.nmine] - c.doc_off[j.first]);
+        loom_report_begin(&*rep, e, R == 1 ? c.ntokens : 0); /* ranks: shares by speed */
         double t0 = loom_wtime();
         if (o.serial)
-            for (int64_t i = 0; i < j.nmine; i++)
+            for (int64_t i = 0; i < c.ndocs; i++)
                 sentence((long)i, &j);
-        else if (loom_for(0, j.nmine, sentence, &j, &(loom_for_opts){.schedule = LOOM_DYNAMIC,
-                          .chunk = 16, .local = 1, .sync = mode, .sync_every = o.sync_every,
+        else if (loom_for(0, c.ndocs, sentence, &j, &(loom_for_opts){.schedule = LOOM_DYNAMIC,
+                          .chunk = 16, .sync = mode, .sync_every = o.sync_every,
                           .sync_weight = words})) /* --sync-every counts words */
             loom_abort(1, "loom-w2v: the training loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
@@ -330,6 +342,7 @@ static int train(int argc, char **argv)
         loom_free(j.out);
     }
     loom_alias_free(&neg);
+    free(j.block);
     free(count);
     free(keep);
     loom_corpus_free(&c);

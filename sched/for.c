@@ -90,26 +90,38 @@ static void omp_loop(long lo, long hi, loom_schedule sch, long chunk, const loom
     }
 }
 
-/* The rounds of [lo, hi) by weight: end[r] is one past the iteration at
- * which the running total of o->sync_weight first reaches (r + 1) * every
- * (hi for the last round).  Returns the number of rounds (end[0..n)); stops
- * the job without memory (the other ranks wait in the loop's collective). */
-static int64_t weighted_rounds(long lo, long hi, long every, const loom_for_opts *o,
-                               const loom_body *body, long **end)
+/* The running total of o->sync_weight over [lo, hi): cum[i - lo] is the
+ * weight of [lo, i) (weights below 0 count as 0); stops the job without
+ * memory (the other ranks wait in the loop's collective). */
+static int64_t *weights(long lo, long hi, const loom_for_opts *o, const loom_body *body)
+{
+    size_t n = (size_t)(hi > lo ? hi - lo : 0);
+    int64_t *c = malloc((n + 1) * sizeof *c), total = 0;
+    if (!c)
+        loom_die(2, "loom_for: out of memory for the weights of %ld iterations", hi - lo);
+    for (size_t i = 0; i < n; i++) {
+        c[i] = total;
+        long w = o->sync_weight(lo + (long)i, body->ctx);
+        total += w > 0 ? w : 0;
+    }
+    c[n] = total;
+    return c;
+}
+
+/* The rounds of [lo, hi) by weight (cum: weights()): end[r] is one past
+ * the iteration at which the running total first reaches (r + 1) * every
+ * (hi for the last round).  Returns the number of rounds (end[0..n)). */
+static int64_t weighted_rounds(long lo, long hi, long every, const int64_t *cum, long **end)
 {
     long *e = malloc(((size_t)(hi > lo ? hi - lo : 0) + 1) * sizeof *e);
     if (!e)
         loom_die(2, "loom_for: out of memory for the rounds of %ld iterations", hi - lo);
-    int64_t n = 0;
-    long total = 0, next = every;
-    for (long i = lo; i < hi; i++) {
-        long w = o->sync_weight(i, body->ctx);
-        total += w > 0 ? w : 0;
-        if (total >= next) {
+    int64_t n = 0, next = every;
+    for (long i = lo; i < hi; i++)
+        if (cum[i + 1 - lo] >= next) {
             e[n++] = i + 1;
-            next = (total / every + 1) * every;
+            next = (cum[i + 1 - lo] / every + 1) * every;
         }
-    }
     if (!n || e[n - 1] < hi)
         e[n++] = hi;
     *end = e;
@@ -119,17 +131,22 @@ static int64_t weighted_rounds(long lo, long hi, long every, const loom_for_opts
 /* Contract: collective with several ranks.  Runs [lo, hi) in rounds of
  * `every` iterations (or that much weight, .sync_weight) with staged rows
  * and a sync point after each round; every rank runs the same number of
- * rounds (the most any rank needs: the others' last ones are empty). */
-static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body *body)
+ * rounds (the most any rank needs: the others' last ones are empty).
+ * shared: [lo, hi) is the job's range, and each round's parts go to the
+ * ranks by speed (shares.c). */
+static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
+                       const loom_body *body)
 {
     int T = omp_get_max_threads(), R = loom_icv.nranks;
     long every = o->sync_every > 0 ? o->sync_every : (hi > lo ? hi - lo : 1), *end = NULL;
-    int64_t mine = o->sync_weight && o->sync_every > 0
-                       ? weighted_rounds(lo, hi, every, o, body, &end)
-                       : (hi - lo + every - 1) / every,
-            rounds = mine;
-    if (R > 1)
-        loom_allreduce(LOOM_IN_PLACE, &rounds, 1, LOOM_INT64, LOOM_MAX);
+    int64_t *cum = o->sync_weight && o->sync_every > 0 ? weights(lo, hi, o, body) : NULL;
+    int64_t mine = 0, rounds = 0;
+    loom_shares *sh = shared ? loom_shares_new(lo, hi, cum) : NULL;
+    if (!sh) {
+        mine = rounds = cum ? weighted_rounds(lo, hi, every, cum, &end) : (hi - lo + every - 1) / every;
+        if (R > 1)
+            loom_allreduce(LOOM_IN_PLACE, &rounds, 1, LOOM_INT64, LOOM_MAX);
+    }
     int per_thread = o->sync != LOOM_HYBRID, ns = per_thread ? T : 1;
     loom_stage **ss = calloc((size_t)ns, sizeof *ss);
     if (!ss)
@@ -137,13 +154,17 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
     for (int i = 0; i < ns; i++)
         if (!(ss[i] = loom_stage_new(ns == 1)))
             return LOOM_ERR_NOMEM;
-    loom_pf *pf = o->repeated && R > 1 ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
-    for (int64_t r = 0; r < rounds; r++) {
-        long a = lo + r * every, b = a + every < hi ? a + every : hi;
+    /* a repeated site prefetches by round: not where rounds follow speed */
+    loom_pf *pf = o->repeated && R > 1 && !sh ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
+    long a = lo, b = lo;
+    for (int64_t r = 0; sh ? loom_shares_next(sh, (double)every, &a, &b) : r < rounds; r++) {
         if (end) /* by weight */
             a = r == 0 ? lo : r <= mine ? end[r - 1] : hi, b = r < mine ? end[r] : hi;
+        else if (!sh)
+            a = lo + r * every, b = a + every < hi ? a + every : hi;
         loom_pf_before(pf, r); /* a repeated site: what this round touched last call */
         loom_stage_begin(ss, ns);
+        double t0 = loom_wtime();
 #pragma omp parallel num_threads(T)
         {
             loom_ts.mode = TS_STAGE;
@@ -154,18 +175,23 @@ static int staged_loop(long lo, long hi, const loom_for_opts *o, const loom_body
             loom_ts.stage = NULL;
             loom_ts.whole[0] = loom_ts.whole[1] = NULL;
         }
+        double secs = loom_wtime() - t0;
         loom_pf_after(pf, r, ss, ns);
         loom_stage_flush(ss, ns);
         if (o->sync == LOOM_BSP)
             loom_dsm_barrier();
         else if (R > 1)
             loom_clock_tick(); /* not the program's clock: no checkpoint here */
+        if (sh)
+            loom_shares_learn(sh, a, b, secs);
     }
     loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
     for (int i = 0; i < ns; i++)
         loom_stage_free(ss[i]);
     free(ss);
     free(end);
+    loom_shares_free(sh);
+    free(cum);
     return LOOM_OK;
 }
 
@@ -176,7 +202,8 @@ static int bad(const char *why)
 }
 
 /* The data-parallel schedules: plain OpenMP on one rank (HYBRID), else
- * rounds with staging and sync points. */
+ * rounds with staging and sync points; dynamic and guided on the job's
+ * range share each round among the ranks by speed (shares.c). */
 static int data_parallel(long begin, long end, const loom_for_opts *o, const loom_body *b)
 {
     long lo, hi;
@@ -186,7 +213,9 @@ static int data_parallel(long begin, long end, const loom_for_opts *o, const loo
         omp_loop(lo, hi, o->schedule, o->chunk, b);
         return LOOM_OK;
     }
-    return staged_loop(lo, hi, o, b);
+    if (loom_icv.nranks > 1 && !o->local && o->schedule != LOOM_STATIC)
+        return staged_loop(begin, end, 1, o, b); /* the job's range, by speed */
+    return staged_loop(lo, hi, 0, o, b);
 }
 
 static int check_opts(const loom_for_opts *o)

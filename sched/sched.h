@@ -12,6 +12,7 @@
  *   groups.c    the general plan: conflict-free groups, build and run
  *   check.c     the serializability checker (LOOM_CHECK=serial)
  *   stage.c     private/staged row copies of the data-parallel modes
+ *   shares.c    the ranks' shares of a dynamic data-parallel round, by speed
  *   for.c       loom_for, loom_for_range, loom_for_records, LOOM_FOR:
  *               schedules, data-parallel loops, sync points
  *   priority.c  the STRADS-Dynamic priority schedule
@@ -271,6 +272,22 @@ void loom_stage_free(loom_stage *s);
 void loom_stage_each(loom_stage **ss, int n,
                      void (*fn)(loom_dsm_alloc *a, const size_t *rows, size_t nrows, void *arg),
                      void *arg);
+
+/* ---- shares.c ---------------------------------------------------------- */
+/* The rounds of one dynamic data-parallel loop on the job's range [lo, hi),
+ * shared among the ranks by speed (shares.c); cum: the weights' running
+ * total, cum[i - lo] the weight of [lo, i) (NULL: 1 per iteration), kept
+ * by the caller. */
+typedef struct loom_shares loom_shares;
+loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum);
+void loom_shares_free(loom_shares *s);
+/* The next round, of about R x every weight: 1 and this rank's part
+ * [*a, *z) (perhaps empty), or 0 once the range is done.  Every rank
+ * calls it alike; the parts of a round tile what it takes. */
+int loom_shares_next(loom_shares *s, double every, long *a, long *z);
+/* Collective, after each round: this rank ran [a, z) in secs seconds of
+ * its threads; every rank learns every rank's rate. */
+void loom_shares_learn(loom_shares *s, long a, long z, double secs);
 
 /* ---- prefetch.c -------------------------------------------------------- */
 /* IterStore's prefetch batches for a .repeated data-parallel loop: the

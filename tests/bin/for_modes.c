@@ -32,6 +32,13 @@
  *                       the rows refetched from the homes must be exact)
  *   for_modes dense-avg the same under the averaging merge, which must not
  *                       merge densely: every round leaves the ranks' mean
+ *   for_modes shares    dynamic and guided on the job's range with sync
+ *                       points (the rounds shared among the ranks by
+ *                       speed, sched/shares.c), by count and by weight:
+ *                       every iteration runs exactly once; with rank 0
+ *                       sleeping 500 us in each of its iterations it runs
+ *                       under two thirds of an equal share (an equal
+ *                       split gives it exactly its share)
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -46,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int R, me, fails;
 static void check(int cond, const char *fmt, long a, long b)
@@ -475,6 +483,62 @@ static int dense_rows(int avg)
     return fails;
 }
 
+/* ---- shares -------------------------------------------------------------- */
+enum { SN = 2000, SEVERY = 50 };
+static int64_t *shits;          /* one row per iteration */
+static _Atomic long sran;       /* iterations this rank ran */
+static int sslow;               /* rank 0 sleeps in each iteration */
+
+static void sbody(long i, void *ctx)
+{
+    (void)ctx;
+    __atomic_fetch_add((int64_t *)loom_at(shits, (size_t)i), 1, __ATOMIC_RELAXED);
+    atomic_fetch_add(&sran, 1);
+    if (sslow && me == 0)
+        nanosleep(&(struct timespec){0, 500 * 1000}, NULL);
+}
+static long sweight(long i, void *ctx) { (void)ctx; return i % 5; }
+
+static int shares(void)
+{
+    shits = loom_alloc(SN * 8, &(loom_alloc_opts){.name = "shits", .unit = LOOM_UNIT_ROW,
+                                                  .row_size = 8, .merge = LOOM_MERGE_ADD,
+                                                  .type = LOOM_INT64});
+    static size_t every[SN];
+    for (size_t i = 0; i < SN; i++)
+        every[i] = i;
+    int64_t want = 0;
+    const char *names[] = {"dynamic", "guided", "dynamic by weight", "dynamic, rank 0 slow"};
+    for (int c = 0; c < 4; c++) {
+        loom_for_opts o = {.schedule = c == 1 ? LOOM_GUIDED : LOOM_DYNAMIC, .chunk = c == 1 ? 0 : 3,
+                           .sync_every = SEVERY, .sync_weight = c == 2 ? sweight : NULL};
+        sslow = c == 3;
+        atomic_store(&sran, 0);
+        if (loom_for(0, SN, sbody, NULL, &o))
+            return 1;
+        want++;
+        loom_barrier();
+        loom_row_prefetch(shits, every, SN);
+        long bad = -1;
+        for (long i = 0; i < SN && bad < 0; i++)
+            if (*(const int64_t *)loom_row_get(shits, (size_t)i) != want)
+                bad = i;
+        check(bad < 0, "iteration %ld ran a wrong number of times (%ld in all)", bad,
+              bad < 0 ? 0 : *(const int64_t *)loom_row_get(shits, (size_t)bad));
+        int64_t ran = atomic_load(&sran), first = ran;
+        loom_allreduce(LOOM_IN_PLACE, &ran, 1, LOOM_INT64, LOOM_SUM);
+        loom_bcast(&first, sizeof first, 0);
+        check(ran == SN, "the ranks ran %ld iterations of %ld", (long)ran, SN);
+        if (c == 3 && R > 1)
+            check(3 * first * R < 2 * SN, "rank 0, slow, ran %ld of %ld iterations", (long)first, SN);
+        if (!fails && me == 0)
+            printf("ok - shares, %s: every iteration once on %d rank(s) x %d thread(s), rank 0 "
+                   "ran %ld\n", names[c], R, omp_get_max_threads(), (long)first);
+    }
+    loom_free(shits);
+    return fails;
+}
+
 /* ---- weighted ------------------------------------------------------------ */
 enum { WN = 300, WEVERY = 23, WMAXR = 8 };
 static long *wcount;                  /* row q: rank q's iterations so far */
@@ -570,6 +634,8 @@ int main(int argc, char **argv)
             rc = readers();
         else if (!strcmp(argv[i], "weighted"))
             rc = weighted();
+        else if (!strcmp(argv[i], "shares"))
+            rc = shares();
         else if (!strcmp(argv[i], "dense"))
             rc = dense_rows(0);
         else if (!strcmp(argv[i], "dense-avg"))

@@ -7,20 +7,23 @@
 # conflicting coordinates in one round, sums partial results over ranks,
 # draws the same coordinates on every rank and favours large deltas;
 # rounds by weight (.sync_weight) end where each rank's running total
-# reaches each multiple of .sync_every; a repeated serializable loop is
-# planned once; a row a rank only read in a hybrid loop does not count as
-# its write under the averaging merge; a hybrid round that stages its
-# rows whole (sched/stage.c) fetches the copies writethrough dropped; rows
-# every rank changes merge densely (dsm/dense.c) with exact reads and
-# exact home stores, and under the averaging merge to exact means.
+# reaches each multiple of .sync_every; dynamic and guided loops on the
+# job's range share their rounds among the ranks by speed (sched/shares.c)
+# and still run every iteration once, a slow rank running less; a
+# repeated serializable loop is planned once; a row a rank only read in a
+# hybrid loop does not count as its write under the averaging merge; a
+# hybrid round that stages its rows whole (sched/stage.c) fetches the
+# copies writethrough dropped; rows every rank changes merge densely
+# (dsm/dense.c) with exact reads and exact home stores, and under the
+# averaging merge to exact means.
 . "$(dirname "$0")/../lib.sh"
-plan 65
-# Six of each layout's seven checks share one job (each launch costs
+plan 73
+# Seven of each layout's eight checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
     for t in 1 2; do
         OMP_NUM_THREADS=$t run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" \
-            once sync bsp sync hybrid plan priority weighted
+            once sync bsp sync hybrid plan priority weighted shares
         rco=$rc
         OMP_NUM_THREADS=$t LOOM_COHERENCE=ssp LOOM_STALENESS=2 run_job "$T/s" "$LOOMRUN" -n $n \
             "$B/tests/bin/for_modes" sync ssp 2
@@ -31,7 +34,8 @@ for n in 1 2 3 4; do
                  "s|ssp \(staleness 2\): exact counts|sync ssp 2" \
                  "o|plan cache: a repeated loop is planned once|plan" \
                  "o|priority: 120 rounds, no conflicting pair|priority" \
-                 "o|weighted: rounds end at multiples|weighted rounds (.sync_weight)"; do
+                 "o|weighted: rounds end at multiples|weighted rounds (.sync_weight)" \
+                 "o|shares, dynamic, rank 0 slow: every iteration once|rounds shared by speed, every iteration once, a slow rank less"; do
             f=${c%%|*} rest=${c#*|}; name=${rest%|*} what=${rest##*|}
             eval "jrc=\$rc$f"
             [ "$jrc" -eq 0 ] && has "$T/$f" "ok - $name" && ! grep -q "not ok" "$T/$f"
