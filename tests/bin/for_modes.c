@@ -67,6 +67,35 @@ static void check(int cond, const char *fmt, long a, long b)
 }
 
 /* ---- once --------------------------------------------------------------- */
+/* A counter per iteration: n rows of one int64, summed. */
+static int64_t *counters(const char *name, long n)
+{
+    return loom_alloc((size_t)n * 8, &(loom_alloc_opts){.name = name, .unit = LOOM_UNIT_ROW,
+                                                        .row_size = 8, .merge = LOOM_MERGE_ADD,
+                                                        .type = LOOM_INT64});
+}
+
+/* After a loop, on every rank: every counter of rows[0..n) holds want (a
+ * barrier, then the rows in one batch, not n round trips); a failure
+ * names the first that does not. */
+static void check_counts(int64_t *rows, long n, int64_t want)
+{
+    size_t *all = malloc((size_t)n * sizeof *all);
+    if (!all)
+        exit(2);
+    for (long i = 0; i < n; i++)
+        all[i] = (size_t)i;
+    loom_barrier();
+    loom_row_prefetch(rows, all, (size_t)n);
+    free(all);
+    long bad = -1;
+    for (long i = 0; i < n && bad < 0; i++)
+        if (*(const int64_t *)loom_row_get(rows, (size_t)i) != want)
+            bad = i;
+    check(bad < 0, "iteration %ld ran a wrong number of times (%ld in all)", bad,
+          bad < 0 ? 0 : *(const int64_t *)loom_row_get(rows, (size_t)bad));
+}
+
 static int64_t *hits; /* one row per iteration (rows of one int64) */
 static void hit(long i, void *ctx)
 {
@@ -77,12 +106,7 @@ static void hit(long i, void *ctx)
 static int once(void)
 {
     enum { N = 5000 };
-    hits = loom_alloc(N * 8, &(loom_alloc_opts){.name = "hits", .unit = LOOM_UNIT_ROW,
-                                                .row_size = 8, .merge = LOOM_MERGE_ADD,
-                                                .type = LOOM_INT64});
-    static size_t every[N];
-    for (size_t i = 0; i < N; i++)
-        every[i] = i;
+    hits = counters("hits", N);
     const char *names[] = {"static", "dynamic", "guided"};
     for (int s = 0; s < 3; s++)
         for (int local = 0; local < 2; local++)
@@ -92,14 +116,7 @@ static int once(void)
                 loom_for_opts o = {.schedule = (loom_schedule)s, .chunk = chunk, .local = local};
                 if (loom_for(lo, hi, hit, NULL, &o))
                     return 1;
-                loom_barrier();
-                loom_row_prefetch(hits, every, N); /* one batch, not N round trips */
-                long bad = -1;
-                for (long i = 0; i < N && bad < 0; i++)
-                    if (*(const int64_t *)loom_row_get(hits, (size_t)i) != 1 + s * 4 + local * 2 + (chunk > 0))
-                        bad = i;
-                check(bad < 0, "iteration %ld ran a wrong number of times (%ld)", bad,
-                      bad < 0 ? 0 : *(const int64_t *)loom_row_get(hits, (size_t)bad));
+                check_counts(hits, N, 1 + s * 4 + local * 2 + (chunk > 0));
                 if (!fails && me == 0)
                     printf("ok - %s%s, chunk %ld: every iteration once on %d rank(s) x %d thread(s)\n",
                            names[s], local ? " (local ranges)" : "", chunk, R, omp_get_max_threads());
@@ -501,12 +518,7 @@ static long sweight(long i, void *ctx) { (void)ctx; return i % 5; }
 
 static int shares(void)
 {
-    shits = loom_alloc(SN * 8, &(loom_alloc_opts){.name = "shits", .unit = LOOM_UNIT_ROW,
-                                                  .row_size = 8, .merge = LOOM_MERGE_ADD,
-                                                  .type = LOOM_INT64});
-    static size_t every[SN];
-    for (size_t i = 0; i < SN; i++)
-        every[i] = i;
+    shits = counters("shits", SN);
     int64_t want = 0;
     const char *names[] = {"dynamic", "guided", "dynamic by weight", "dynamic, rank 0 slow"};
     for (int c = 0; c < 4; c++) {
@@ -516,15 +528,7 @@ static int shares(void)
         atomic_store(&sran, 0);
         if (loom_for(0, SN, sbody, NULL, &o))
             return 1;
-        want++;
-        loom_barrier();
-        loom_row_prefetch(shits, every, SN);
-        long bad = -1;
-        for (long i = 0; i < SN && bad < 0; i++)
-            if (*(const int64_t *)loom_row_get(shits, (size_t)i) != want)
-                bad = i;
-        check(bad < 0, "iteration %ld ran a wrong number of times (%ld in all)", bad,
-              bad < 0 ? 0 : *(const int64_t *)loom_row_get(shits, (size_t)bad));
+        check_counts(shits, SN, ++want);
         int64_t ran = atomic_load(&sran), first = ran;
         loom_allreduce(LOOM_IN_PLACE, &ran, 1, LOOM_INT64, LOOM_SUM);
         loom_bcast(&first, sizeof first, 0);
