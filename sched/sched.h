@@ -286,8 +286,12 @@ void loom_shares_free(loom_shares *s);
  * calls it alike; the parts of a round tile what it takes. */
 int loom_shares_next(loom_shares *s, double every, long *a, long *z);
 /* Collective, after each round: this rank ran [a, z) in secs seconds of
- * its threads; every rank learns every rank's rate. */
+ * its threads; every rank learns every rank's rate (loom_shares_rates). */
 void loom_shares_learn(loom_shares *s, long a, long z, double secs);
+/* The rates from one round's figures, x[k] the weight rank k ran and
+ * x[R + k] its seconds (a rank with either 0 keeps its rate).  Pure: the
+ * same x gives every rank the same parts (tests/unit/test_shares.c). */
+void loom_shares_rates(loom_shares *s, const double *x);
 
 /* ---- prefetch.c -------------------------------------------------------- */
 /* IterStore's prefetch batches for a .repeated data-parallel loop: the

@@ -145,6 +145,17 @@ int loom_shares_next(loom_shares *s, double every, long *a, long *z)
     return 1;
 }
 
+void loom_shares_rates(loom_shares *s, const double *x)
+{
+    int R = s->R;
+    for (int q = 0; q < R; q++) {
+        if (x[q] <= 0 || x[R + q] <= 0)
+            continue; /* ran nothing: keep what was known */
+        double now = x[q] / x[R + q];
+        s->rate[q] = s->rate[q] > 0 ? 0.5 * s->rate[q] + 0.5 * now : now;
+    }
+}
+
 void loom_shares_learn(loom_shares *s, long a, long z, double secs)
 {
     int R = s->R, me = loom_icv.rank;
@@ -154,10 +165,5 @@ void loom_shares_learn(loom_shares *s, long a, long z, double secs)
     s->x[R + me] = secs;
     if (loom_allreduce(LOOM_IN_PLACE, s->x, 2 * (size_t)R, LOOM_DOUBLE, LOOM_SUM))
         loom_die(2, "loom_for: the ranks' speeds could not be exchanged");
-    for (int q = 0; q < R; q++) {
-        if (s->x[q] <= 0 || s->x[R + q] <= 0)
-            continue; /* ran nothing: keep what was known */
-        double now = s->x[q] / s->x[R + q];
-        s->rate[q] = s->rate[q] > 0 ? 0.5 * s->rate[q] + 0.5 * now : now;
-    }
+    loom_shares_rates(s, s->x);
 }

@@ -1,0 +1,146 @@
+/* test_shares.c — unit tests for the rounds a dynamic loop shares among
+ * ranks by speed (sched/shares.c), its arithmetic alone: each rank's
+ * view is a loom_shares of its own, asked for its part with loom_icv.rank
+ * set to that rank, and every view learns the same made-up round figures
+ * (the rates a rank of the given speed would show), as the allreduce gives
+ * them.  For 1-16 ranks, weights none / uneven with zeros / one huge /
+ * all zero, and speeds equal, 1:3 and 1:1000: the parts of every round
+ * tile what it takes, every iteration runs exactly once, the loop ends
+ * within a bound of rounds, and a slow rank runs less than a fast one. */
+#include "../../sched/sched.h"
+#include "../tap.h"
+
+#include <stdlib.h>
+
+enum { N = 3000, LO = 100, MAXR = 16 };
+
+/* Runs a loop of [LO, LO + N) with R ranks of the given speeds (weight per
+ * second) and rounds of `every` per rank; counts each iteration's runs in
+ * ran[] and each rank's weight in by[].  Returns the rounds, or -1 if the
+ * parts of a round overlap or a rank's part lies outside the range. */
+static long run(int R, const int64_t *cum, const double *speed, double every, int *ran,
+                double *by)
+{
+    loom_shares *s[MAXR];
+    loom_icv.nranks = R;
+    for (int k = 0; k < R; k++)
+        s[k] = loom_shares_new(LO, LO + N, cum);
+    for (int i = 0; i < N; i++)
+        ran[i] = 0;
+    for (int k = 0; k < R; k++)
+        by[k] = 0;
+    long rounds = 0;
+    for (;;) {
+        long a[MAXR], z[MAXR];
+        int more = 0;
+        for (int k = 0; k < R; k++) {
+            loom_icv.rank = k;
+            more += loom_shares_next(s[k], every, &a[k], &z[k]);
+        }
+        if (!more)
+            break;
+        if (more != R || ++rounds > 10 * N)
+            return -1; /* the views disagree, or the loop does not end */
+        double x[2 * MAXR] = {0};
+        for (int k = 0; k < R; k++) {
+            if (a[k] > z[k] || (a[k] < z[k] && (a[k] < LO || z[k] > LO + N)))
+                return -1;
+            for (long i = a[k]; i < z[k]; i++)
+                ran[i - LO]++;
+            double w = cum ? (double)(cum[z[k] - LO] - cum[a[k] - LO]) : (double)(z[k] - a[k]);
+            by[k] += w;
+            x[k] = w;
+            x[R + k] = w / speed[k];
+        }
+        for (int k = 0; k < R; k++)
+            loom_shares_rates(s[k], x);
+    }
+    for (int k = 0; k < R; k++)
+        loom_shares_free(s[k]);
+    return rounds;
+}
+
+static int all_once(const int *ran)
+{
+    for (int i = 0; i < N; i++)
+        if (ran[i] != 1)
+            return 0;
+    return 1;
+}
+
+int main(void)
+{
+    plan(19);
+    static int64_t uneven[N + 1], huge[N + 1], zero[N + 1];
+    for (int i = 0; i < N; i++) {
+        uneven[i + 1] = uneven[i] + i % 5;             /* zeros among them */
+        huge[i + 1] = huge[i] + (i == N / 3 ? 1000000 : 1);
+        zero[i + 1] = 0;
+    }
+    const int64_t *cums[] = {NULL, uneven, huge, zero};
+    const char *wname[] = {"no weights", "weights i % 5", "one huge weight", "all weights 0"};
+    int Rs[] = {1, 2, 3, 5, 16}, ran[N];
+    double by[MAXR], equal[MAXR], slow[MAXR];
+    for (int k = 0; k < MAXR; k++)
+        equal[k] = 1000, slow[k] = k == 0 ? 1 : 1000;
+    for (int w = 0; w < 4; w++) {
+        int ok = 1;
+        for (int r = 0; r < 5; r++) {
+            double every = cums[w] == uneven ? 17 : 7;
+            ok &= run(Rs[r], cums[w], equal, every, ran, by) >= 0 && all_once(ran);
+            ok &= run(Rs[r], cums[w], slow, every, ran, by) >= 0 && all_once(ran);
+        }
+        ok(ok, "%s, 1-16 ranks, speeds equal and 1:1000: every iteration once", wname[w]);
+    }
+    /* equal speeds, no weights: 2 ranks take turns of 7 + 7, one block each */
+    long rounds = run(2, NULL, equal, 7, ran, by);
+    is_int(rounds, (N + 13) / 14, "2 equal ranks, no weights: ceil(N / 14) rounds");
+    ok(by[0] == N / 2 && by[1] == N / 2, "2 equal ranks: half each (%.0f, %.0f)", by[0], by[1]);
+    /* one rank 1000 times slower: its part falls to the floor (a quarter
+     * of an equal one), and the others take its block's back */
+    for (int r = 1; r < 5; r++) {
+        int R = Rs[r];
+        run(R, NULL, slow, 7, ran, by);
+        ok(all_once(ran) && by[0] < 0.35 * N / R,
+            "%d ranks, rank 0 1000x slower: it runs %.0f of an equal %d", R, by[0], N / R);
+    }
+    /* speeds 1:3 on 2 ranks: the parts follow them (rank 1 about 3/4) */
+    double third[2] = {1000, 3000};
+    run(2, NULL, third, 50, ran, by);
+    ok(all_once(ran) && by[1] > 0.65 * N && by[1] < 0.85 * N,
+        "2 ranks at 1:3: rank 1 runs %.0f of %d", by[1], N);
+    /* the same by weight: the parts count weight, not iterations */
+    run(2, uneven, third, 100, ran, by);
+    ok(all_once(ran) && by[1] > 0.65 * uneven[N] && by[1] < 0.85 * uneven[N],
+        "2 ranks at 1:3 by weight: rank 1 runs %.0f of %.0f", by[1], (double)uneven[N]);
+    /* a rank that ran nothing keeps its rate: the floor lets it run again */
+    run(3, huge, slow, 7, ran, by);
+    ok(all_once(ran) && by[1] > 0 && by[2] > 0, "one huge weight, 3 ranks: all run");
+    /* one round only (sync_every 0 gives every = the whole range): the
+     * static blocks */
+    rounds = run(4, NULL, equal, N, ran, by);
+    ok(rounds == 1 && all_once(ran) && by[0] == N / 4 && by[3] == N - 3 * (N / 4),
+        "a round of the whole range: the static blocks, in one round");
+    /* the blocks by weight are those of the static schedule by weight */
+    rounds = run(3, uneven, equal, (double)uneven[N], ran, by);
+    ok(rounds == 1 && all_once(ran), "one round by weight: every iteration once");
+    /* the floor: never below a quarter of an equal part, so a rank
+     * however slow runs about an eighth of 2 ranks' rounds (without it,
+     * one iteration a round: ~160) */
+    double s2[2] = {1, 1000000};
+    run(2, NULL, s2, 10, ran, by);
+    ok(all_once(ran) && by[0] >= 0.2 * N / 2, "2 ranks at 1:10^6: rank 0 still runs %.0f",
+       by[0]);
+    /* 16 ranks at speeds 1..16, by count and by weight */
+    double vary[MAXR];
+    for (int k = 0; k < MAXR; k++)
+        vary[k] = 100 * (k + 1);
+    run(16, NULL, vary, 5, ran, by);
+    ok(all_once(ran) && by[15] > by[0], "16 ranks at speeds 1..16: the fastest runs more "
+        "(%.0f against %.0f)", by[15], by[0]);
+    run(16, uneven, vary, 11, ran, by);
+    ok(all_once(ran) && by[15] > by[0], "16 ranks by weight: the fastest runs more");
+    run(5, zero, vary, 3, ran, by);
+    ok(all_once(ran), "5 ranks, all weights 0, speeds varying: every iteration once");
+    return done_testing();
+}
