@@ -32,6 +32,7 @@ struct loom_shares {
     long *f, *e;        /* per rank: what is left of its block, [f, e) */
     double *rate;       /* per rank: weight per second (smoothed); 0 until measured */
     double *x;          /* scratch: weights then seconds, 2R */
+    char *own;          /* scratch: per rank, whether its block had any left */
 };
 
 /* Weight of [lo, i). */
@@ -60,15 +61,20 @@ loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum)
     if (!s || !(s->f = calloc((size_t)R, sizeof *s->f)) ||
         !(s->e = calloc((size_t)R, sizeof *s->e)) ||
         !(s->rate = calloc((size_t)R, sizeof *s->rate)) ||
-        !(s->x = calloc(2 * (size_t)R, sizeof *s->x)))
+        !(s->x = calloc(2 * (size_t)R, sizeof *s->x)) || !(s->own = malloc((size_t)R)))
         loom_die(2, "loom_for: out of memory sharing rounds among %d ranks", R);
     s->R = R;
     s->lo = lo;
     s->cum = cum;
-    double total = at(s, hi);
-    for (int k = 0; k < R; k++) /* the static blocks, by weight */
+    /* the static blocks: block k ends at the first iteration whose weight
+     * before it reaches floor(total (k + 1) / R), as for.c's my_range cuts
+     * by count (and loom_corpus_block by tokens) */
+    int64_t total = cum ? cum[hi - lo] : hi - lo;
+    for (int k = 0; k < R; k++)
         s->f[k] = k == 0 ? lo : s->e[k - 1],
-        s->e[k] = k == R - 1 ? hi : first_at(s, s->f[k], hi, total * (k + 1) / R);
+        s->e[k] = k == R - 1 ? hi
+                             : first_at(s, s->f[k], hi,
+                                        (double)(int64_t)((__int128)total * (k + 1) / R));
     return s;
 }
 
@@ -79,6 +85,7 @@ void loom_shares_free(loom_shares *s)
         free(s->e);
         free(s->rate);
         free(s->x);
+        free(s->own);
         free(s);
     }
 }
@@ -102,16 +109,13 @@ static double part(const loom_shares *s, int k)
 int loom_shares_next(loom_shares *s, double every, long *a, long *z)
 {
     int R = s->R, me = loom_icv.rank, any = 0;
+    char *own = s->own;
     for (int k = 0; k < R; k++)
-        any |= s->f[k] < s->e[k];
+        any |= own[k] = s->f[k] < s->e[k];
     if (!any)
         return 0;
     *a = *z = s->lo;
-    char *own = malloc((size_t)R);
-    if (!own)
-        loom_die(2, "loom_for: out of memory sharing a round");
     for (int k = 0; k < R; k++) { /* first every rank's own front */
-        own[k] = s->f[k] < s->e[k];
         if (!own[k])
             continue;
         long c = first_at(s, s->f[k], s->e[k], at(s, s->f[k]) + part(s, k) * every * R);
@@ -132,8 +136,9 @@ int loom_shares_next(loom_shares *s, double every, long *a, long *z)
         if (j < 0)
             break; /* nothing left to take */
         /* the last c with weight(c, e_j) >= the part, but not before f_j */
-        long c = first_at(s, s->f[j], s->e[j], at(s, s->e[j]) - part(s, k) * every * R);
-        if (c > s->f[j] && at(s, s->e[j]) - at(s, c) < part(s, k) * every * R)
+        double want = part(s, k) * every * R;
+        long c = first_at(s, s->f[j], s->e[j], at(s, s->e[j]) - want);
+        if (c > s->f[j] && at(s, s->e[j]) - at(s, c) < want)
             c--;
         if (c == s->e[j])
             c--;
@@ -141,7 +146,6 @@ int loom_shares_next(loom_shares *s, double every, long *a, long *z)
             *a = c, *z = s->e[j];
         s->e[j] = c;
     }
-    free(own);
     return 1;
 }
 

@@ -70,7 +70,7 @@ static int all_once(const int *ran)
 
 int main(void)
 {
-    plan(19);
+    plan(20);
     static int64_t uneven[N + 1], huge[N + 1], zero[N + 1];
     for (int i = 0; i < N; i++) {
         uneven[i + 1] = uneven[i] + i % 5;             /* zeros among them */
@@ -121,9 +121,29 @@ int main(void)
     rounds = run(4, NULL, equal, N, ran, by);
     ok(rounds == 1 && all_once(ran) && by[0] == N / 4 && by[3] == N - 3 * (N / 4),
         "a round of the whole range: the static blocks, in one round");
-    /* the blocks by weight are those of the static schedule by weight */
-    rounds = run(3, uneven, equal, (double)uneven[N], ran, by);
-    ok(rounds == 1 && all_once(ran), "one round by weight: every iteration once");
+    /* ... also where N / R is no integer: for.c's my_range cuts at
+     * floor(N k / R), and so must the blocks */
+    rounds = run(7, NULL, equal, N, ran, by);
+    int cut = 1;
+    for (int k = 0; k < 7; k++)
+        cut &= by[k] == (double)((long)N * (k + 1) / 7 - (long)N * k / 7);
+    ok(rounds == 1 && all_once(ran) && cut, "7 ranks, a round of the whole range: my_range's "
+       "blocks (%.0f, %.0f, ...)", by[0], by[1]);
+    /* by weight: block k ends at the first iteration whose weight before
+     * it reaches floor(W (k + 1) / R), loom_corpus_block's rule (loom-w2v's
+     * step sizes follow it) */
+    rounds = run(7, uneven, equal, (double)uneven[N], ran, by);
+    long at = 0;
+    cut = rounds == 1;
+    for (int k = 0; k < 6; k++) {
+        int64_t target = uneven[N] * (k + 1) / 7;
+        long end = 0;
+        while (uneven[end] < target)
+            end++;
+        cut &= by[k] == (double)(uneven[end] - uneven[at]);
+        at = end;
+    }
+    ok(cut && all_once(ran), "7 ranks, one round by weight: blocks cut at floor(W k / 7)");
     /* the floor: never below a quarter of an equal part, so a rank
      * however slow runs about an eighth of 2 ranks' rounds (without it,
      * one iteration a round: ~160) */
@@ -136,10 +156,11 @@ int main(void)
     for (int k = 0; k < MAXR; k++)
         vary[k] = 100 * (k + 1);
     run(16, NULL, vary, 5, ran, by);
-    ok(all_once(ran) && by[15] > by[0], "16 ranks at speeds 1..16: the fastest runs more "
-        "(%.0f against %.0f)", by[15], by[0]);
+    ok(all_once(ran) && by[15] > 2 * by[0], "16 ranks at speeds 1..16: the fastest runs over "
+       "twice the slowest (%.0f against %.0f)", by[15], by[0]);
     run(16, uneven, vary, 11, ran, by);
-    ok(all_once(ran) && by[15] > by[0], "16 ranks by weight: the fastest runs more");
+    ok(all_once(ran) && by[15] > 2 * by[0], "16 ranks by weight: the fastest runs over twice "
+       "the slowest (%.0f against %.0f)", by[15], by[0]);
     run(5, zero, vary, 3, ran, by);
     ok(all_once(ran), "5 ranks, all weights 0, speeds varying: every iteration once");
     return done_testing();
