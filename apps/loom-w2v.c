@@ -231,7 +231,7 @@ static int train(int argc, char **argv)
 
     static struct job j; /* large (per-thread slots); one per process */
     j.c = &c;
-    j.nblocks = o.serial ? 1 : R;
+    j.nblocks = R; /* --serial: one rank, one block */
     if (!(j.block = malloc(((size_t)j.nblocks + 1) * sizeof *j.block)))
         loom_abort(1, "loom-w2v: out of memory");
     for (int k = 0; k <= j.nblocks; k++)

@@ -358,7 +358,13 @@ void *loom_dmap_values(loom_dmap *m, size_t *nrows);
  *   LOOM_STATIC, LOOM_DYNAMIC, LOOM_GUIDED  OpenMP's meanings, inside each
  *       rank; data-parallel: writes to shared rows race (Hogwild) or are
  *       staged by .sync, see below.  On one rank this is exactly
- *       `#pragma omp parallel for schedule(...)`.
+ *       `#pragma omp parallel for schedule(...)`.  On several, dynamic and
+ *       guided on the job's range also share it among the ranks by speed:
+ *       each rank starts on its block, each round goes to the ranks in
+ *       proportion to the rates they showed, and a rank whose block is
+ *       done takes from the back of another's (docs/loop.md, "Dynamic
+ *       across ranks"); which rank runs an iteration then depends on
+ *       timing.  Static keeps the blocks.
  *   LOOM_SERIALIZABLE  the result equals some serial execution of the
  *       iterations: the planner learns what each iteration reads and
  *       writes (.deps, or a reconnaissance run of the body through
@@ -485,9 +491,12 @@ typedef struct loom_for_opts {
     long (*sync_weight)(long i, void *ctx); /* iteration i's weight (the words of
                               sentence i; below 0 counts as 0): a rank's round then
                               ends at the iteration where its running total of
-                              weights reaches the next multiple of sync_every.
-                              Called once per iteration of the rank's range as
-                              the loop starts, on the calling thread */
+                              weights reaches the next multiple of sync_every
+                              (dynamic and guided on the job's range: a round
+                              moves R x sync_every weight, shared by speed).
+                              Called once per iteration of the rank's range (of
+                              the job's range, there) as the loop starts, on the
+                              calling thread */
     /* priority */
     const loom_priority *priority;
 } loom_for_opts;
