@@ -11,11 +11,10 @@
  *     hybrid: inside a rank the threads share its copy of the rows
  *     (Hogwild, as the original word2vec); each round of --sync-every
  *     words per rank is shared among the ranks by their speed
- *     (sched/shares.c), and at its end the ranks add their changes home
- *     (by default on 2 ranks),
- *     average them (--merge avg), or add up to two ranks' worth of them
- *     (--merge capped, the default from 3 ranks: the mean, twice), and
- *     take a clock;
+ *     (sched/shares.c), and at its end the ranks add up to two ranks'
+ *     worth of their changes home (--merge capped, the default: on 2
+ *     ranks their sum, on more twice their mean), add them all (--merge
+ *     sum) or average them (--merge avg), and take a clock;
  *   - an epoch whose loss ran away ends the job before anything is saved
  *     (loom_report_runaway).
  * Each sentence draws from its own random stream (seed, epoch, sentence),
@@ -151,13 +150,13 @@ static int parse(int argc, char **argv, struct opts *o)
         {"alpha", LOOM_FLAG_NUM, &o->alpha, "A", 0, 0,
          "first step size, falling linearly to 0\n(default 0.025)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
-         "words of each rank between sync points\n(default 5000 / (ranks - 1) when summing: "
-         "the\nother ranks' unseen words stay ~5000; 10000\ncapped; 50000 averaging)"},
+         "words of each rank between sync points\n(default 10000 capped; 5000 / (ranks - 1) "
+         "when\nsumming: the other ranks' unseen words stay\n~5000; 50000 averaging)"},
         {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
          "sum, avg or capped: at a sync point the\nranks' changes to a vector add up, or it "
          "becomes\nthe mean of the versions of the ranks that\nchanged it, or (capped) two "
-         "ranks' changes add\nand more average to twice their mean (default:\nsum on 2 ranks, "
-         "capped on 3 or more, where\nsummed changes overshoot)"},
+         "ranks' changes add\nand more average to twice their mean (the\ndefault: summed changes "
+         "overshoot on many\nranks; on 2 ranks capped is the sum)"},
         {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
          "clocks a read may lag (ssp rows; default 0 = bsp)"},
         {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0,
@@ -198,13 +197,12 @@ static int train(int argc, char **argv)
      * vector gets every rank's whole step at once, and on 8 and 16 ranks
      * the loss ran away (docs/loom-w2v.md, "Which merge").  The mean of the
      * ranks' versions cannot leave them, but its vectors scored far worse
-     * on WordNet similarity; twice the mean (two ranks' changes add, as
-     * the 2-rank default sums) overshoots at most as 2 ranks do and, every
-     * 10 000 words, scored within the seeds' spread of one rank on 3 and 4
-     * ranks, so it is the default from 3 ranks.  avg: the allocations'
-     * .average (0 sum, 1 mean, 2 capped). */
-    int avg = !o.merge ? (R >= 3 ? 2 : 0) : !strcmp(o.merge, "sum") ? 0
-              : !strcmp(o.merge, "avg") ? 1 : 2;
+     * on WordNet similarity; twice the mean (two ranks' changes add)
+     * overshoots at most as 2 ranks summing do and, every 10 000 words,
+     * scored within the seeds' spread of one rank on 2, 3 and 4 ranks, so
+     * it is the default (on 2 ranks it is the sum, and dsm runs it as
+     * one).  avg: the allocations' .average (0 sum, 1 mean, 2 capped). */
+    int avg = !o.merge || !strcmp(o.merge, "capped") ? 2 : !strcmp(o.merge, "sum") ? 0 : 1;
     if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other;
                            * capped and averaged rows lose quality when they mix too seldom
                            * (docs/loom-w2v.md, "Which merge") */

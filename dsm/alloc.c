@@ -267,14 +267,17 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
 /* How a (laid out, policy chosen) averages (its k, 0: it sums):
  * LOOM_MERGE_AVG (true: the option's k, or 1), else the option, and only
  * add-merge float rows with write notices (the home's mean needs every
- * writer to have started the round from the same rows). */
+ * writer to have started the round from the same rows).  k >= the ranks:
+ * no row can have more than k writers, so the merge is the sum, and it
+ * runs as one (a dense allocation then merges by allreduce, dense.c). */
 static int averages(const loom_dsm_alloc *a, const loom_alloc_opts *o)
 {
     int can = a->sparse && a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD &&
               (a->type == LOOM_FLOAT || a->type == LOOM_DOUBLE);
     if (!can || loom_icv.merge_avg == 1) /* LOOM_MERGE_AVG=false: sum */
         return 0;
-    return loom_icv.merge_avg == 2 && o->average <= 0 ? 1 : o->average;
+    int k = loom_icv.merge_avg == 2 && o->average <= 0 ? 1 : o->average;
+    return k >= loom_icv.nranks ? 0 : k;
 }
 
 /* The home's averaging state, per home slot (diff.c), averaging by k. */
@@ -666,10 +669,14 @@ static void print_stats(const loom_dsm_alloc *a)
     if (s.rehomed)
         snprintf(cache + strlen(cache), sizeof cache - strlen(cache), ", rehomed %llu",
                  (unsigned long long)s.rehomed);
-    loom_log("stats '%s' (%s): sent %llu B, received %llu B, hits %llu, misses %llu "
+    char merge[40] = "";
+    if (a->average)
+        snprintf(merge, sizeof merge, a->average == 1 ? ", averaged" : ", capped at %d ranks",
+                 a->average);
+    loom_log("stats '%s' (%s%s): sent %llu B, received %llu B, hits %llu, misses %llu "
              "(prefetched %llu), "
              "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
-             "forwarded %llu, sent early %llu B, refreshed %llu%s", a->name, a->policy->name,
+             "forwarded %llu, sent early %llu B, refreshed %llu%s", a->name, a->policy->name, merge,
              (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received,
              (unsigned long long)s.hits, (unsigned long long)s.misses,
              (unsigned long long)s.prefetched, (unsigned long long)s.blocked_reads,

@@ -10,9 +10,12 @@
 # nothing; the averaging merge makes each row exactly the mean of the
 # versions of the ranks that wrote it, across a barrier and a clock, and
 # with .average = 2 exactly twice the mean of its writers' changes once
-# more than two wrote (their sum when two did).
+# more than two wrote (their sum when two did); with .average = 3 on 3
+# ranks no row can have more writers than that, so the merge is the sum
+# and runs as one (LOOM_STATS names no averaging, where .average = 2's
+# line says "capped at 2 ranks").
 . "$(dirname "$0")/../lib.sh"
-plan 10
+plan 11
 for c in "2 rows" "3 rows" "2 pages" "3 wide" "2 prefetch" "3 prefetch"; do
     set -- $c
     run_job "$T/s$1$2" "$LOOMRUN" -n $1 "$B/tests/bin/dsm_notice" sparse $2
@@ -23,8 +26,13 @@ for n in 3 4; do
     run_job "$T/a$n" "$LOOMRUN" -n $n "$B/tests/bin/dsm_notice" avg
     [ $rc -eq 0 ] && has "$T/a$n" "dsm_notice: ok P=$n avg"
     ok $? "$n ranks: averaged rows are exactly the mean of their writers' versions"
-    run_job "$T/c$n" "$LOOMRUN" -n $n "$B/tests/bin/dsm_notice" avg 2
-    [ $rc -eq 0 ] && has "$T/c$n" "dsm_notice: ok P=$n avg"
+    run_job "$T/c$n" env LOOM_STATS=1 "$LOOMRUN" -n $n "$B/tests/bin/dsm_notice" avg 2
+    [ $rc -eq 0 ] && has "$T/c$n" "dsm_notice: ok P=$n avg" &&
+        [ "$(grep -c "stats 'mean' (bsp, capped at 2 ranks)" "$T/c$n")" -eq $n ]
     ok $? "$n ranks, .average = 2: two writers' changes add, more average to twice their mean"
 done
+run_job "$T/k3" env LOOM_STATS=1 "$LOOMRUN" -n 3 "$B/tests/bin/dsm_notice" avg 3
+[ $rc -eq 0 ] && has "$T/k3" "dsm_notice: ok P=3 avg" && [ "$(grep -c "stats 'mean' (bsp)" "$T/k3")" -eq 3 ]
+ok $? "3 ranks, .average = 3: every writer's change adds, on the summing path"
+
 finish
