@@ -154,7 +154,8 @@ typedef struct loom_alloc_opts {
                               the ranks that wrote it, not the sum of their
                               changes (LOOM_MERGE_AVG overrides; docs/dsm.md).
                               k > 1: the changes of up to k writers add, more
-                              average to k times their mean */
+                              average to k times their mean; with k or fewer
+                              ranks that is the sum, and it runs as one */
 } loom_alloc_opts;
 
 /* Collective.  Returns the allocation's address, the same on every rank, or

@@ -66,7 +66,7 @@ EOF
 # contenders: NAME BUILD RANKS THREADS APP ARGS...
 lr_runs=("lr-1x2|$B|1|2|" "lr-2x1-sum|$B|2|1|" "lr-2x1-avg|$B|2|1|--merge avg"
          "lr-2x1-avg5000|$B|2|1|--merge avg --sync-every 5000")
-w2v_runs=("w2v-1x2|$B|1|2|" "w2v-2x1-sum|$B|2|1|" "w2v-2x1-sum10000|$B|2|1|--sync-every 10000"
+w2v_runs=("w2v-1x2|$B|1|2|" "w2v-2x1|$B|2|1|" "w2v-2x1-sum5000|$B|2|1|--merge sum"
           "w2v-2x1-avg|$B|2|1|--merge avg")
 if [ -n "$BASE" ]; then
     BASE=$(cd "$BASE" && pwd)
