@@ -4,9 +4,9 @@
 # planted synonym pairs: every second "lord", "king" and "israel" is
 # renamed "lordz", "kingz", "israelz", so each twin shares its word's
 # contexts and must be its nearest neighbour.  Checked for the serial twin,
-# 1 rank x 2 threads, 2 ranks (bsp, ssp, and averaging), 4 and 16 ranks
-# (capped: twice the mean, the default from 3, which must end lower than
-# the mean); the vectors file is in the word2vec text format; bad input is
+# 1 rank x 2 threads, 2 ranks (bsp: the default, capped, which on 2 ranks
+# is the sum; ssp; averaging), 4 and 16 ranks (capped: twice the mean,
+# which must end lower than the mean); the vectors file is in the word2vec text format; bad input is
 # refused, and a run whose loss runs away ends with one message.  The saved
 # vectors of 2 and 4 ranks score within 0.02 of one rank's on a WordNet
 # similarity measure (the whole Bible; needs python3-nltk, python3-numpy

@@ -35,7 +35,7 @@ w2v k2 2 --restart
 [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/k2.out" "loom_clock 2" &&
     awk -v a="$(loss k2)" -v b="$(loss ref2)" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
 ok $? "2 ranks, rank 1 killed after epoch 3, restarted: final loss $(loss k2) within 0.5% of $(loss ref2)"
-# 3 ranks merge capped (twice the mean, the default from 3 ranks): the
+# 3 ranks merge capped (the default: there twice the mean): the
 # homes' averaging state must come back with the rows (the same loss to
 # the last digit here; the tolerance is the 2-rank case's).
 w2v ref3 3
