@@ -8,7 +8,10 @@
  * over the ranks' rows (push, allreduce) and applies the soft-threshold
  * update on every rank (pull, then apply: a rank's threads split its rows
  * for the sums and the residual); on one rank with one thread each drawn
- * coordinate is updated at once.  --select uniform draws uniformly
+ * coordinate is updated at once.  A problem too small to split (without
+ * --batch: under 256 values a column for each rank) is held whole by
+ * every rank, and each solves it alone, as one rank would, exchanging
+ * nothing.  --select uniform draws uniformly
  * instead (the baseline); --serial runs the serial twin.  Flags, formats,
  * output: docs/loom-lasso.md.
  *
@@ -85,7 +88,8 @@ static int parse(int argc, char **argv, struct opts *o)
         {"batch", LOOM_FLAG_LONG, &n[2], "L", 1, HUGE_VAL,
          "coordinates updated in parallel per round\n(default 8).  Without it a rank runs a "
          "thread\nper 256 values of a column (up to\nOMP_NUM_THREADS; they split the rows), "
-         "and one\nrank with one thread updates one coordinate at\na time"},
+         "one\nrank with one thread updates one coordinate at\na time, and with under 256 "
+         "values a column\nfor each rank every rank solves the whole\nproblem alone"},
         {"candidates", LOOM_FLAG_LONG, &n[3], "C", 1, HUGE_VAL,
          "coordinates drawn per round (default 2 * batch)"},
         {"pipeline", LOOM_FLAG_LONG, &n[4], "D", 1, HUGE_VAL,
@@ -201,10 +205,15 @@ static int conflict(long a, long b, void *ctx)
 
 /* ---- the program ------------------------------------------------------------ */
 
-/* Sums v[0..n) over ranks in place; aborts the job if that fails. */
+/* 1: every rank holds every row (load): nothing is summed over ranks. */
+static int whole;
+
+/* Sums v[0..n) over the ranks' rows in place; aborts the job if that
+ * fails. */
 static void sum_all(double *v, size_t n)
 {
-    int rc = loom_size() > 1 ? loom_allreduce(LOOM_IN_PLACE, v, n, LOOM_DOUBLE, LOOM_SUM) : 0;
+    int rc = loom_size() > 1 && !whole ? loom_allreduce(LOOM_IN_PLACE, v, n, LOOM_DOUBLE,
+                                                        LOOM_SUM) : 0;
     if (rc)
         loom_abort(1, "loom-lasso: allreduce: %s", loom_strerror(rc));
 }
@@ -283,18 +292,32 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
 }
 
 /* Loads this rank's rows; on failure the lowest failing rank prints its
- * message and every rank returns the error. */
+ * message and every rank returns the error.  Without --batch, where a
+ * rank's share would hold under 256 values a column (on average), every
+ * rank loads every row instead and sets `whole`: splitting a window's sums
+ * that small costs more than it saves, as for threads (docs/loom-lasso.md,
+ * "Too small to split").  Collective; every rank decides alike. */
 static void load(const struct opts *o, loom_lasso *l)
 {
     char err[1024] = "", msg[1200];
     loom_lasso_files f = {o->x, o->y, o->libsvm, o->zero_based};
     loom_rows share = {loom_rank(), loom_size()};
-    int rc = loom_lasso_load(&f, &share, l, err, sizeof err);
-    snprintf(msg, sizeof msg, "loom-lasso: %s", err);
-    loom_report_agree(rc != LOOM_OK, msg);
-    snprintf(msg, sizeof msg, "loom-lasso: %s has %s", o->libsvm ? o->libsvm : o->x,
-             !l->ntotal ? "no samples" : "no features (no column holds a value)");
-    loom_report_agree(!l->ntotal || !l->p, msg);
+    for (;;) {
+        int rc = loom_lasso_load(&f, &share, l, err, sizeof err);
+        snprintf(msg, sizeof msg, "loom-lasso: %s", err);
+        loom_report_agree(rc != LOOM_OK, msg);
+        snprintf(msg, sizeof msg, "loom-lasso: %s has %s", o->libsvm ? o->libsvm : o->x,
+                 !l->ntotal ? "no samples" : "no features (no column holds a value)");
+        loom_report_agree(!l->ntotal || !l->p, msg);
+        if (whole || share.parts == 1 || o->batch)
+            return;
+        double values = (double)l->colptr[l->p];
+        sum_all(&values, 1);
+        if (values / (double)l->p >= 256.0 * share.parts)
+            return;
+        loom_lasso_free(l);
+        whole = 1, share = (loom_rows){0, 1};
+    }
 }
 
 int main(int argc, char **argv)
@@ -359,14 +382,14 @@ int main(int argc, char **argv)
         loom_abort(1, "loom-lasso: out of memory");
     /* The filter, unless off, or unused: on one rank with one thread the
      * schedule runs one coordinate at a time and asks no conflicts. */
-    if (!o.serial && o.rho < 1 && (loom_size() > 1 || omp_get_max_threads() > 1) &&
+    if (!o.serial && o.rho < 1 && ((loom_size() > 1 && !whole) || omp_get_max_threads() > 1) &&
         !(u.corr = loom_lasso_corr_new(&l, o.rho_rows, o.rho, &rc)))
         loom_abort(1, "loom-lasso: the correlation sample of %ld rows: %s", o.rho_rows,
                    loom_strerror(rc));
     loom_priority pr = {.rounds = rounds, .candidates = C, .select = L, .eta = o.eta,
                         .width = 1, .seed = o.seed, .pipeline = (int)o.pipeline,
                         .push = push, .pull = pull, .apply = apply,
-                        .conflict = u.corr ? conflict : NULL};
+                        .conflict = u.corr ? conflict : NULL, .whole_data = whole};
     loom_for_opts fo = {.schedule = LOOM_PRIORITY, .priority = &pr};
 
     if (loom_rank() == 0) {
@@ -381,6 +404,10 @@ int main(int argc, char **argv)
                    "per iteration%s\n",
                    o.select, L, C, o.rho, o.pipeline ? o.pipeline : 1, rounds,
                    o.standardize ? ", standardized" : "");
+        if (whole)
+            printf("loom-lasso: %.0f values a column, split over %d ranks, leave each under "
+                   "256: every rank holds the whole problem and solves it alone, as one rank "
+                   "would (--batch splits it anyway)\n", nz / (double)p, loom_size());
         fflush(stdout);
     }
     char err[1024];

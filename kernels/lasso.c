@@ -250,6 +250,8 @@ int loom_lasso_load(const loom_lasso_files *f, const loom_rows *share, loom_lass
     }
     if (rc)
         loom_lasso_free(l);
+    else
+        l->spread = parts;
     return rc;
 }
 

@@ -37,6 +37,9 @@ typedef struct loom_lasso {
     double *beta;     /* p: the model, the same on every rank */
     double *norm2;    /* p: c_j = ‖x_j‖² over every rank's rows (set by the
                          caller: loom_lasso_norms_local, then a sum) */
+    int spread;       /* ranks the rows are spread over: loom_lasso_load's
+                         share's parts (1: this rank holds them all); 0, as
+                         loom_lasso_build leaves it: loom_size() */
 } loom_lasso;
 
 /* Where X and y come from: MatrixMarket files (x_path and y_path), or one
@@ -154,9 +157,9 @@ int loom_lasso_save(const char *path, const double *beta, int64_t p);
 typedef struct loom_lasso_corr loom_lasso_corr;
 
 /* Takes the sample: about `rows` rows (0 or more than the data set: all
- * of them), split evenly over ranks, for the threshold rho.  Collective
- * when loom_size() > 1 (an allreduce of counts, a broadcast per rank of its
- * entries).  LOOM_ERR_ARG above 2^32 rows or columns.  NULL with *rc
+ * of them), split evenly over the ranks the rows are spread over (l's
+ * spread), for the threshold rho.  Collective when they are more than one
+ * (an allreduce of counts, a broadcast per rank of its entries).  LOOM_ERR_ARG above 2^32 rows or columns.  NULL with *rc
  * set on failure (LOOM_ERR_NOMEM or the allreduce's error). */
 loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, int64_t rows, double rho, int *rc);
 void loom_lasso_corr_free(loom_lasso_corr *c);

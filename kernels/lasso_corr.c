@@ -111,12 +111,13 @@ struct entry {
     uint32_t row, col;
 };
 
-/* Every rank's entries, rank by rank: each rank's count by one allreduce,
- * then each rank's block by one broadcast.  *all gets them (the caller
- * frees it), *n their number. */
-static int gather(const struct entry *mine, int64_t nmine, struct entry **all, int64_t *n)
+/* Every rank's entries (rank r of P), rank by rank: each rank's count by
+ * one allreduce, then each rank's block by one broadcast.  *all gets them
+ * (the caller frees it), *n their number.  P = 1: just mine. */
+static int gather(const struct entry *mine, int64_t nmine, int P, int r, struct entry **all,
+                  int64_t *n)
 {
-    int P = loom_size(), r = loom_rank(), rc = LOOM_OK;
+    int rc = LOOM_OK;
     int64_t *count = calloc((size_t)P, sizeof *count);
     if (!count)
         return LOOM_ERR_NOMEM;
@@ -139,14 +140,15 @@ static int gather(const struct entry *mine, int64_t nmine, struct entry **all, i
     return rc;
 }
 
-/* The sample: rank r of P contributes the first k = ceil(rows / P) of its
- * rows (fewer if it has fewer) as sample rows r*k .. r*k + k - 1.  Every
+/* The sample: rank r of the P the rows are spread over (l->spread)
+ * contributes the first k = ceil(rows / P) of its rows (fewer if it has
+ * fewer) as sample rows r*k .. r*k + k - 1.  Every
  * rank gets every entry, sorts them by column (rank by rank, so rows
  * increase within a column), spreads out the dense columns and takes the
  * norms, summing in row order as a dense sum would. */
 static int take_sample(loom_lasso_corr *c, const loom_lasso *l, int64_t rows)
 {
-    int P = loom_size(), r = loom_rank();
+    int P = l->spread > 0 ? l->spread : loom_size(), r = P > 1 ? loom_rank() : 0;
     if (rows <= 0 || rows > l->ntotal)
         rows = l->ntotal;
     int64_t k = (rows + P - 1) / P, nmine = 0, n = 0;
@@ -165,7 +167,7 @@ static int take_sample(loom_lasso_corr *c, const loom_lasso *l, int64_t rows)
     for (size_t j = 0; j < p; j++)
         for (int64_t t = l->colptr[j]; t < l->colptr[j + 1] && l->row[t] < k; t++)
             mine[nmine++] = (struct entry){l->val[t], (uint32_t)(r * k + l->row[t]), (uint32_t)j};
-    int rc = gather(mine, nmine, &all, &n);
+    int rc = gather(mine, nmine, P, r, &all, &n);
     free(mine);
     if (!rc && (!(c->nzptr = calloc(p + 2, sizeof *c->nzptr)) ||
                 !(c->slot = malloc((p ? p : 1) * sizeof *c->slot)) ||

@@ -454,6 +454,11 @@ typedef struct loom_priority {
      * for every kept coordinate over its share.  On one rank with one
      * thread: push, pull, apply per coordinate, with a team of one. */
     void (*apply)(long j, void *ctx);
+    int whole_data;    /* 1: every rank holds all of the data, so each runs the
+                          whole schedule by itself, as one rank does: no
+                          messages, and the same draws and updates on every
+                          rank (push sums over all of it; the ranks' rows
+                          are not added up) */
 } loom_priority;
 
 /* A field of a record that names a row the record's iteration touches

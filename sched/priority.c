@@ -5,7 +5,8 @@
  * to delta_j^2 + eta, from a Fenwick tree of the weights (O(log n) to draw
  * or to change one).  Two ways to run the draws:
  *
- *   serial (one rank, one thread): each drawn coordinate is pushed and
+ *   serial (one rank, or every rank with the whole data, and one
+ *     thread): each drawn coordinate is pushed and
  *     pulled at once, before the next draw.  Nothing runs concurrently, so
  *     there is nothing to filter: conflict() and prepare() are not called,
  *     and the cost per update is one draw plus the user's push and pull.
@@ -27,7 +28,9 @@
  *
  * Every rank draws the same coordinates: the generator and the deltas are
  * the same everywhere, because the allreduce's results are bitwise
- * identical on every rank.  Weights and the generator persist between
+ * identical on every rank.  With .whole_data every rank holds all of the
+ * data and runs the schedule alone, exchanging nothing: the same draws and
+ * pushes give the same deltas on every rank.  Weights and the generator persist between
  * calls with the same push function and range, unless a call asks to
  * restart them. */
 #include "sched.h"
@@ -240,7 +243,7 @@ static void finish_window(struct prio *s, long begin, long n, double eta, void *
                           const loom_priority *p, struct window *w, long nk)
 {
     size_t width = (size_t)(p->width > 0 ? p->width : 1);
-    if (loom_icv.nranks > 1)
+    if (loom_icv.nranks > 1 && !p->whole_data)
         loom_allreduce(LOOM_IN_PLACE, w->part, (size_t)nk * width, LOOM_DOUBLE, LOOM_SUM);
     for (long k = 0; k < nk; k++)
         set_weight(s, n, w->kept[k],
@@ -306,7 +309,7 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
                        malloc((size_t)T * kept * width * sizeof(double))};
     if (!w.cand || !w.absolute || !w.kept || !w.saved || !w.part || !w.tpart)
         loom_die(2, "loom_for: out of memory for the priority schedule");
-    if (loom_icv.nranks == 1 && T == 1) {
+    if ((loom_icv.nranks == 1 || p->whole_data) && T == 1) {
         run_serial(s, begin, n, rounds * L, eta, ctx, p, w.part);
         rounds = 0;
     }

@@ -18,7 +18,7 @@
 # 1520.86940422: they agree to all 12 digits it prints.  Where
 # scikit-learn is installed, one more test recomputes the constant.
 . "$(dirname "$0")/../lib.sh"
-plan 18
+plan 19
 G=$B/bin/loom-gen
 L=$B/bin/loom-lasso
 REF=$(cd "$(dirname "$0")" && pwd)/lasso_ref.py
@@ -57,12 +57,27 @@ if $PY -c 'import sklearn' 2>/dev/null; then
 else
     skip 1 "python3-sklearn is not installed (tools/deps.sh): the committed reference stands"
 fi
+# --batch 8 (the default batch) splits the rows over the ranks however few
+# they are: without it these 200 rows would run whole on every rank (below).
 for n in 1 2 4; do
     run_job "$T/r$n" "$LOOMRUN" -n $n "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" \
-        --tol 1e-9
+        --tol 1e-9 --batch 8
     close "$T/r$n" "$n rank(s)"
     ok $? "$n rank(s): the reference objective to 1e-6 relative"
 done
+# Without --batch, 200 values a column split over 2 ranks would leave each
+# under 256: every rank loads every row and solves the problem alone, as
+# one rank does.  Same draws, same sums: the 1-rank run's objective bits and
+# update count, with no message during the iterations.
+run_job "$T/one1" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --tol 1e-9
+run_job "$T/w2" "$LOOMRUN" -n 2 "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --tol 1e-9
+diag "whole on 2 ranks: $(objective "$T/w2"), $(updates "$T/w2") updates; 1 rank: $(objective "$T/one1"), $(updates "$T/one1")"
+[ $rc -eq 0 ] && has "$T/w2" "200 values a column, split over 2 ranks, leave each under 256: every rank holds the whole problem" &&
+    [ -n "$(objective "$T/w2")" ] && [ "$(objective "$T/w2")" = "$(objective "$T/one1")" ] &&
+    [ "$(updates "$T/w2")" = "$(updates "$T/one1")" ] &&
+    awk '/ iter [0-9]+ / { n++; if ($0 !~ /rank0_sent_MB 0\.000 rank0_recv_MB 0\.000/) bad = 1 } END { exit bad || !n }' "$T/w2"
+ok $? "2 ranks on 200 rows: every rank solves the whole problem, the 1-rank run's objective bit for bit, nothing sent"
+
 # loom-lasso talks only through allreduces: its progress line counts those
 # bytes (it said 0.000 when the line counted only Loom allocations)
 awk '/ iter 2 / { for (i = 1; i < NF; i++) { if ($i == "rank0_sent_MB") s = $(i + 1)
@@ -71,11 +86,11 @@ awk '/ iter 2 / { for (i = 1; i < NF; i++) { if ($i == "rank0_sent_MB") s = $(i 
 st=$?
 [ $st -eq 0 ] || { diag "iteration 2:"; grep ' iter 2 ' "$T/r2" | sed 's/^/#   /'; } >&2
 ok $st "2 ranks: iteration 2's bytes, an allreduce of a few doubles a round, are on its line"
-run_job "$T/svm" "$LOOMRUN" -n 3 "$L" --libsvm "$T/d.svm" --lambda "$LAMBDA" --tol 1e-9
+run_job "$T/svm" "$LOOMRUN" -n 3 "$L" --libsvm "$T/d.svm" --lambda "$LAMBDA" --tol 1e-9 --batch 8
 close "$T/svm" "LIBSVM, 3 ranks"
 ok $? "LIBSVM input on 3 ranks: the same objective"
 run_job "$T/path" "$LOOMRUN" -n 2 "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda-path 5 \
-    --lambda-min-ratio 0.2 --tol 1e-9
+    --lambda-min-ratio 0.2 --tol 1e-9 --batch 8
 close "$T/path" "lambda path" && [ "$(grep -c 'loom-lasso: lambda [0-9.]*:' "$T/path")" -eq 5 ]
 ok $? "a path of 5 lambdas with warm starts ends at the same objective"
 run_job "$T/twin" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --tol 1e-9 \

@@ -70,11 +70,13 @@ run_job "$T/div" "$LOOMRUN" -n 2 "$L" --X "$T/c.X.mtx" --y "$T/c.y.mtx" --lambda
 ok $? "a diverging run exits 3 with a hint, and prints no final objective (rc $rc)"
 
 # Pipelining: the stale pushes still converge to the serial twin's objective.
+# --batch 8: without it these 120 rows would run one thread, one coordinate
+# at a time (and whole on each of 2 ranks), and no round would be in flight.
 for layout in "2 1" "1 2"; do
     set -- $layout
     for d in 1 2 3; do
         OMP_NUM_THREADS=$2 run_job "$T/p$d" "$LOOMRUN" -n $1 "$L" $X --lambda-path 1 --lambda-min-ratio 0.05 \
-            --pipeline $d --tol 1e-10 --iters 100000
+            --pipeline $d --tol 1e-10 --iters 100000 --batch 8
         got=$(objective "$T/p$d")
         within "$got" "$F" 2e-10 || { diag "depth $d on $1 x $2: $got, twin $F"; break; }
     done

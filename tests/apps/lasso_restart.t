@@ -33,7 +33,7 @@ ok $? "1 rank, killed in the second lambda of the path, restarted: the same mode
 [ "$(grep -c '^loom-lasso: lambda ' "$T/k1.out")" -eq 2 ] && has "$T/k1.out" "iter 5 updates 10000 "
 ok $? "the restarted run goes on at iteration 5 (update count restored) and reports the two lambdas it finished"
 
-args="--lambda 20 --iters 8 --tol 1e-5"
+args="--lambda 20 --iters 8 --tol 1e-5 --batch 8" # split over the ranks: 400 rows would run whole
 lasso ref2 2
 LOOM_TEST_KILL=1:3 lasso k2 2
 rc1=$rc

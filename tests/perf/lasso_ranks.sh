@@ -6,8 +6,10 @@
 # planted, density 0.05, with the samples and lambda of each LASSO_SETS
 # entry (SAMPLES:LAMBDA; default "5000:0.1 50000:1").  ROUNDS (default 5)
 # interleaved rounds, layouts in rotating order; medians of the per-round
-# ratios.  With BASE_BUILD, that build's 1 x 2 and 2 x 1 run in the same
-# rounds.
+# ratios.  "2x1split": 2 x 1 with --batch 8, the rows split over the
+# ranks whatever the problem's size (without --batch a problem with under
+# 256 values a column for each rank runs whole on every rank).  With
+# BASE_BUILD, that build's 1 x 2 and 2 x 1 run in the same rounds.
 # Prints a Markdown table; part of tests/perf/ranks.sh (make bench).
 set -euo pipefail
 B=${1:-build}
@@ -16,16 +18,17 @@ R=${ROUNDS:-5}
 SETS=${LASSO_SETS:-"5000:0.1 50000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-lays="1x2 2x1"
+lays="1x2 2x1 2x1split"
 [ -n "$BASE" ] && lays="$lays base1x2 base2x1"
 
 # one LAYOUT DATA LAMBDA TARGET: one run; prints "seconds updates", or
 # "inf updates" when the target was not reached.
 one() {
-    local bin=$B/bin lay=$1
+    local bin=$B/bin lay=$1 extra=
     [ "${lay#base}" != "$lay" ] && bin=$BASE/bin lay=${lay#base}
+    [ "${lay%split}" != "$lay" ] && extra="--batch 8" lay=${lay%split}
     OMP_NUM_THREADS=${lay#*x} "$bin/loomrun" -n "${lay%x*}" "$bin/loom-lasso" --X "$2.X.mtx" \
-        --y "$2.y.mtx" --lambda "$3" --iters 5000 --tol 0 --target "$4" --log "$tmp/log.csv" \
+        --y "$2.y.mtx" --lambda "$3" --iters 5000 --tol 0 --target "$4" --log "$tmp/log.csv" $extra \
         >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; return 1; }
     tail -1 "$tmp/log.csv" | awk -F, -v t="$4" '{print ($4 <= t ? $3 : "inf"), $2}'
 }
@@ -59,11 +62,16 @@ for lay in sys.argv[3:]:
     upd = statistics.median(v[1] for v in t[lay].values())
     ratios = sorted(t["1x2"][r][0] / t[lay][r][0] for r in t[lay])
     name = lay[4:].replace("x", " x ") + ", base build" if lay.startswith("base") else lay.replace("x", " x ")
+    name = name.replace("split", ", split (--batch 8)")
     print(f"| {sys.argv[2]} | {name} | {statistics.median(secs):.4f} | "
           f"{upd:.0f} | {statistics.median(ratios):.2f} ({ratios[0]:.2f}-{ratios[-1]:.2f}) |")
 EOF
 done
 echo
-echo "1 x 2 is loom-lasso's default on one rank: one thread, one coordinate at a time, no filter"
-echo "(threads do not pay for updates of a few microseconds); 2 x 1 draws batches of 8 of 16"
-echo "candidates through the correlation filter, with one allreduce a batch (docs/loom-lasso.md)."
+echo "1 x 2 is loom-lasso's default on one rank: a thread per 256 values of a column, so one"
+echo "thread on the 5 000-sample set (threads do not pay for updates of a few microseconds): one"
+echo "coordinate at a time, no filter.  2 x 1 at its default splits the rows where each rank gets"
+echo "256 values of a column or more (the 50 000-sample set) and draws batches of 8 of 16"
+echo "candidates through the correlation filter, with one allreduce a batch; below that (the"
+echo "5 000-sample set) every rank holds the whole problem and solves it alone, as one rank does."
+echo "The split rows (--batch 8) run the batches whatever the size (docs/loom-lasso.md)."
