@@ -159,8 +159,9 @@ typedef struct loom_lasso_corr loom_lasso_corr;
 /* Takes the sample: about `rows` rows (0 or more than the data set: all
  * of them), split evenly over the ranks the rows are spread over (l's
  * spread), for the threshold rho.  Collective when they are more than one
- * (an allreduce of counts, a broadcast per rank of its entries).  LOOM_ERR_ARG above 2^32 rows or columns.  NULL with *rc
- * set on failure (LOOM_ERR_NOMEM or the allreduce's error). */
+ * (an allreduce of counts, a broadcast per rank of its entries).
+ * LOOM_ERR_ARG above 2^32 rows or columns.  NULL with *rc set on failure
+ * (LOOM_ERR_NOMEM or the allreduce's error). */
 loom_lasso_corr *loom_lasso_corr_new(const loom_lasso *l, int64_t rows, double rho, int *rc);
 void loom_lasso_corr_free(loom_lasso_corr *c);
 

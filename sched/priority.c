@@ -5,9 +5,9 @@
  * to delta_j^2 + eta, from a Fenwick tree of the weights (O(log n) to draw
  * or to change one).  Two ways to run the draws:
  *
- *   serial (one rank, or every rank with the whole data, and one
- *     thread): each drawn coordinate is pushed and
- *     pulled at once, before the next draw.  Nothing runs concurrently, so
+ *   serial (one thread on one rank, or on every rank when each holds the
+ *     whole data): each drawn coordinate is pushed and pulled at once,
+ *     before the next draw.  Nothing runs concurrently, so
  *     there is nothing to filter: conflict() and prepare() are not called,
  *     and the cost per update is one draw plus the user's push and pull.
  *
@@ -30,9 +30,9 @@
  * the same everywhere, because the allreduce's results are bitwise
  * identical on every rank.  With .whole_data every rank holds all of the
  * data and runs the schedule alone, exchanging nothing: the same draws and
- * pushes give the same deltas on every rank.  Weights and the generator persist between
- * calls with the same push function and range, unless a call asks to
- * restart them. */
+ * pushes give the same deltas on every rank.  Weights and the generator
+ * persist between calls with the same push function and range, unless a
+ * call asks to restart them. */
 #include "sched.h"
 
 #include <math.h>

@@ -18,7 +18,7 @@
 # 1520.86940422: they agree to all 12 digits it prints.  Where
 # scikit-learn is installed, one more test recomputes the constant.
 . "$(dirname "$0")/../lib.sh"
-plan 19
+plan 20
 G=$B/bin/loom-gen
 L=$B/bin/loom-lasso
 REF=$(cd "$(dirname "$0")" && pwd)/lasso_ref.py
@@ -127,6 +127,17 @@ diag "600 x 100: $(sed -n 's/^loom-lasso: \(600 samples[^;]*\);.*/\1/p' "$T/e2")
 has "$T/one" "1 rank x 1 thread;" && has "$T/e2" "1 rank x $t2 thread" && [ -n "$F6" ] &&
     awk -v a="${got:-0}" -v b="$F6" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d <= 1e-6) }'
 ok $? "without --batch: 1 thread on 200 rows, $t2 on 600 dense rows (the twin's objective to 1e-6)"
+# 4 ranks would split the 600 rows 150 each: every rank holds them all
+# and runs the threads their 600 values allow, with the correlation
+# sample taken from its own rows (no gather over the ranks), and ends
+# where one rank of as many threads does.
+OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$t2 run_job "$T/e4" "$LOOMRUN" -n 4 "$L" --X "$T/e.X.mtx" \
+    --y "$T/e.y.mtx" --lambda 50 --tol 1e-9
+got=$(objective "$T/e4")
+diag "600 x 100 on 4 ranks x $t2 threads, whole: objective $got, twin $F6"
+[ $rc -eq 0 ] && has "$T/e4" "4 ranks x $t2 thread" && has "$T/e4" "600 values a column, split over 4 ranks" &&
+    [ -n "$got" ] && [ "$got" = "$(objective "$T/e2")" ]
+ok $? "4 ranks on 600 dense rows: each solves the whole problem with $t2 thread(s): 1 rank's objective bit for bit"
 
 # The CSV log, the model and the final line (output of the 1-rank run, or
 # a fresh one).
