@@ -61,8 +61,10 @@ else
     _n=$((_n + 1)); echo "ok $_n # SKIP python3-sklearn is not installed (tools/deps.sh)"
 fi
 
-# Divergence: strongly correlated columns updated 192 at a time with no filter.
-run_job "$T/g2" "$G" lasso --samples 100 --features 200 --nonzeros 10 --correlation 0.95 --out "$T/c"
+# Divergence: strongly correlated columns updated 192 at a time with no
+# filter (3 rounds of 64 in flight: a window draws 3 x 128 candidates
+# without replacement, so 400 columns; with 200 the depth fell to 1).
+run_job "$T/g2" "$G" lasso --samples 100 --features 400 --nonzeros 10 --correlation 0.95 --out "$T/c"
 run_job "$T/div" "$LOOMRUN" -n 2 "$L" --X "$T/c.X.mtx" --y "$T/c.y.mtx" --lambda-path 1 --lambda-min-ratio 0.01 \
     --rho 1 --batch 64 --pipeline 3 --iters 50
 [ $rc -eq 3 ] && has "$T/div" "objective diverged at iteration" && has "$T/div" "lower --rho" &&

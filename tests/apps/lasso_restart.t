@@ -33,12 +33,18 @@ ok $? "1 rank, killed in the second lambda of the path, restarted: the same mode
 [ "$(grep -c '^loom-lasso: lambda ' "$T/k1.out")" -eq 2 ] && has "$T/k1.out" "iter 5 updates 10000 "
 ok $? "the restarted run goes on at iteration 5 (update count restored) and reports the two lambdas it finished"
 
-args="--lambda 20 --iters 8 --tol 1e-5 --batch 8" # split over the ranks: 400 rows would run whole
+# The gap reaches 1e-2 of the objective at iteration 36 (71 997 updates),
+# well after the kill: both runs must stop there, not at --iters (with
+# --tol 1e-5 and 8 iterations, as before, the gap never stopped anything).
+# --batch 8: split over the ranks (400 rows would run whole on each).
+args="--lambda 20 --iters 60 --tol 1e-2 --batch 8"
 lasso ref2 2
 LOOM_TEST_KILL=1:3 lasso k2 2
 rc1=$rc
 lasso k2 2 --restart
 [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/k2.out" "loom_clock 2" && [ -n "$(obj k2)" ] &&
-    [ "$(obj k2)" = "$(obj ref2)" ] && cmp "$T/ref2.m" "$T/k2.m"
-ok $? "2 ranks, rank 1 killed after iteration 3, restarted: the same model (objective $(obj k2) = $(obj ref2))"
+    [ "$(obj k2)" = "$(obj ref2)" ] && cmp "$T/ref2.m" "$T/k2.m" &&
+    [ "$(grep 'lambda 20:' "$T/ref2.out")" = "$(grep 'lambda 20:' "$T/k2.out")" ] &&
+    has "$T/k2.out" "lambda 20: .* updates$" && ! grep -q 'stopped at --iters' "$T/ref2.out" "$T/k2.out"
+ok $? "2 ranks, rank 1 killed after iteration 3, restarted: the same model, stopped by the gap at the same update (objective $(obj k2) = $(obj ref2))"
 finish

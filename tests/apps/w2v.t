@@ -55,17 +55,22 @@ awk '/vocabulary/ { for (i = 1; i <= NF; i++) if ($i == "vocabulary") v = $(i + 
                                   if (x[2] != "prefetched" || x[1] - x[3] >= v / 10) bad = 1 }
      END { exit bad || n != 4 || !v }' "$T/h21"
 ok $? "2 ranks: the vectors come in batches before training (misses on demand under 10% of the vocabulary)"
-w2v a21 2 1 --merge avg && has "$T/a21" "rank0_sent_MB [0-9]"
-ok $? "2 ranks averaging every 50000 words: the planted pairs are nearest neighbours; bytes logged"
+LOOM_STATS=1
+export LOOM_STATS
+w2v a21 2 1 --merge avg && has "$T/a21" "rank0_sent_MB [0-9]" &&
+    [ "$(grep -Ec "stats '(in|out)' \(bsp, averaged\)" "$T/a21")" -eq 4 ]
+ok $? "2 ranks averaging every 50000 words (the stats say so): the planted pairs are nearest neighbours; bytes logged"
 if [ "${LOOMTEST_SANITIZE:-}" = 1 ]; then # the memory checks need each path once, not every layout
     ok 0 "# SKIP ssp at 2 ranks: covered by the plain build's run"
     ok 0 "# SKIP 4 ranks: covered by the plain build's run"
 else
     w2v s21 2 1 --staleness 2
     ok $? "2 ranks (ssp, staleness 2): the planted pairs are nearest neighbours"
-    w2v h41 4 1 --epochs 2 && has "$T/h41" "ranks add their changes up to twice their mean every 10000 words"
-    ok $? "4 ranks (hybrid, capped by default), 2 epochs: the planted pairs are nearest neighbours"
+    w2v h41 4 1 --epochs 2 && has "$T/h41" "ranks add their changes up to twice their mean every 10000 words" &&
+        [ "$(grep -Ec "stats '(in|out)' \(bsp, capped at 2 ranks\)" "$T/h41")" -eq 8 ]
+    ok $? "4 ranks (hybrid, capped by default, the stats say so), 2 epochs: the planted pairs are nearest neighbours"
 fi
+unset LOOM_STATS
 # Summed changes overshoot on many ranks: 16 ranks summing every 334 words
 # ran this corpus to a loss of 99.8 and saved the vectors.  At the defaults
 # 16 ranks add up to twice the mean of their changes every 10 000 words;
