@@ -633,6 +633,8 @@ static void add_stats(const loom_dsm_alloc *a, loom_stats *o)
     o->evicted += atomic_load(&a->stats.evicted);
     o->cached_bytes += atomic_load(&a->stats.cached);
     o->rehomed += atomic_load(&a->stats.rehomed);
+    o->dense_merges += atomic_load(&a->stats.dense_merges);
+    o->staged_whole += atomic_load(&a->stats.staged_whole);
     for (int i = 0; i < 8; i++)
         o->age[i] += atomic_load(&a->stats.age[i]);
 }
@@ -662,13 +664,17 @@ static void print_stats(const loom_dsm_alloc *a)
 {
     loom_stats s = {0};
     add_stats(a, &s);
-    char cache[160] = "";
+    char cache[256] = "";
     if (a->used)
         snprintf(cache, sizeof cache, ", evicted %llu, cached %llu B",
                  (unsigned long long)s.evicted, (unsigned long long)s.cached_bytes);
     if (s.rehomed)
         snprintf(cache + strlen(cache), sizeof cache - strlen(cache), ", rehomed %llu",
                  (unsigned long long)s.rehomed);
+    if (s.staged_whole)
+        snprintf(cache + strlen(cache), sizeof cache - strlen(cache),
+                 ", staged whole %llu, dense merges %llu", (unsigned long long)s.staged_whole,
+                 (unsigned long long)s.dense_merges);
     char merge[40] = "";
     if (a->average)
         snprintf(merge, sizeof merge, a->average == 1 ? ", averaged" : ", capped at %d ranks",

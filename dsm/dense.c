@@ -93,6 +93,7 @@ size_t loom_dsm_dense_merge(loom_dsm_alloc *a, const void *orig, void *delta)
     uint64_t P = (uint64_t)loom_icv.nranks, bytes = 2 * (P - 1) * rows * a->unit / P;
     atomic_fetch_add(&a->stats.bytes_sent, bytes);
     atomic_fetch_add(&a->stats.bytes_recv, bytes);
+    atomic_fetch_add(&a->stats.dense_merges, 1);
     return changed;
 }
 #undef DIFF

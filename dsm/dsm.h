@@ -135,7 +135,8 @@ struct loom_dsm_alloc {
     uint32_t *avg_n, *avg_round; /* began, the deltas' sum, their count, round + 1 */
     struct {                     /* what loom_stats reports */
         _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
-            forwarded, early_bytes, age[8], refreshed, prefetched, evicted, cached, rehomed;
+            forwarded, early_bytes, age[8], refreshed, prefetched, evicted, cached, rehomed,
+            dense_merges, staged_whole;
     } stats;
 };
 

@@ -305,6 +305,10 @@ typedef struct loom_stats {
     uint64_t rehomed;         /* rows whose home moved here (placement by accessor) */
     uint64_t wire_sent;       /* with NULL only: every payload byte this rank sent, */
     uint64_t wire_received;   /* and received: collectives, allocations, freed ones */
+    uint64_t dense_merges;    /* loop sync points that merged the array by one allreduce
+                                 (docs/dsm.md, "Dense merge") */
+    uint64_t staged_whole;    /* loop rounds that staged the array whole (every row
+                                 fetched and copied at the round's start) */
 } loom_stats;
 int loom_stats_get(void *array, loom_stats *out);
 

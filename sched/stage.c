@@ -176,6 +176,7 @@ void loom_stage_begin(loom_stage **ss, int n)
             for (size_t r = 0; r < a->nunits; r++)
                 atomic_store_explicit(&g->st[r], 2, memory_order_relaxed);
             atomic_store(&g->ntouched, a->nunits);
+            atomic_fetch_add(&a->stats.staged_whole, 1);
         }
 }
 

@@ -496,6 +496,9 @@ static int dense_rows(int avg)
         printf("ok - dense%s: exact reads and home %s on %d rank(s) x %d thread(s), %llu bytes sent\n",
                avg ? " avg" : "", avg ? "means" : "sums", R, omp_get_max_threads(),
                (unsigned long long)st.bytes_sent);
+    /* which path ran: the checks above pass on the row-by-row one too */
+    printf("dense%s paths: rank %d staged whole %llu, dense merges %llu\n", avg ? " avg" : "", me,
+           (unsigned long long)st.staged_whole, (unsigned long long)st.dense_merges);
     loom_free(drows);
     return fails;
 }

@@ -54,12 +54,21 @@ done
 # rows merge by one allreduce; reads and the homes must stay exact.
 # Under the averaging merge the same loop must not merge densely (a sum):
 # every round leaves the mean of the ranks' versions.
+# The exact values hold on the row-by-row path too, so each rank also
+# reports which path ran (loom_stats): of the 8 rounds the last 7 staged
+# whole, and summed they merged densely, averaged not.
+# paths FILE AVG WHOLE DENSE: every one of the job's ranks reported those
+paths() {
+    [ "$(grep -Ec "dense$2 paths: rank [0-9]+ staged whole $3, dense merges $4\$" "$1")" -eq "$5" ]
+}
 for n in 2 3 4; do
     OMP_NUM_THREADS=1 run_job "$T/d$n" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" dense dense-avg
-    [ $rc -eq 0 ] && has "$T/d$n" "ok - dense: exact reads and home sums" && ! grep -q "not ok" "$T/d$n"
-    ok $? "dense merge: exact reads and home sums on $n ranks"
-    [ $rc -eq 0 ] && has "$T/d$n" "ok - dense avg: exact reads and home means"
-    ok $? "averaging merge, every row changed: exact means on $n ranks"
+    [ $rc -eq 0 ] && has "$T/d$n" "ok - dense: exact reads and home sums" && ! grep -q "not ok" "$T/d$n" &&
+        paths "$T/d$n" "" 7 7 $n
+    ok $? "dense merge: exact reads and home sums on $n ranks (7 rounds merged by allreduce)"
+    [ $rc -eq 0 ] && has "$T/d$n" "ok - dense avg: exact reads and home means" &&
+        paths "$T/d$n" " avg" 7 0 $n
+    ok $? "averaging merge, every row changed: exact means on $n ranks (staged whole, not merged densely)"
 done
 # Writethrough keeps no copy past a release, so every row is invalid when
 # a round begins: staged whole (every rank changes every row), they must be
@@ -68,6 +77,7 @@ done
 # One thread: the body's exact reads need a rank's copy to itself.
 OMP_NUM_THREADS=1 LOOM_COHERENCE=writethrough run_job "$T/w" "$LOOMRUN" -n 2 \
     "$B/tests/bin/for_modes" dense
-[ $rc -eq 0 ] && has "$T/w" "ok - dense: exact reads and home sums" && ! grep -q "not ok" "$T/w"
-ok $? "every row changed under writethrough (rows staged whole) on 2 ranks"
+[ $rc -eq 0 ] && has "$T/w" "ok - dense: exact reads and home sums" && ! grep -q "not ok" "$T/w" &&
+    paths "$T/w" "" 7 0 2
+ok $? "every row changed under writethrough (rows staged whole, 7 rounds; none merged densely) on 2 ranks"
 finish
