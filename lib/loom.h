@@ -296,7 +296,9 @@ typedef struct loom_stats {
     uint64_t blocked_reads;   /* fetches that waited for slower ranks (ssp/bsp clocks) */
     double blocked_seconds;   /* time they waited */
     uint64_t age[8];          /* reads by age of the data in clocks: 0..6, 7+ */
-    uint64_t forwarded;       /* units forwarded early (ring, priority) */
+    uint64_t forwarded;       /* ring: units handed to the next owner (early, by
+                                 loom_ring_done, or at the rotation); priority:
+                                 rows sent early */
     uint64_t early_bytes;     /* bandwidth used: bytes priority's sender spent */
     uint64_t prefetched;      /* of the misses: rows loom_row_prefetch fetched, in batches */
     uint64_t evicted;         /* copies LOOM_CACHE_BYTES dropped at sync points */
