@@ -64,10 +64,11 @@ exec env -i PATH="$PATH" "$@"
 EOS
 chmod +x "$T/remote"
 printf 'nodeA slots=1\nnodeB slots=2\n' >"$T/hosts12"
-OMP_NUM_THREADS=3 UCX_TLS=tcp,self LOOM_RENDEZVOUS_HOST=127.0.0.1 run_job "$T/o12" \
+# LOOM_TIMEOUT: a user's LOOM_ variable that loomrun itself does not set
+OMP_NUM_THREADS=3 UCX_TLS=tcp,self LOOM_RENDEZVOUS_HOST=127.0.0.1 LOOM_TIMEOUT=17 run_job "$T/o12" \
     "$LOOMRUN" -H "$T/hosts12" --rsh "$T/remote" sh -c \
-    'echo "r=$LOOM_RANK omp=$OMP_NUM_THREADS ucx=$UCX_TLS"; exec '"$B/tests/bin/coll_check"
-[ $rc -eq 0 ] && has "$T/o12" '^\[2\] r=2 omp=3 ucx=tcp,self$' && has "$T/o12" "coll_check: ok P=3"
+    'echo "r=$LOOM_RANK omp=$OMP_NUM_THREADS ucx=$UCX_TLS to=$LOOM_TIMEOUT"; exec '"$B/tests/bin/coll_check"
+[ $rc -eq 0 ] && has "$T/o12" '^\[2\] r=2 omp=3 ucx=tcp,self to=17$' && has "$T/o12" "coll_check: ok P=3"
 ok $? "through a remote shell, LOOM_/OMP_/UCX_ variables are forwarded and ranks meet"
 
 # An ssh-like remote shell runs its one command string in a shell: loomrun
