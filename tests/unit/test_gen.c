@@ -65,6 +65,10 @@ static void test_ratings(void)
     char prefix[512];
     snprintf(prefix, sizeof prefix, "%s", scratch("r1"));
     loom_gen_ratings_stats st;
+    /* several threads, even where OMP_NUM_THREADS=1 or one CPU would give
+     * one: the 1-thread run below must be compared with a parallel one */
+    int threads = omp_get_max_threads() < 3 ? 3 : omp_get_max_threads();
+    omp_set_num_threads(threads);
     int rc = loom_gen_ratings(&o, prefix, &st, err, sizeof err);
     is_int(rc, LOOM_OK, "ratings: generated (%s)", err);
 
@@ -100,15 +104,14 @@ static void test_ratings(void)
     loom_ratings_free(&tr);
     loom_ratings_free(&te);
 
-    /* Same seed, 1 thread instead of the default: the same bytes. */
-    int threads = omp_get_max_threads();
+    /* Same seed, 1 thread instead of several: the same bytes. */
     omp_set_num_threads(1);
     snprintf(prefix, sizeof prefix, "%s", scratch("r2"));
     rc = loom_gen_ratings(&o, prefix, NULL, err, sizeof err);
-    omp_set_num_threads(threads < 2 ? 3 : threads);
+    omp_set_num_threads(threads);
     ok(rc == 0 && same_file(path2("r1", ".train"), path2("r2", ".train")) &&
            same_file(path2("r1", ".test"), path2("r2", ".test")),
-       "ratings: same seed, 1 thread vs %d: identical files", threads < 2 ? 3 : threads);
+       "ratings: same seed, 1 thread vs %d: identical files", threads);
     o.seed = 12;
     snprintf(prefix, sizeof prefix, "%s", scratch("r3"));
     rc = loom_gen_ratings(&o, prefix, NULL, err, sizeof err);
@@ -195,6 +198,8 @@ static void test_lda(void)
     char prefix[512];
     snprintf(prefix, sizeof prefix, "%s", scratch("l1"));
     loom_gen_lda_stats st;
+    int threads = omp_get_max_threads() < 3 ? 3 : omp_get_max_threads(); /* as for ratings */
+    omp_set_num_threads(threads);
     int rc = loom_gen_lda(&o, prefix, &st, err, sizeof err);
     is_int(rc, LOOM_OK, "lda: generated (%s)", err);
 
@@ -289,7 +294,6 @@ static void test_lda(void)
     free(other);
     loom_corpus_free(&c);
 
-    int threads = omp_get_max_threads();
     omp_set_num_threads(1);
     snprintf(prefix, sizeof prefix, "%s", scratch("l2"));
     rc = loom_gen_lda(&o, prefix, NULL, err, sizeof err);
