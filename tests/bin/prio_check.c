@@ -3,13 +3,19 @@
  * rate: every rank adds to random rows (homed elsewhere, never clocking)
  *   for SECONDS; the background sender must spend LOOM_BANDWIDTH: rank 0
  *   prints the bytes sent early per second against the budget.
- * order: rank 1 adds i+1 to row i (100 rows, all homed at rank 0) and
- *   waits without a clock; rank 0 watches the rows arrive: whenever a row
- *   with delta d has arrived, every row with a larger delta must have too
- *   (the largest go first).  It keeps watching until every row is there,
- *   and fails unless at least one look saw some rows but not all (else
- *   the order was never observed).  After rank 1's clock every delta must
- *   be there exactly once (also with LOOM_WIRE=fp16). */
+ * order: rank 0 sets row i (100 rows, all homed at rank 0) to v_i =
+ *   (i+1)^2/8 and rank 1 reads them all; rank 1 adds d_i = i+1+2^-11 to
+ *   row i and waits without a clock; rank 0 watches the rows arrive.
+ *   LOOM_PRIORITY=absolute sends the largest |d| first (row 99 first);
+ *   relative, the largest |d| / |v + d| = 8 / (i + 9) (row 0 first): the
+ *   two orders are opposite, so each run shows which ran.  Whenever a row
+ *   has arrived, every row before it in that order must have too.  Rank 0
+ *   keeps watching until every row is there, and fails unless at least one
+ *   look saw some rows but not all (else the order was never observed).
+ *   After rank 1's clock every delta must be there exactly once: v + d
+ *   bit for bit, or with LOOM_WIRE=fp16 v + (i+1), d's half-precision
+ *   rounding (2^-11 is below half an fp16 ulp of i+1): so that run shows
+ *   the wire was fp16. */
 #include <loom.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,13 +80,29 @@ int main(int argc, char **argv)
     float *w = loom_alloc(nrows * 256, &(loom_alloc_opts){.name = "w", .unit = LOOM_UNIT_ROW,
         .row_size = 256, .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT, .coherence = "priority",
         .dist = LOOM_DIST_EXPLICIT, .home_of = home0});
+    const char *pm = getenv("LOOM_PRIORITY"), *wire = getenv("LOOM_WIRE");
+    int relative = pm && !strcmp(pm, "relative"), half = wire && !strcmp(wire, "fp16");
+    float v[100], d[100];
+    for (size_t i = 0; i < nrows; i++)
+        v[i] = (float)((i + 1) * (i + 1)) / 8, d[i] = (float)(i + 1) + 0x1p-11f;
+    float row[64];
+    for (size_t i = 0; r == 0 && i < nrows; i++) {
+        for (int k = 0; k < 64; k++)
+            row[k] = v[i];
+        loom_row_put(w, i, row);
+    }
     loom_barrier();
+    /* the expected order of arrival: row at[0] first */
+    size_t at[100];
+    for (size_t k = 0; k < nrows; k++)
+        at[k] = relative ? k : nrows - 1 - k;
     if (r == 1) {
-        float d[64];
+        for (size_t i = 0; i < nrows; i++)
+            (void)loom_row_get(w, i); /* the copy holds v: relative priority divides by it */
         for (size_t i = 0; i < nrows; i++) {
             for (int k = 0; k < 64; k++)
-                d[k] = (float)(i + 1);
-            loom_row_add(w, i, d);
+                row[k] = d[i];
+            loom_row_add(w, i, row);
         }
         meet();       /* deltas are buffered: let rank 0 watch */
         meet();       /* rank 0 has seen them arrive */
@@ -92,20 +114,22 @@ int main(int argc, char **argv)
         for (double t0 = loom_wtime(); r == 0 && !all && loom_wtime() - t0 < 10;) {
             sleep_ms(20);
             loom_acquire();
-            size_t smallest = nrows;
-            for (size_t i = 0; i < nrows; i++)
-                if (((const float *)loom_row_get(w, i))[0] != 0 && smallest == nrows)
-                    smallest = i;
-            for (size_t i = smallest; i < nrows; i++)
-                if (((const float *)loom_row_get(w, i))[0] == 0 && fails++ < 5)
-                    fprintf(stderr, "row %zu (delta %zu) arrived before row %zu (delta %zu)\n",
-                            smallest, smallest + 1, i, i + 1);
-            if (smallest < nrows && !seen)
-                printf("prio_check: first look with arrivals: rows %zu..%zu of %zu arrived\n",
-                       smallest, nrows - 1, nrows);
-            seen |= smallest < nrows;
-            all = smallest == 0;
-            partial += smallest > 0 && smallest < nrows;
+            size_t arrived = 0, gap = nrows; /* gap: the first not arrived, in order */
+            for (size_t k = 0; k < nrows; k++) {
+                int here = ((const float *)loom_row_get(w, at[k]))[0] != v[at[k]];
+                if (here && gap < k && fails++ < 5)
+                    fprintf(stderr, "row %zu arrived before row %zu (%s priority)\n", at[k],
+                            at[gap], relative ? "relative" : "absolute");
+                if (!here && gap == nrows)
+                    gap = k;
+                arrived += here;
+            }
+            if (arrived && !seen)
+                printf("prio_check: first look with arrivals: %zu of %zu rows, row %zu first\n",
+                       arrived, nrows, at[0]);
+            seen |= arrived > 0;
+            all = arrived == nrows;
+            partial += arrived > 0 && arrived < nrows;
         }
         if (r == 0)
             printf("prio_check: %d look(s) saw some rows but not all\n", partial);
@@ -120,8 +144,10 @@ int main(int argc, char **argv)
     if (r == 0)
         for (size_t i = 0; i < nrows; i++) {
             const float *x = loom_row_get(w, i);
-            if ((x[0] != (float)(i + 1) || x[63] != (float)(i + 1)) && fails++ < 5)
-                fprintf(stderr, "after the clock row %zu holds %g, want %zu\n", i, x[0], i + 1);
+            float want = v[i] + (half ? (float)(i + 1) : d[i]);
+            if ((x[0] != want || x[63] != want) && fails++ < 5)
+                fprintf(stderr, "after the clock row %zu holds %.9g, want %.9g (%s wire)\n", i,
+                        (double)x[0], (double)want, half ? "fp16" : "fp32");
         }
     int32_t ok = !fails;
     loom_allreduce(LOOM_IN_PLACE, &ok, 1, LOOM_INT32, LOOM_MIN);
