@@ -43,11 +43,10 @@ for path in rows pages; do
     LOOM_COHERENCE=priority LOOM_BANDWIDTH=50 OMP_NUM_THREADS=2 run_job "$T/a" "$LOOMRUN" -n 3 \
         "$B/tests/bin/dsm_add" $path 1000000 5000 4
     [ $rc -eq 0 ] && has "$T/a" "dsm_add: ok $path P=3"
-    if [ $path = rows ]; then
-        ok $? "no lost update under priority with the sender busy (add-merged rows)"
-    else
-        ok $? "no lost update under priority (pages: no early sending, they go at the clock)"
-    fi
+    st=$?
+    what="with the sender busy (add-merged rows)"
+    [ $path = pages ] && what="(pages: no early sending, they go at the clock)"
+    ok $st "no lost update under priority $what"
 done
 LOOM_COHERENCE=priority LOOM_BANDWIDTH=50 LOOM_STALENESS=2 run_job "$T/s" "$LOOMRUN" -n 4 \
     "$B/tests/bin/ssp_bound" 30
