@@ -635,6 +635,7 @@ static void add_stats(const loom_dsm_alloc *a, loom_stats *o)
     o->rehomed += atomic_load(&a->stats.rehomed);
     o->dense_merges += atomic_load(&a->stats.dense_merges);
     o->staged_whole += atomic_load(&a->stats.staged_whole);
+    o->raw_handoffs += atomic_load(&a->stats.raw_handoffs);
     for (int i = 0; i < 8; i++)
         o->age[i] += atomic_load(&a->stats.age[i]);
 }

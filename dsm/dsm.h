@@ -136,7 +136,7 @@ struct loom_dsm_alloc {
     struct {                     /* what loom_stats reports */
         _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
             forwarded, early_bytes, age[8], refreshed, prefetched, evicted, cached, rehomed,
-            dense_merges, staged_whole;
+            dense_merges, staged_whole, raw_handoffs;
     } stats;
 };
 

@@ -484,6 +484,8 @@ int loom_ring_rotate(void)
         atomic_store(&g->arrived[j], 0);
         memset(g->sent + g->lo[old], 0, g->lo[old + 1] - g->lo[old]);
         decide_dense(g, g->lo[old + 1] - g->lo[old]);
+        if (g->dense)
+            atomic_fetch_add(&a->stats.raw_handoffs, 1);
         snapshot(a, g);
         if (loom_dsm_check) { /* only the owned partition, even after a collect */
             expose_units(a, 0, a->nunits, PROT_NONE);

@@ -311,6 +311,8 @@ typedef struct loom_stats {
                                  (docs/dsm.md, "Dense merge") */
     uint64_t staged_whole;    /* loop rounds that staged the array whole (every row
                                  fetched and copied at the round's start) */
+    uint64_t raw_handoffs;    /* ring: sub-epochs whose partition went on raw, not
+                                 compared with its arrival (docs/dsm.md) */
 } loom_stats;
 int loom_stats_get(void *array, loom_stats *out);
 

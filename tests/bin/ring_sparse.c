@@ -19,9 +19,10 @@
  * non-zero value (what SGD does to factor rows), so the ring stops looking
  * and sends it raw (policy_ring.c, "Dense partitions"); then a quarter of
  * its units are edited as the others'.  It must arrive equal to the replay
- * throughout, and, with ROTATIONS * P > 20 sub-epochs, its last P
- * hand-offs must be sparse again: fewer than half the units they moved
- * (dense, all of them). */
+ * throughout, and, with ROTATIONS * P > 20 sub-epochs, some of its
+ * sub-epochs must have gone raw (loom_stats' raw_handoffs; the other
+ * tables' none) and its last P hand-offs must be sparse again: fewer than
+ * half the units they moved (dense, all of them). */
 #include <loom.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -134,11 +135,12 @@ int main(int argc, char **argv)
         }
         loom_ring_rotate();
     }
-    uint64_t sent = 0, dense = 0, units = 0, moved = 0;
+    uint64_t sent = 0, dense = 0, units = 0, moved = 0, raw_sparse = 0, raw_turns = 0;
     for (int k = 0; k < 4; k++) {
         struct table *b = &tab[k];
         loom_stats s;
         loom_stats_get(b->x, &s);
+        *(k == 3 ? &raw_turns : &raw_sparse) += s.raw_handoffs;
         if (k == 3) { /* the dense table: only its last P hand-offs count, below */
             late_units = s.forwarded - late_units;
             loom_ring_collect(b->x);
@@ -158,8 +160,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "rank %d: unit %zu of '%s' differs from the replay after the "
                         "collect\n", r, u, b->name);
     }
-    int64_t tot[3] = {(int64_t)sent, (int64_t)units, (int64_t)late_units};
-    loom_allreduce(LOOM_IN_PLACE, tot, 3, LOOM_INT64, LOOM_SUM);
+    int64_t tot[5] = {(int64_t)sent, (int64_t)units, (int64_t)late_units, (int64_t)raw_sparse,
+                      (int64_t)raw_turns};
+    loom_allreduce(LOOM_IN_PLACE, tot, 5, LOOM_INT64, LOOM_SUM);
+    if (r == 0 && (tot[3] || (P > 1 && R * P > 20 && !tot[4])) && fails++ < 5)
+        fprintf(stderr, "raw hand-offs: %lld of the sparse tables', %lld of 'turns' (want 0, "
+                "and some)\n", (long long)tot[3], (long long)tot[4]);
     /* in the last P sub-epochs each rank hands one partition of "turns"
      * over each time: P x its units moved in all */
     if (P > 1 && R * P > 20 && r == 0 && (uint64_t)tot[2] * 2 >= (uint64_t)P * tab[3].nunits &&
@@ -177,9 +183,10 @@ int main(int argc, char **argv)
     loom_allreduce(LOOM_IN_PLACE, &ok, 1, LOOM_INT32, LOOM_MIN);
     if (r == 0 && ok)
         printf("ring_sparse: ok P=%d rotations=%d units %llu of %llu, bytes %llu of %llu; "
-               "'turns' last hand-offs %lld of %zu units\n", P, R, (unsigned long long)tot[1],
-               (unsigned long long)moved, (unsigned long long)tot[0],
-               (unsigned long long)dense, (long long)tot[2], (size_t)P * tab[3].nunits);
+               "'turns' raw sub-epochs %lld, last hand-offs %lld of %zu units\n", P, R,
+               (unsigned long long)tot[1], (unsigned long long)moved, (unsigned long long)tot[0],
+               (unsigned long long)dense, (long long)tot[4], (long long)tot[2],
+               (size_t)P * tab[3].nunits);
     for (int k = 0; k < 4; k++) {
         loom_free(tab[k].x);
         free(tab[k].want);
