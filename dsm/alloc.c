@@ -676,6 +676,9 @@ static void print_stats(const loom_dsm_alloc *a)
         snprintf(cache + strlen(cache), sizeof cache - strlen(cache),
                  ", staged whole %llu, dense merges %llu", (unsigned long long)s.staged_whole,
                  (unsigned long long)s.dense_merges);
+    if (s.raw_handoffs)
+        snprintf(cache + strlen(cache), sizeof cache - strlen(cache), ", raw hand-offs %llu",
+                 (unsigned long long)s.raw_handoffs);
     char merge[40] = "";
     if (a->average)
         snprintf(merge, sizeof merge, a->average == 1 ? ", averaged" : ", capped at %d ranks",
