@@ -9,9 +9,8 @@
  * update on every rank (pull, then apply: a rank's threads split its rows
  * for the sums and the residual); on one rank with one thread each drawn
  * coordinate is updated at once.  A problem too small to split (without
- * --batch: under 256 values a column for each rank) is held whole by
- * every rank, and each solves it alone, as one rank would, exchanging
- * nothing.  --select uniform draws uniformly
+ * --batch: under 768 values a column) is held whole by every rank, and
+ * each solves it alone, as one rank would, exchanging nothing.  --select uniform draws uniformly
  * instead (the baseline); --serial runs the serial twin.  Flags, formats,
  * output: docs/loom-lasso.md.
  *
@@ -88,8 +87,8 @@ static int parse(int argc, char **argv, struct opts *o)
         {"batch", LOOM_FLAG_LONG, &n[2], "L", 1, HUGE_VAL,
          "coordinates updated in parallel per round\n(default 8).  Without it a rank runs a "
          "thread\nper 256 values of a column (up to\nOMP_NUM_THREADS; they split the rows), "
-         "one\nrank with one thread updates one coordinate at\na time, and with under 256 "
-         "values a column\nfor each rank every rank solves the whole\nproblem alone"},
+         "one\nrank with one thread updates one coordinate at\na time, and with under 768 "
+         "values a column\nevery rank solves the whole problem alone"},
         {"candidates", LOOM_FLAG_LONG, &n[3], "C", 1, HUGE_VAL,
          "coordinates drawn per round (default 2 * batch)"},
         {"pipeline", LOOM_FLAG_LONG, &n[4], "D", 1, HUGE_VAL,
@@ -292,11 +291,13 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
 }
 
 /* Loads this rank's rows; on failure the lowest failing rank prints its
- * message and every rank returns the error.  Without --batch, where a
- * rank's share would hold under 256 values a column (on average), every
- * rank loads every row instead and sets `whole`: splitting a window's sums
- * that small costs more than it saves, as for threads (docs/loom-lasso.md,
- * "Too small to split").  Collective; every rank decides alike. */
+ * message and every rank returns the error.  Without --batch, where the
+ * rows hold under SPLIT_MIN values a column (on average), every rank
+ * loads every row instead and sets `whole`: a window's allreduce then
+ * costs more than the share of its sums it saves, whatever the number of
+ * ranks (measured on 2-16 ranks: docs/loom-lasso.md, "Too small to
+ * split").  Collective; every rank decides alike. */
+enum { SPLIT_MIN = 768 };
 static void load(const struct opts *o, loom_lasso *l)
 {
     char err[1024] = "", msg[1200];
@@ -313,7 +314,7 @@ static void load(const struct opts *o, loom_lasso *l)
             return;
         double values = (double)l->colptr[l->p];
         sum_all(&values, 1);
-        if (values / (double)l->p >= 256.0 * share.parts)
+        if (values / (double)l->p >= SPLIT_MIN)
             return;
         loom_lasso_free(l);
         whole = 1, share = (loom_rows){0, 1};
@@ -405,9 +406,9 @@ int main(int argc, char **argv)
                    o.select, L, C, o.rho, o.pipeline ? o.pipeline : 1, rounds,
                    o.standardize ? ", standardized" : "");
         if (whole)
-            printf("loom-lasso: %.0f values a column, split over %d ranks, leave each under "
-                   "256: every rank holds the whole problem and solves it alone, as one rank "
-                   "would (--batch splits it anyway)\n", nz / (double)p, loom_size());
+            printf("loom-lasso: %.0f values a column, under %d, too few to split over the "
+                   "ranks: every rank holds the whole problem and solves it alone, as one rank "
+                   "would (--batch splits it anyway)\n", nz / (double)p, SPLIT_MIN);
         fflush(stdout);
     }
     char err[1024];

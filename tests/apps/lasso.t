@@ -18,7 +18,7 @@
 # 1520.86940422: they agree to all 12 digits it prints.  Where
 # scikit-learn is installed, one more test recomputes the constant.
 . "$(dirname "$0")/../lib.sh"
-plan 20
+plan 21
 G=$B/bin/loom-gen
 L=$B/bin/loom-lasso
 REF=$(cd "$(dirname "$0")" && pwd)/lasso_ref.py
@@ -65,14 +65,14 @@ for n in 1 2 4; do
     close "$T/r$n" "$n rank(s)"
     ok $? "$n rank(s): the reference objective to 1e-6 relative"
 done
-# Without --batch, 200 values a column split over 2 ranks would leave each
-# under 256: every rank loads every row and solves the problem alone, as
-# one rank does.  Same draws, same sums: the 1-rank run's objective bits and
+# Without --batch, 200 values a column are under 768, too few to split:
+# every rank loads every row and solves the problem alone, as one rank
+# does.  Same draws, same sums: the 1-rank run's objective bits and
 # update count, with no message during the iterations.
 run_job "$T/one1" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --tol 1e-9
 run_job "$T/w2" "$LOOMRUN" -n 2 "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" --tol 1e-9
 diag "whole on 2 ranks: $(objective "$T/w2"), $(updates "$T/w2") updates; 1 rank: $(objective "$T/one1"), $(updates "$T/one1")"
-[ $rc -eq 0 ] && has "$T/w2" "200 values a column, split over 2 ranks, leave each under 256: every rank holds the whole problem" &&
+[ $rc -eq 0 ] && has "$T/w2" "200 values a column, under 768, too few to split over the ranks: every rank holds the whole problem" &&
     [ -n "$(objective "$T/w2")" ] && [ "$(objective "$T/w2")" = "$(objective "$T/one1")" ] &&
     [ "$(updates "$T/w2")" = "$(updates "$T/one1")" ] &&
     awk '/ iter [0-9]+ / { n++; if ($0 !~ /rank0_sent_MB 0\.000 rank0_recv_MB 0\.000/) bad = 1 } END { exit bad || !n }' "$T/w2"
@@ -127,7 +127,7 @@ diag "600 x 100: $(sed -n 's/^loom-lasso: \(600 samples[^;]*\);.*/\1/p' "$T/e2")
 has "$T/one" "1 rank x 1 thread;" && has "$T/e2" "1 rank x $t2 thread" && [ -n "$F6" ] &&
     awk -v a="${got:-0}" -v b="$F6" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d <= 1e-6) }'
 ok $? "without --batch: 1 thread on 200 rows, $t2 on 600 dense rows (the twin's objective to 1e-6)"
-# 4 ranks would split the 600 rows 150 each: every rank holds them all
+# 600 values a column are under 768 too: every rank of 4 holds them all
 # and runs the threads their 600 values allow, with the correlation
 # sample taken from its own rows (no gather over the ranks), and ends
 # where one rank of as many threads does.
@@ -135,9 +135,26 @@ OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$t2 run_job "$T/e4" "$LOOMRUN" -n 4 "$L"
     --y "$T/e.y.mtx" --lambda 50 --tol 1e-9
 got=$(objective "$T/e4")
 diag "600 x 100 on 4 ranks x $t2 threads, whole: objective $got, twin $F6"
-[ $rc -eq 0 ] && has "$T/e4" "4 ranks x $t2 thread" && has "$T/e4" "600 values a column, split over 4 ranks" &&
+[ $rc -eq 0 ] && has "$T/e4" "4 ranks x $t2 thread" && has "$T/e4" "600 values a column, under 768, too few to split" &&
     [ -n "$got" ] && [ "$got" = "$(objective "$T/e2")" ]
 ok $? "4 ranks on 600 dense rows: each solves the whole problem with $t2 thread(s): 1 rank's objective bit for bit"
+# 800 dense rows (800 values a column, 200 a rank) are split over 4 ranks
+# all the same: from 768 values a window's sums outweigh its allreduce
+# whatever the rank count (on 16 ranks of 2 500 values, running whole took
+# 5 times as long).  The rows go out, the sums come back over the network,
+# and the objective is the twin's.
+run_job "$T/gen8" "$G" lasso --samples 800 --features 100 --nonzeros 10 --correlation 0.3 \
+    --seed 3 --out "$T/g"
+run_job "$T/gtwin" "$L" --X "$T/g.X.mtx" --y "$T/g.y.mtx" --lambda 50 --tol 1e-12 --iters 100000 \
+    --serial cyclic
+OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 run_job "$T/g4" "$LOOMRUN" -n 4 "$L" --X "$T/g.X.mtx" \
+    --y "$T/g.y.mtx" --lambda 50 --tol 1e-9
+got=$(objective "$T/g4") F8=$(objective "$T/gtwin")
+diag "800 x 100 on 4 ranks, split: objective $got, twin $F8"
+[ $rc -eq 0 ] && ! grep -q "too few to split" "$T/g4" && [ -n "$F8" ] &&
+    awk '/ iter [0-9]+ / { n++; if ($0 ~ /rank0_sent_MB 0\.000 /) bad = 1 } END { exit bad || !n }' "$T/g4" &&
+    awk -v a="${got:-0}" -v b="$F8" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(d <= 1e-6) }'
+ok $? "4 ranks on 800 dense rows (200 a rank): the rows are split, sums sent, the twin's objective to 1e-6"
 
 # The CSV log, the model and the final line (output of the 1-rank run, or
 # a fresh one).

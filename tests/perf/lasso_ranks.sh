@@ -8,8 +8,9 @@
 # interleaved rounds, layouts in rotating order; medians of the per-round
 # ratios.  "2x1split": 2 x 1 with --batch 8, the rows split over the
 # ranks whatever the problem's size (without --batch a problem with under
-# 256 values a column for each rank runs whole on every rank).  With
+# 768 values a column runs whole on every rank).  With
 # BASE_BUILD, that build's 1 x 2 and 2 x 1 run in the same rounds.
+# LAYOUTS (RxT, RxTsplit; 1x2 among them) replaces the layouts compared.
 # Prints a Markdown table; part of tests/perf/ranks.sh (make bench).
 set -euo pipefail
 B=${1:-build}
@@ -18,7 +19,7 @@ R=${ROUNDS:-5}
 SETS=${LASSO_SETS:-"5000:0.1 50000:1"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-lays="1x2 2x1 2x1split"
+lays=${LAYOUTS:-"1x2 2x1 2x1split"}
 [ -n "$BASE" ] && lays="$lays base1x2 base2x1"
 
 # one LAYOUT DATA LAMBDA TARGET: one run; prints "seconds updates", or
@@ -70,8 +71,9 @@ done
 echo
 echo "1 x 2 is loom-lasso's default on one rank: a thread per 256 values of a column, so one"
 echo "thread on the 5 000-sample set (threads do not pay for updates of a few microseconds): one"
-echo "coordinate at a time, no filter.  2 x 1 at its default splits the rows where each rank gets"
-echo "256 values of a column or more (the 50 000-sample set) and draws batches of 8 of 16"
-echo "candidates through the correlation filter, with one allreduce a batch; below that (the"
-echo "5 000-sample set) every rank holds the whole problem and solves it alone, as one rank does."
+echo "coordinate at a time, no filter.  R x 1 at its default splits the rows where they hold"
+echo "768 values of a column or more (the 50 000-sample set: 2 500), whatever R, and draws"
+echo "batches of 8 of 16 candidates through the correlation filter, with one allreduce a batch;"
+echo "below that (the 5 000-sample set: 250) every rank holds the whole problem and solves it"
+echo "alone, as one rank does."
 echo "The split rows (--batch 8) run the batches whatever the size (docs/loom-lasso.md)."
