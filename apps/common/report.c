@@ -87,17 +87,18 @@ static void *tick_main(void *arg)
 }
 
 /* Where to go (docs/launcher.md, "Ranks or threads"): ranks sharing one
- * host beyond one per NUMA node exchange the model through messages where
- * threads would share one copy, and on one host most apps were measured
- * slower that way (docs/bench-apps.md).  Rank 0 says so once, on stderr,
- * naming the run to compare with. */
+ * host beyond one per NUMA node each keep a copy of the model where
+ * threads would share one (and exchange changes through messages, unless
+ * the app runs each rank alone: loom-lasso's small problems), and on one
+ * host several apps were measured slower that way (docs/bench-apps.md).
+ * Rank 0 says so once, on stderr, naming the run to compare with. */
 static void hint(const char *app)
 {
     int here = loom_host_size(), nodes = numa_available() < 0 ? 1 : numa_num_configured_nodes();
     if (here <= (nodes > 1 ? nodes : 1))
         return;
-    fprintf(stderr, "%s: hint: %d ranks share this host (%d NUMA node%s) and exchange the model "
-            "through messages; threads share it: compare one rank with OMP_NUM_THREADS=%d "
+    fprintf(stderr, "%s: hint: %d ranks share this host (%d NUMA node%s), each with a copy of "
+            "the model; threads share one: compare one rank with OMP_NUM_THREADS=%d "
             "(docs/launcher.md, \"Ranks or threads\")\n",
             app, here, nodes, nodes == 1 ? "" : "s", here * omp_get_max_threads());
 }
