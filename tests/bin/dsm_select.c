@@ -7,12 +7,16 @@
  *                      ("named: alpha A beta B").  Under bsp it reads 42;
  *                      under local (each rank its own memory) 0, so the
  *                      line shows which policy each allocation got.
- *   dsm_select numa    (one rank) a 1 MiB allocation with .numa_node_set
- *                      and .numa_node = 0, and one without: after a first
- *                      touch, get_mempolicy on the placed one must say
- *                      MPOL_BIND to node 0 and move_pages must find every
- *                      page on node 0; the other keeps the default
- *                      policy.  Prints "numa: ok ..." or what differed.
+ *   dsm_select numa    a 1 MiB allocation with .numa_node_set and
+ *                      .numa_node = 0, and one without: after a first
+ *                      touch of the pages this rank is home of (all of
+ *                      them on one rank; its block on several, where the
+ *                      home store lies under the working copy),
+ *                      get_mempolicy on the placed one must say MPOL_BIND
+ *                      to node 0 and move_pages must find each of those
+ *                      pages on node 0; the other keeps the default
+ *                      policy.  Each rank prints "numa: ok ..." or what
+ *                      differed.
  * Exits non-zero on a failure. */
 #include <loom.h>
 #include <numa.h>
@@ -69,21 +73,25 @@ static int numa(void)
     char *q = loom_alloc(LEN, &(loom_alloc_opts){.name = "plain"});
     if (!p || !q)
         return 1;
-    memset(p, 1, LEN); /* first touch */
-    memset(q, 1, LEN);
+    /* this rank's home block (the default block distribution of pages) */
+    int n = NPAGES / loom_size(), first = loom_rank() * n;
+    char *hp = p + (size_t)first * 4096, *hq = q + (size_t)first * 4096;
+    memset(hp, 1, (size_t)n * 4096); /* first touch */
+    memset(hq, 1, (size_t)n * 4096);
     unsigned long mp, mq;
-    int pp = policy_of(p, &mp), pq = policy_of(q, &mq);
+    int pp = policy_of(hp, &mp), pq = policy_of(hq, &mq);
     void *pages[NPAGES];
     int status[NPAGES];
-    for (int i = 0; i < NPAGES; i++)
-        pages[i] = p + (size_t)i * 4096;
-    long rc = move_pages(0, NPAGES, pages, NULL, status, 0); /* nodes NULL: only ask */
+    for (int i = 0; i < n; i++)
+        pages[i] = hp + (size_t)i * 4096;
+    long rc = move_pages(0, (unsigned long)n, pages, NULL, status, 0); /* nodes NULL: ask */
     int off = 0;
-    for (int i = 0; i < NPAGES && rc == 0; i++)
+    for (int i = 0; i < n && rc == 0; i++)
         off += status[i] != 0;
     int ok = pp == MPOL_BIND && mp == 1 && pq == MPOL_DEFAULT && rc == 0 && off == 0;
     printf("numa: %s placed policy %d mask %#lx, plain policy %d; move_pages %ld, %d of %d "
-           "pages off node 0\n", ok ? "ok" : "FAILED", pp, mp, pq, rc, off, NPAGES);
+           "home pages off node 0\n", ok ? "ok" : "FAILED", pp, mp, pq, rc, off, n);
+    loom_barrier();
     loom_free(q);
     loom_free(p);
     return !ok;

@@ -85,7 +85,7 @@ for n in 1 2 3; do
     eval "want=\$ref$n"
     [ $rc1 -ne 0 ] && has "$T/k$n.1" "rank $k .*killed by signal 9" && [ $rc -eq 0 ] &&
         [ "$(resumed "$T/k$n.2")" = 4 ] && [ "$(sum "$T/k$n.2")" = "$want" ]
-    ok $? "$n rank(s): rank $k killed after clock 5, restarted from clock 4: checksum $(sum "$T/k$n.2") = $want"
+    ok $? "$n rank(s)$([ $n -eq 1 ] && echo ' (the local policy)'): rank $k killed after clock 5, restarted from clock 4: checksum $(sum "$T/k$n.2") = $want"
 done
 # The SSP allreduce's running sums: a restart must bring them back.
 run_job "$T/ar" "$LOOMRUN" -n 2 "$P" 6 --allreduce

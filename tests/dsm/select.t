@@ -8,7 +8,7 @@
 # allocation without it keeps the default policy), on this one-node
 # machine as anywhere.
 . "$(dirname "$0")/../lib.sh"
-plan 4
+plan 5
 sel() { # EXPECTED ENV...: run `dsm_select named` on 2 ranks with ENV
     want=$1; shift
     env "$@" timeout -k 5 60 "$LOOMRUN" -n 2 "$B/tests/bin/dsm_select" named >"$T/n" 2>&1
@@ -23,4 +23,9 @@ ok $? "LOOM_COHERENCE=local with LOOM_COHERENCE_BETA=bsp: beta alone is shared"
 run_job "$T/numa" "$B/tests/bin/dsm_select" numa
 [ $rc -eq 0 ] && has "$T/numa" "^numa: ok "
 ok $? "numa_node 0: MPOL_BIND to node 0 and every page there; no numa_node: default policy ($(cat "$T/numa"))"
+# on 2 ranks the home store is the rank's block under the working copy,
+# placed by its own call (dsm/alloc.c): each rank checks its block
+run_job "$T/numa2" "$LOOMRUN" -n 2 "$B/tests/bin/dsm_select" numa
+[ $rc -eq 0 ] && [ "$(grep -c '^\[[01]\] numa: ok .* of 128 home pages' "$T/numa2")" -eq 2 ]
+ok $? "2 ranks: each rank's home pages are bound to node 0, the plain allocation's are not ($(tr '\n' ' ' <"$T/numa2"))"
 finish
