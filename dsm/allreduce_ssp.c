@@ -490,16 +490,18 @@ static void sum3(const struct red *r, void *out, const void *a, const void *b, c
  * round, which holds every rank's push of that number) and nothing is
  * missed or in flight.  Needs the other ranks to keep calling or
  * quiescing.  Caller holds no lock. */
+static int settled(void *arg)
+{
+    struct red *r = arg;
+    pthread_mutex_lock(&r->mu);
+    int done = r->pushes + r->syncs == r->clock && r->credits == loom_icv.nranks;
+    pthread_mutex_unlock(&r->mu);
+    return done;
+}
+
 static void settle(struct red *r)
 {
-    for (;;) {
-        pthread_mutex_lock(&r->mu);
-        int done = r->pushes + r->syncs == r->clock && r->credits == loom_icv.nranks;
-        pthread_mutex_unlock(&r->mu);
-        if (done)
-            return;
-        loom_tp_poll();
-    }
+    loom_tp_wait_until(settled, r);
 }
 
 /* A slack-0 call (see the top of the file): settle, then result = stable

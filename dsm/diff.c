@@ -638,12 +638,17 @@ void loom_flush_begin(void)
         out[h] = (struct outbuf){.alloc = -1};
 }
 
+static int acked(void *arg)
+{
+    (void)arg;
+    return atomic_load(&acks_got) >= atomic_load(&acks_expected);
+}
+
 void loom_flush_end(void)
 {
     for (int h = 0; h < loom_icv.nranks; h++)
         send_out(h);
-    while (atomic_load(&acks_got) < atomic_load(&acks_expected))
-        loom_tp_poll(); /* also the priority sender's messages */
+    loom_tp_wait_until(acked, NULL); /* also the priority sender's messages */
 }
 
 /* ---- bookkeeping ----------------------------------------------------- */

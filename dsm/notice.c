@@ -227,12 +227,16 @@ void loom_notice_barrier_send(void)
 /* Contract: the barrier's notices of every other rank are queued when it
  * returns.  A rank can be one barrier ahead (its next notice may come
  * first), never two: it needs ours of the next one. */
+static int all_noticed(void *got)
+{
+    return atomic_load((_Atomic long *)got) >= loom_icv.nranks - 1;
+}
+
 void loom_notice_barrier_wait(void)
 {
     long want = loom_icv.nranks - 1;
     _Atomic long *got = &barrier_got[barrier_seq & 1];
-    while (atomic_load(got) < want)
-        loom_tp_poll();
+    loom_tp_wait_until(all_noticed, (void *)got);
     atomic_fetch_sub(got, want);
     barrier_seq++;
 }

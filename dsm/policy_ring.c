@@ -447,6 +447,17 @@ int loom_ring_done(void *array, size_t unit)
     return LOOM_OK;
 }
 
+/* A partition's wait at the rotation: until every unit of it arrived. */
+struct arrival {
+    _Atomic long *got;
+    long want;
+};
+static int arrived_all(void *arg)
+{
+    struct arrival *w = arg;
+    return atomic_load(w->got) >= w->want;
+}
+
 int loom_ring_rotate(void)
 {
     if (loom_state != 1)
@@ -478,9 +489,8 @@ int loom_ring_rotate(void)
         int old = owned_part(g);
         g->t++;
         int j = owned_part(g);
-        long want = (long)(g->lo[j + 1] - g->lo[j]);
-        while (atomic_load(&g->arrived[j]) < want)
-            loom_tp_poll();
+        struct arrival w = {&g->arrived[j], (long)(g->lo[j + 1] - g->lo[j])};
+        loom_tp_wait_until(arrived_all, &w);
         atomic_store(&g->arrived[j], 0);
         memset(g->sent + g->lo[old], 0, g->lo[old + 1] - g->lo[old]);
         decide_dense(g, g->lo[old + 1] - g->lo[old]);

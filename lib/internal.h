@@ -315,8 +315,10 @@ static inline int loom_flag_get(const volatile int *f) { return __atomic_load_n(
 /* Drive progress until *flag is set / *v reaches target. */
 void loom_tp_wait_flag(volatile int *flag);
 void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
-/* One round of progress (message handlers run). */
-void loom_tp_poll(void);
+/* Drive progress until done(arg) (message handlers run between calls);
+ * as the waits above, the calling thread drives the transport meanwhile
+ * (loom_tp_foreground) and gives the core away while nothing happens. */
+void loom_tp_wait_until(int (*done)(void *), void *arg);
 /* Progress until nothing more happens; returns the events handled. */
 unsigned loom_tp_drain(void);
 /* After loom_tp_drain: sleep until an event arrives or timeout_ms passes. */

@@ -379,10 +379,13 @@ static void progress(int *idle)
         sched_yield();
 }
 
-void loom_tp_poll(void)
+void loom_tp_wait_until(int (*done)(void *), void *arg)
 {
     int idle = 0;
-    progress(&idle);
+    fg_begin();
+    while (!done(arg))
+        progress(&idle);
+    fg_end();
 }
 
 unsigned loom_tp_drain(void)
