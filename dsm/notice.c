@@ -224,14 +224,14 @@ void loom_notice_barrier_send(void)
     free(b);
 }
 
-/* Contract: the barrier's notices of every other rank are queued when it
- * returns.  A rank can be one barrier ahead (its next notice may come
- * first), never two: it needs ours of the next one. */
 static int all_noticed(void *got)
 {
     return atomic_load((_Atomic long *)got) >= loom_icv.nranks - 1;
 }
 
+/* Contract: the barrier's notices of every other rank are queued when it
+ * returns.  A rank can be one barrier ahead (its next notice may come
+ * first), never two: it needs ours of the next one. */
 void loom_notice_barrier_wait(void)
 {
     long want = loom_icv.nranks - 1;
