@@ -429,21 +429,32 @@ int loom_ring_part(void *array, void **start, size_t *bytes, size_t *first, size
     return LOOM_OK;
 }
 
-int loom_ring_done(void *array, size_t unit)
+/* Contract (loom.h): units [first, first + n) of the owned partition go
+ * to the successor now, each run of those not yet sent in one message.
+ * From any thread of the owner during the sub-epoch, for units no other
+ * thread is writing or forwarding at the same time. */
+int loom_ring_done(void *array, size_t first, size_t n)
 {
     loom_dsm_alloc *a = ring_alloc(array, "loom_ring_done");
     if (!a)
         return LOOM_ERR_ARG;
     if (a->policy->plain)
-        return unit < a->nunits ? LOOM_OK : LOOM_ERR_ARG;
+        return first <= a->nunits && n <= a->nunits - first ? LOOM_OK : LOOM_ERR_ARG;
     struct ring *g = a->policy_data;
     int j = owned_part(g);
-    if (unit < g->lo[j] || unit >= g->lo[j + 1]) {
-        loom_log("loom_ring_done: unit %zu of '%s' is not in this rank's partition", unit, a->name);
+    if (first < g->lo[j] || first > g->lo[j + 1] || n > g->lo[j + 1] - first) {
+        loom_log("loom_ring_done: units %zu to %zu of '%s' are not all in this rank's partition",
+                 first, first + n, a->name);
         return LOOM_ERR_ARG;
     }
-    if (!g->sent[unit])
-        send_units(a, g, unit, 1);
+    for (size_t u = first, end = first + n; u < end;) {
+        size_t v = u;
+        while (v < end && !g->sent[v])
+            v++;
+        if (v > u)
+            send_units(a, g, u, v - u);
+        u = v + 1;
+    }
     return LOOM_OK;
 }
 

@@ -130,8 +130,8 @@ static void sweep(loom_lda_ring *g, int i, int32_t lo, int32_t hi, enum op op, i
             if (g->tick)
                 g->tick(n);
         }
-        for (int32_t u = w; forward && u < w2; u++)
-            loom_ring_done(g->wt, (size_t)u);
+        if (forward)
+            loom_ring_done(g->wt, (size_t)w, (size_t)(w2 - w));
         x = y;
         w = w2;
     }

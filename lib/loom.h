@@ -254,7 +254,8 @@ int loom_checkpoint_rows(void *p, size_t first, size_t n);
  * sub-epoch t rank p owns partition (p - t) mod P and works on it in place,
  * with no coherence traffic.  loom_ring_part gives the owned partition:
  * its first unit, unit count and bytes at *start.  loom_ring_done(array,
- * unit) forwards a finished unit to the next owner at once (optional);
+ * first, n) forwards finished units [first, first + n) of the owned
+ * partition to the next owner at once, in one message (optional);
  * loom_ring_rotate ends the sub-epoch of every ring allocation: forwards
  * what is left, waits for the next partition; every P rotations it is a
  * barrier.  loom_ring_collect (collective) gives every rank a read-only
@@ -262,7 +263,7 @@ int loom_checkpoint_rows(void *p, size_t first, size_t n);
  * rank the whole allocation is the one partition. */
 int loom_ring_part(void *array, void **start, size_t *bytes, size_t *first_unit,
                    size_t *nunits);
-int loom_ring_done(void *array, size_t unit);
+int loom_ring_done(void *array, size_t first, size_t n);
 int loom_ring_rotate(void);
 int loom_ring_collect(void *array);
 

@@ -264,14 +264,14 @@ int main(int argc, char **argv)
                 for (int e = 0; e < 3; e++)
                     ring[u * 3 + e] = 31 * ring[u * 3 + e] + (uint64_t)(r + 1) * t;
                 if (u % 2)
-                    loom_ring_done(ring, u);
+                    loom_ring_done(ring, u, 1);
             }
             loom_ring_part(ringp, NULL, NULL, &lo, &n);
             for (size_t u = lo; u < lo + n; u++) {
                 for (size_t e = 0; e < 512; e++)
                     ringp[u * 512 + e] = 31 * ringp[u * 512 + e] + (uint64_t)(r + 1) * t;
                 if (u % 2)
-                    loom_ring_done(ringp, u);
+                    loom_ring_done(ringp, u, 1);
             }
             loom_ring_rotate();
         }

@@ -125,7 +125,7 @@ int main(int argc, char **argv)
                 else if (k != 3 || mix(u, (uint64_t)t + 7) % 4 == 0)
                     edit(b->x + u * b->unit, b->unit, u, t);
                 if (mix(u, (uint64_t)t + 99) % 3 == 0)
-                    loom_ring_done(b->x, u);
+                    loom_ring_done(b->x, u, 1);
             }
             for (size_t u = 0; u < b->nunits; u++)
                 if (whole)
