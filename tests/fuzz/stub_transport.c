@@ -89,7 +89,6 @@ void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *d
 int loom_tp_busy(void) { return delivering > 0; }
 int loom_tp_foreground(void) { return 0; }
 void loom_tp_bytes(uint64_t *sent, uint64_t *received) { *sent = *received = 0; }
-void loom_tp_poll(void) {}
 unsigned loom_tp_drain(void) { return 0; }
 void loom_tp_wait(int timeout_ms) { (void)timeout_ms; }
 long loom_tp_live_registrations(void) { return 0; }
@@ -114,6 +113,12 @@ void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target)
 {
     if (*v < target)
         no("loom_tp_wait_flag_until");
+}
+
+void loom_tp_wait_until(int (*done)(void *), void *arg)
+{
+    if (!done(arg))
+        no("loom_tp_wait_until");
 }
 
 int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
