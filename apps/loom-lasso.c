@@ -10,9 +10,9 @@
  * for the sums and the residual); on one rank with one thread each drawn
  * coordinate is updated at once.  A problem too small to split (without
  * --batch: under 768 values a column) is held whole by every rank, and
- * each solves it alone, as one rank would, exchanging nothing.  --select uniform draws uniformly
- * instead (the baseline); --serial runs the serial twin.  Flags, formats,
- * output: docs/loom-lasso.md.
+ * each solves it alone, as one rank would, exchanging nothing.  --select
+ * uniform draws uniformly instead (the baseline); --serial runs the
+ * serial twin.  Flags, formats, output: docs/loom-lasso.md.
  *
  *   loom-lasso (--X FILE --y FILE | --libsvm FILE)
  *              (--lambda L | --lambda-path N [--lambda-min-ratio R])
@@ -290,6 +290,9 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
     return rc;
 }
 
+/* Values a column (on average) below which the rows are not split. */
+enum { SPLIT_MIN = 768 };
+
 /* Loads this rank's rows; on failure the lowest failing rank prints its
  * message and every rank returns the error.  Without --batch, where the
  * rows hold under SPLIT_MIN values a column (on average), every rank
@@ -297,7 +300,6 @@ static int save_model(const char *path, const loom_lasso *l, const double *mean,
  * costs more than the share of its sums it saves, whatever the number of
  * ranks (measured on 2-16 ranks: docs/loom-lasso.md, "Too small to
  * split").  Collective; every rank decides alike. */
-enum { SPLIT_MIN = 768 };
 static void load(const struct opts *o, loom_lasso *l)
 {
     char err[1024] = "", msg[1200];

@@ -32,7 +32,7 @@
 #include <string.h>
 
 static uint64_t round_no;              /* sync points passed */
-static _Atomic long barrier_got[2];    /* barrier notices received, by parity of seq */
+static _Atomic uint64_t barrier_got[2]; /* barrier notices received, by parity of seq */
 static uint64_t barrier_seq;           /* barriers passed */
 
 uint64_t loom_notice_round(void) { return round_no; }
@@ -224,19 +224,14 @@ void loom_notice_barrier_send(void)
     free(b);
 }
 
-static int all_noticed(void *got)
-{
-    return atomic_load((_Atomic long *)got) >= loom_icv.nranks - 1;
-}
-
 /* Contract: the barrier's notices of every other rank are queued when it
  * returns.  A rank can be one barrier ahead (its next notice may come
  * first), never two: it needs ours of the next one. */
 void loom_notice_barrier_wait(void)
 {
-    long want = loom_icv.nranks - 1;
-    _Atomic long *got = &barrier_got[barrier_seq & 1];
-    loom_tp_wait_until(all_noticed, (void *)got);
+    uint64_t want = (uint64_t)loom_icv.nranks - 1;
+    _Atomic uint64_t *got = &barrier_got[barrier_seq & 1];
+    loom_tp_wait_flag_until(got, want);
     atomic_fetch_sub(got, want);
     barrier_seq++;
 }

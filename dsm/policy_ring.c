@@ -37,7 +37,7 @@ struct ring {
     uint64_t t;               /* sub-epoch */
     int mirrored;             /* rank p owns (t - p) mod P, not (p - t) mod P */
     size_t *lo;               /* P + 1 partition boundaries, in units */
-    _Atomic long *arrived;    /* per partition: units received for it */
+    _Atomic uint64_t *arrived; /* per partition: units received for it */
     uint8_t *sent;            /* per unit: already forwarded this sub-epoch */
     uint64_t *stamp;          /* per unit: sub-epoch of its last write known here */
     char *snap;               /* the owned partition as it arrived */
@@ -335,6 +335,20 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
     memset(g->sent + lo, 1, n);
 }
 
+/* Send units [lo, hi) of the owned partition not yet sent, each run of
+ * them in one message.  As send_units. */
+static void send_unsent(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t hi)
+{
+    for (size_t u = lo; u < hi;) {
+        size_t v = u;
+        while (v < hi && !g->sent[v])
+            v++;
+        if (v > u)
+            send_units(a, g, u, v - u);
+        u = v + 1;
+    }
+}
+
 /* Place the included units of a hand-off's body (len bytes at data)
  * covering units [h->lo, h->lo + h->n) and stamp them.  Returns 0, or -1
  * for a body that does not decode to exactly those units. */
@@ -389,7 +403,7 @@ static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
                    h.src, h.alloc, g ? "" : " not a ring here", h.part,
                    (unsigned long long)h.lo, (unsigned long long)h.n, len);
     atomic_fetch_add(&a->stats.bytes_recv, len + sizeof h);
-    atomic_fetch_add(&g->arrived[h.part], (long)h.n);
+    atomic_fetch_add(&g->arrived[h.part], (uint64_t)h.n);
 }
 
 static void setup(void)
@@ -447,26 +461,8 @@ int loom_ring_done(void *array, size_t first, size_t n)
                  first, first + n, a->name);
         return LOOM_ERR_ARG;
     }
-    for (size_t u = first, end = first + n; u < end;) {
-        size_t v = u;
-        while (v < end && !g->sent[v])
-            v++;
-        if (v > u)
-            send_units(a, g, u, v - u);
-        u = v + 1;
-    }
+    send_unsent(a, g, first, first + n);
     return LOOM_OK;
-}
-
-/* A partition's wait at the rotation: until every unit of it arrived. */
-struct arrival {
-    _Atomic long *got;
-    long want;
-};
-static int arrived_all(void *arg)
-{
-    struct arrival *w = arg;
-    return atomic_load(w->got) >= w->want;
 }
 
 int loom_ring_rotate(void)
@@ -482,14 +478,7 @@ int loom_ring_rotate(void)
             continue;
         struct ring *g = a->policy_data;
         int j = owned_part(g);
-        for (size_t u = g->lo[j]; u < g->lo[j + 1];) {
-            size_t v = u;
-            while (v < g->lo[j + 1] && !g->sent[v])
-                v++;
-            if (v > u)
-                send_units(a, g, u, v - u);
-            u = v + 1;
-        }
+        send_unsent(a, g, g->lo[j], g->lo[j + 1]);
     }
     int rotation_ends = 0;
     for (int i = 0; i < n; i++) { /* take the next partition */
@@ -500,8 +489,7 @@ int loom_ring_rotate(void)
         int old = owned_part(g);
         g->t++;
         int j = owned_part(g);
-        struct arrival w = {&g->arrived[j], (long)(g->lo[j + 1] - g->lo[j])};
-        loom_tp_wait_until(arrived_all, &w);
+        loom_tp_wait_flag_until(&g->arrived[j], g->lo[j + 1] - g->lo[j]);
         atomic_store(&g->arrived[j], 0);
         memset(g->sent + g->lo[old], 0, g->lo[old + 1] - g->lo[old]);
         decide_dense(g, g->lo[old + 1] - g->lo[old]);
