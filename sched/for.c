@@ -156,12 +156,13 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
             return LOOM_ERR_NOMEM;
     /* a repeated site prefetches by round: not where rounds follow speed */
     loom_pf *pf = o->repeated && R > 1 && !sh ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
-    long a = lo, b = lo;
-    for (int64_t r = 0; sh ? loom_shares_next(sh, (double)every, &a, &b) : r < rounds; r++) {
+    loom_part p = {{lo, lo}, {lo, lo}}; /* this rank's part of the round */
+    for (int64_t r = 0; sh ? loom_shares_next(sh, (double)every, &p) : r < rounds; r++) {
+        long *a = p.a, *b = p.z;
         if (end) /* by weight */
-            a = r == 0 ? lo : r <= mine ? end[r - 1] : hi, b = r < mine ? end[r] : hi;
+            a[0] = r == 0 ? lo : r <= mine ? end[r - 1] : hi, b[0] = r < mine ? end[r] : hi;
         else if (!sh)
-            a = lo + r * every, b = a + every < hi ? a + every : hi;
+            a[0] = lo + r * every, b[0] = a[0] + every < hi ? a[0] + every : hi;
         loom_pf_before(pf, r); /* a repeated site: what this round touched last call */
         loom_stage_begin(ss, ns);
         double t0 = loom_wtime();
@@ -170,7 +171,9 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
             loom_ts.mode = TS_STAGE;
             loom_ts.stage = ss[per_thread ? omp_get_thread_num() : 0];
             loom_stage_whole(loom_ts.stage, loom_ts.whole);
-            omp_loop(a, b > a ? b : a, o->schedule, o->chunk, body);
+            for (int i = 0; i < 2; i++)
+                if (b[i] > a[i])
+                    omp_loop(a[i], b[i], o->schedule, o->chunk, body);
             loom_ts.mode = TS_PLAIN;
             loom_ts.stage = NULL;
             loom_ts.whole[0] = loom_ts.whole[1] = NULL;
@@ -183,7 +186,7 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
         else if (R > 1)
             loom_clock_tick(); /* not the program's clock: no checkpoint here */
         if (sh)
-            loom_shares_learn(sh, a, b, secs);
+            loom_shares_learn(sh, &p, secs);
     }
     loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
     for (int i = 0; i < ns; i++)

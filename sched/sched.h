@@ -281,13 +281,18 @@ void loom_stage_each(loom_stage **ss, int n,
 typedef struct loom_shares loom_shares;
 loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum);
 void loom_shares_free(loom_shares *s);
-/* The next round, of about R x every weight: 1 and this rank's part
- * [*a, *z) (perhaps empty), or 0 once the range is done.  Every rank
- * calls it alike; the parts of a round tile what it takes. */
-int loom_shares_next(loom_shares *s, double every, long *a, long *z);
-/* Collective, after each round: this rank ran [a, z) in secs seconds of
+/* A rank's part of a round: [a[0], z[0]) from the front of its own block,
+ * then [a[1], z[1]) from the back of another's; either may be empty. */
+typedef struct {
+    long a[2], z[2];
+} loom_part;
+/* The next round, of about R x every weight (or what is left, if less):
+ * 1 and this rank's part, or 0 once the range is done.  Every rank calls
+ * it alike; the parts of a round tile what it takes. */
+int loom_shares_next(loom_shares *s, double every, loom_part *p);
+/* Collective, after each round: this rank ran part p in secs seconds of
  * its threads; every rank learns every rank's rate (loom_shares_rates). */
-void loom_shares_learn(loom_shares *s, long a, long z, double secs);
+void loom_shares_learn(loom_shares *s, const loom_part *p, double secs);
 /* The rates from one round's figures, x[k] the weight rank k ran and
  * x[R + k] its seconds (a rank with either 0 keeps its rate).  Pure: the
  * same x gives every rank the same parts (tests/unit/test_shares.c). */

@@ -8,8 +8,10 @@
  * through it from the front.  A round moves R times a rank's .sync_every
  * (iterations or weight) in all: each rank takes a part of that in
  * proportion to its rate, from the front of its own block, and a rank
- * whose block is used up takes its part from the back of the block with
- * the most left.  After each round the ranks exchange the weight each ran
+ * whose block is used up takes its part, or what its block lacked of it,
+ * from the back of the block with the most left (so a part is up to two
+ * ranges); the last round shares what is left the same way, so that no
+ * rank waits a whole round at the end of the range.  After each round the ranks exchange the weight each ran
  * and the seconds its threads took (one allreduce of 2R doubles), so a
  * rank on a slower or busier core gets less, and the ranks reach the sync
  * point together instead of the others waiting for it (on this project's
@@ -32,7 +34,6 @@ struct loom_shares {
     long *f, *e;        /* per rank: what is left of its block, [f, e) */
     double *rate;       /* per rank: weight per second (smoothed); 0 until measured */
     double *x;          /* scratch: weights then seconds, 2R */
-    char *own;          /* scratch: per rank, whether its block had any left */
 };
 
 /* Weight of [lo, i). */
@@ -61,7 +62,7 @@ loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum)
     if (!s || !(s->f = calloc((size_t)R, sizeof *s->f)) ||
         !(s->e = calloc((size_t)R, sizeof *s->e)) ||
         !(s->rate = calloc((size_t)R, sizeof *s->rate)) ||
-        !(s->x = calloc(2 * (size_t)R, sizeof *s->x)) || !(s->own = malloc((size_t)R)))
+        !(s->x = calloc(2 * (size_t)R, sizeof *s->x)))
         loom_die(2, "loom_for: out of memory sharing rounds among %d ranks", R);
     s->R = R;
     s->lo = lo;
@@ -85,7 +86,6 @@ void loom_shares_free(loom_shares *s)
         free(s->e);
         free(s->rate);
         free(s->x);
-        free(s->own);
         free(s);
     }
 }
@@ -106,45 +106,69 @@ static double part(const loom_shares *s, int k)
     return (s->rate[k] / sum > floor ? s->rate[k] / sum : floor) / t;
 }
 
-int loom_shares_next(loom_shares *s, double every, long *a, long *z)
+/* The weight of the block left to rank q. */
+static double left(const loom_shares *s, int q) { return at(s, s->e[q]) - at(s, s->f[q]); }
+
+/* Cuts want's worth (at least one iteration) off the back of the block
+ * with the most left: the range taken, or an empty one if none is left. */
+static void from_fullest(loom_shares *s, double want, long *a, long *z)
 {
-    int R = s->R, me = loom_icv.rank, any = 0;
-    char *own = s->own;
+    int j = -1;
+    for (int q = 0; q < s->R; q++)
+        if (s->f[q] < s->e[q] && (j < 0 || left(s, q) > left(s, j)))
+            j = q;
+    *a = *z = s->lo;
+    if (j < 0)
+        return; /* nothing left to take */
+    /* the last c with weight(c, e_j) >= want, but not before f_j */
+    long c = first_at(s, s->f[j], s->e[j], at(s, s->e[j]) - want);
+    if (c > s->f[j] && at(s, s->e[j]) - at(s, c) < want)
+        c--;
+    if (c == s->e[j])
+        c--;
+    *a = c, *z = s->e[j];
+    s->e[j] = c;
+}
+
+int loom_shares_next(loom_shares *s, double every, loom_part *p)
+{
+    int R = s->R, me = loom_icv.rank;
+    double total = 0, round = every * R, got[R];
     for (int k = 0; k < R; k++)
-        any |= own[k] = s->f[k] < s->e[k];
+        total += left(s, k);
+    int any = 0;
+    for (int k = 0; k < R; k++)
+        any |= s->f[k] < s->e[k];
     if (!any)
         return 0;
-    *a = *z = s->lo;
+    /* the last round shares what is left, by speed too, not one rank's
+     * block to one rank while the others wait at the sync point */
+    if (total > 0 && total < round)
+        round = total;
+    p->a[0] = p->z[0] = p->a[1] = p->z[1] = s->lo;
     for (int k = 0; k < R; k++) { /* first every rank's own front */
-        if (!own[k])
+        got[k] = 0;
+        if (s->f[k] >= s->e[k])
             continue;
-        long c = first_at(s, s->f[k], s->e[k], at(s, s->f[k]) + part(s, k) * every * R);
+        long c = first_at(s, s->f[k], s->e[k], at(s, s->f[k]) + part(s, k) * round);
         if (c == s->f[k])
             c++; /* at least one iteration: the loop ends */
+        got[k] = at(s, c) - at(s, s->f[k]);
         if (k == me)
-            *a = s->f[k], *z = c;
+            p->a[0] = s->f[k], p->z[0] = c;
         s->f[k] = c;
     }
-    for (int k = 0; k < R; k++) { /* then the ranks without one, from the back of the fullest */
-        if (own[k])
+    /* then the ranks whose own block is used up and fell short of their
+     * part (by an eighth of it or more: not a block's rounding) take the
+     * rest from the back of the fullest, a second range */
+    for (int k = 0; k < R; k++) {
+        double want = part(s, k) * round, need = want - got[k];
+        if (s->f[k] < s->e[k] || (got[k] > 0 && need < want / 8))
             continue;
-        int j = -1;
-        for (int q = 0; q < R; q++)
-            if (s->f[q] < s->e[q] && (j < 0 || at(s, s->e[q]) - at(s, s->f[q]) >
-                                                   at(s, s->e[j]) - at(s, s->f[j])))
-                j = q;
-        if (j < 0)
-            break; /* nothing left to take */
-        /* the last c with weight(c, e_j) >= the part, but not before f_j */
-        double want = part(s, k) * every * R;
-        long c = first_at(s, s->f[j], s->e[j], at(s, s->e[j]) - want);
-        if (c > s->f[j] && at(s, s->e[j]) - at(s, c) < want)
-            c--;
-        if (c == s->e[j])
-            c--;
+        long a, z;
+        from_fullest(s, need, &a, &z);
         if (k == me)
-            *a = c, *z = s->e[j];
-        s->e[j] = c;
+            p->a[1] = a, p->z[1] = z;
     }
     return 1;
 }
@@ -160,12 +184,13 @@ void loom_shares_rates(loom_shares *s, const double *x)
     }
 }
 
-void loom_shares_learn(loom_shares *s, long a, long z, double secs)
+void loom_shares_learn(loom_shares *s, const loom_part *p, double secs)
 {
     int R = s->R, me = loom_icv.rank;
     for (int q = 0; q < 2 * R; q++)
         s->x[q] = 0;
-    s->x[me] = z > a ? at(s, z) - at(s, a) : 0;
+    for (int i = 0; i < 2; i++)
+        s->x[me] += p->z[i] > p->a[i] ? at(s, p->z[i]) - at(s, p->a[i]) : 0;
     s->x[R + me] = secs;
     if (loom_allreduce(LOOM_IN_PLACE, s->x, 2 * (size_t)R, LOOM_DOUBLE, LOOM_SUM))
         loom_die(2, "loom_for: the ranks' speeds could not be exchanged");

@@ -14,6 +14,12 @@
 
 enum { N = 3000, LO = 100, MAXR = 16 };
 
+/* What the last run() saw: rounds in which a rank ran nothing while at
+ * least 2R iterations were left before the round, and the simulated time
+ * (each round takes its slowest rank's weight / speed). */
+static long idle_rounds;
+static double span;
+
 /* Runs a loop of [LO, LO + N) with R ranks of the given speeds (weight per
  * second) and rounds of `every` per rank; counts each iteration's runs in
  * ran[] and each rank's weight in by[].  Returns the rounds, or -1 if the
@@ -21,6 +27,9 @@ enum { N = 3000, LO = 100, MAXR = 16 };
 static long run(int R, const int64_t *cum, const double *speed, double every, int *ran,
                 double *by)
 {
+    long done = 0;
+    idle_rounds = 0;
+    span = 0;
     loom_shares *s[MAXR];
     loom_icv.nranks = R;
     for (int k = 0; k < R; k++)
@@ -31,27 +40,40 @@ static long run(int R, const int64_t *cum, const double *speed, double every, in
         by[k] = 0;
     long rounds = 0;
     for (;;) {
-        long a[MAXR], z[MAXR];
+        loom_part p[MAXR];
         int more = 0;
         for (int k = 0; k < R; k++) {
             loom_icv.rank = k;
-            more += loom_shares_next(s[k], every, &a[k], &z[k]);
+            more += loom_shares_next(s[k], every, &p[k]);
         }
         if (!more)
             break;
         if (more != R || ++rounds > 10 * N)
             return -1; /* the views disagree, or the loop does not end */
-        double x[2 * MAXR] = {0};
+        double x[2 * MAXR] = {0}, slowest = 0;
+        long before = N - done;
+        int idle = 0;
         for (int k = 0; k < R; k++) {
-            if (a[k] > z[k] || (a[k] < z[k] && (a[k] < LO || z[k] > LO + N)))
-                return -1;
-            for (long i = a[k]; i < z[k]; i++)
-                ran[i - LO]++;
-            double w = cum ? (double)(cum[z[k] - LO] - cum[a[k] - LO]) : (double)(z[k] - a[k]);
+            double w = 0;
+            long n = 0;
+            for (int j = 0; j < 2; j++) {
+                long a = p[k].a[j], z = p[k].z[j];
+                if (a > z || (a < z && (a < LO || z > LO + N)))
+                    return -1;
+                for (long i = a; i < z; i++)
+                    ran[i - LO]++;
+                w += cum ? (double)(cum[z - LO] - cum[a - LO]) : (double)(z - a);
+                n += z - a;
+            }
+            done += n;
+            idle |= n == 0;
             by[k] += w;
             x[k] = w;
             x[R + k] = w / speed[k];
+            slowest = x[R + k] > slowest ? x[R + k] : slowest;
         }
+        idle_rounds += idle && before >= 2 * R;
+        span += slowest;
         for (int k = 0; k < R; k++)
             loom_shares_rates(s[k], x);
     }
@@ -70,7 +92,7 @@ static int all_once(const int *ran)
 
 int main(void)
 {
-    plan(20);
+    plan(24);
     static int64_t uneven[N + 1], huge[N + 1], zero[N + 1];
     for (int i = 0; i < N; i++) {
         uneven[i + 1] = uneven[i] + i % 5;             /* zeros among them */
@@ -163,5 +185,24 @@ int main(void)
        "the slowest (%.0f against %.0f)", by[15], by[0]);
     run(5, zero, vary, 3, ran, by);
     ok(all_once(ran), "5 ranks, all weights 0, speeds varying: every iteration once");
+    /* no rank sits a round out while others still have work, and at 1:3
+     * the 2 ranks' rounds take what the ideal split would, but for the
+     * first (equal parts before any rate is known: the slow rank takes
+     * every / 1000 s where 2 every / 4000 would do) and a quarter round of
+     * slack; a round lost at the end of the range is a whole one */
+    const int64_t *two[] = {NULL, uneven};
+    double evs[] = {50, 200};
+    for (int w = 0; w < 2; w++)
+        for (int e = 0; e < 2; e++) {
+            double every = evs[e], ideal = (two[w] ? (double)uneven[N] : N) / 4000.0;
+            run(2, two[w], third, every, ran, by);
+            long idle2 = idle_rounds;
+            double span2 = span, bound = ideal + every / 2000 + every / 8000;
+            run(16, two[w], vary, every / 10, ran, by);
+            ok(all_once(ran) && idle2 == 0 && idle_rounds == 0 && span2 < bound,
+               "%s, rounds of %.0f: no rank idle while 2R iterations are left (2 ranks at 1:3: "
+               "%ld rounds, 16 at 1..16: %ld); 2 ranks take %.3f s, under %.3f",
+               w ? "by weight" : "by count", every, idle2, idle_rounds, span2, bound);
+        }
     return done_testing();
 }
