@@ -157,7 +157,9 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
     /* a repeated site prefetches by round: not where rounds follow speed */
     loom_pf *pf = o->repeated && R > 1 && !sh ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
     loom_part p = {{lo, lo}, {lo, lo}}; /* this rank's part of the round */
-    for (int64_t r = 0; sh ? loom_shares_next(sh, (double)every, &p) : r < rounds; r++) {
+    double took[4] = {0}; /* seconds: the bodies, the merge, the clock, sharing */
+    int64_t r = 0;
+    for (; sh ? loom_shares_next(sh, (double)every, &p) : r < rounds; r++) {
         long *a = p.a, *b = p.z;
         if (end) /* by weight */
             a[0] = r == 0 ? lo : r <= mine ? end[r - 1] : hi, b[0] = r < mine ? end[r] : hi;
@@ -178,16 +180,23 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
             loom_ts.stage = NULL;
             loom_ts.whole[0] = loom_ts.whole[1] = NULL;
         }
-        double secs = loom_wtime() - t0;
+        double t1 = loom_wtime(), secs = t1 - t0;
         loom_pf_after(pf, r, ss, ns);
         loom_stage_flush(ss, ns);
+        double t2 = loom_wtime();
         if (o->sync == LOOM_BSP)
             loom_dsm_barrier();
         else if (R > 1)
             loom_clock_tick(); /* not the program's clock: no checkpoint here */
+        double t3 = loom_wtime();
         if (sh)
             loom_shares_learn(sh, &p, secs);
+        took[0] += secs, took[1] += t2 - t1, took[2] += t3 - t2, took[3] += loom_wtime() - t3;
     }
+    if (loom_icv.stats) /* docs/loop.md, "Where a data-parallel loop's time goes" */
+        loom_log("loom_for: %lld rounds: bodies %.3f s; sync points %.3f s: merge %.3f s, "
+                 "clock %.3f s, sharing %.3f s", (long long)r, took[0],
+                 took[1] + took[2] + took[3], took[1], took[2], took[3]);
     loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
     for (int i = 0; i < ns; i++)
         loom_stage_free(ss[i]);

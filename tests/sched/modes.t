@@ -15,9 +15,10 @@
 # hybrid round that stages its rows whole (sched/stage.c) fetches the
 # copies writethrough dropped; rows every rank changes merge densely
 # (dsm/dense.c) with exact reads and exact home stores, and under the
-# averaging merge to exact means.
+# averaging merge to exact means; LOOM_STATS prints each rank's line for
+# a loop, with its rounds.
 . "$(dirname "$0")/../lib.sh"
-plan 73
+plan 81
 # Seven of each layout's eight checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
@@ -25,9 +26,14 @@ for n in 1 2 3 4; do
         OMP_NUM_THREADS=$t run_job "$T/o" "$LOOMRUN" -n $n "$B/tests/bin/for_modes" \
             once sync bsp sync hybrid plan priority weighted shares
         rco=$rc
-        OMP_NUM_THREADS=$t LOOM_COHERENCE=ssp LOOM_STALENESS=2 run_job "$T/s" "$LOOMRUN" -n $n \
-            "$B/tests/bin/for_modes" sync ssp 2
+        OMP_NUM_THREADS=$t LOOM_COHERENCE=ssp LOOM_STALENESS=2 LOOM_STATS=1 run_job "$T/s" \
+            "$LOOMRUN" -n $n "$B/tests/bin/for_modes" sync ssp 2
         rcs=$rc
+        # LOOM_STATS: each rank's line for the loop, with its rounds (480
+        # iterations, each rank's own, 40 a round) and its seconds
+        k=12
+        [ $rcs -eq 0 ] && [ "$(grep -cE "loom: (rank [0-9]+: )?loom_for: $k rounds: bodies [0-9.]+ s; sync points [0-9.]+ s: merge [0-9.]+ s, clock [0-9.]+ s, sharing [0-9.]+ s$" "$T/s")" -eq $n ]
+        ok $? "LOOM_STATS: every rank's line for the ssp loop, $k rounds, on $n rank(s) x $t thread(s)"
         # job|its ok line|what it checks|what it checks on one rank, where
         # there are no other ranks' writes to see, rounds or speeds to share
         # (a loop there is plain OpenMP, and ssp gets the local policy)
