@@ -11,12 +11,12 @@
  * whose block is used up takes its part, or what its block lacked of it,
  * from the back of the block with the most left (so a part is up to two
  * ranges); the last round shares what is left the same way, so that no
- * rank waits a whole round at the end of the range.  After each round the ranks exchange the weight each ran
- * and the seconds its threads took (one allreduce of 2R doubles), so a
- * rank on a slower or busier core gets less, and the ranks reach the sync
- * point together instead of the others waiting for it (on this project's
- * 2-core machine the two vCPUs of one run differ by 20-30% for the whole
- * run: docs/loom-w2v.md).  A rank thus runs mostly its own block (its
+ * rank waits a whole round at the end of the range.  After each round
+ * the ranks exchange the weight each ran and the seconds its threads took
+ * (one allreduce of 2R doubles), so a rank on a slower or busier core gets
+ * less, and the ranks reach the sync point together instead of the others
+ * waiting for it (on this project's 2-core machine the two vCPUs of one
+ * run differ by 20-30% for the whole run: docs/loom-w2v.md).  A rank thus runs mostly its own block (its
  * rows, its data), as under the static schedule.
  *
  * Every rank computes every rank's part from the same numbers, so the
@@ -34,6 +34,7 @@ struct loom_shares {
     long *f, *e;        /* per rank: what is left of its block, [f, e) */
     double *rate;       /* per rank: weight per second (smoothed); 0 until measured */
     double *x;          /* scratch: weights then seconds, 2R */
+    double *got;        /* scratch: per rank, the weight its own block gave this round */
 };
 
 /* Weight of [lo, i). */
@@ -62,7 +63,8 @@ loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum)
     if (!s || !(s->f = calloc((size_t)R, sizeof *s->f)) ||
         !(s->e = calloc((size_t)R, sizeof *s->e)) ||
         !(s->rate = calloc((size_t)R, sizeof *s->rate)) ||
-        !(s->x = calloc(2 * (size_t)R, sizeof *s->x)))
+        !(s->x = calloc(2 * (size_t)R, sizeof *s->x)) ||
+        !(s->got = calloc((size_t)R, sizeof *s->got)))
         loom_die(2, "loom_for: out of memory sharing rounds among %d ranks", R);
     s->R = R;
     s->lo = lo;
@@ -86,6 +88,7 @@ void loom_shares_free(loom_shares *s)
         free(s->e);
         free(s->rate);
         free(s->x);
+        free(s->got);
         free(s);
     }
 }
@@ -132,13 +135,10 @@ static void from_fullest(loom_shares *s, double want, long *a, long *z)
 
 int loom_shares_next(loom_shares *s, double every, loom_part *p)
 {
-    int R = s->R, me = loom_icv.rank;
-    double total = 0, round = every * R, got[R];
+    int R = s->R, me = loom_icv.rank, any = 0;
+    double total = 0, round = every * R, *got = s->got;
     for (int k = 0; k < R; k++)
-        total += left(s, k);
-    int any = 0;
-    for (int k = 0; k < R; k++)
-        any |= s->f[k] < s->e[k];
+        total += left(s, k), any |= s->f[k] < s->e[k];
     if (!any)
         return 0;
     /* the last round shares what is left, by speed too, not one rank's
