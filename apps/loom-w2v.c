@@ -71,6 +71,8 @@ struct job {
     struct { double loss; int64_t pairs; char pad[48]; } slot[SLOTS];
 };
 
+/* A row the loop stages: loom_at (the kernel asks where loom_at_base has
+ * no plain base for the array this round). */
 static float *loom_row(void *ctx, int which, int32_t r)
 {
     struct job *j = ctx;
@@ -86,11 +88,6 @@ static float *home_row(void *ctx, int which, int32_t r)
 {
     struct job *j = ctx;
     return (float *)loom_row_get(which ? j->out : j->in, (size_t)r);
-}
-static float *plain_row(void *ctx, int which, int32_t r)
-{
-    struct job *j = ctx;
-    return (which ? j->out : j->in) + (size_t)r * (size_t)j->m.p.dim;
 }
 
 /* The words of sentence i, the loop's weights: its rounds end every
@@ -115,7 +112,10 @@ static void sentence(long d, void *ctx)
                   ((double)j->epochs * (double)(nb ? nb : 1));
     float alpha = j->alpha0 * (float)fmax(1e-4, 1 - done);
     int64_t pairs, lo = j->c->doc_off[d], n = j->c->doc_off[d + 1] - lo;
-    double loss = loom_w2v_sentence(&j->m, j->c->word + lo, n, alpha, &g, &pairs);
+    loom_w2v_model m = j->m;
+    if (!m.base[0]) /* Loom rows: by address where loom_at would be that anyway */
+        m.base[0] = loom_at_base(j->in), m.base[1] = loom_at_base(j->out);
+    double loss = loom_w2v_sentence(&m, j->c->word + lo, n, alpha, &g, &pairs);
     int s = omp_get_thread_num() % SLOTS;
     j->slot[s].loss += loss;
     j->slot[s].pairs += pairs;
@@ -237,7 +237,7 @@ static int train(int argc, char **argv)
     j.epochs = o.epochs;
     j.alpha0 = (float)o.alpha;
     j.seed = o.seed;
-    j.m = (loom_w2v_model){o.p, keep, &neg, o.serial ? plain_row : loom_row, &j};
+    j.m = (loom_w2v_model){.p = o.p, .keep = keep, .neg = &neg, .row = loom_row, .ctx = &j};
     size_t row = (size_t)o.p.dim * sizeof(float), bytes = (size_t)V * row;
     if (o.serial) {
         j.in = malloc(bytes);
@@ -253,6 +253,8 @@ static int train(int argc, char **argv)
     }
     if (!j.in || !j.out)
         loom_abort(1, "loom-w2v: cannot allocate 2 x %d vectors of %d floats", V, o.p.dim);
+    if (o.serial) /* the twin's rows are plain arrays */
+        j.m.base[0] = j.in, j.m.base[1] = j.out;
     int done = o.serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: rows came back */
     if (o.serial)
         loom_w2v_init_rows(j.in, 0, V, o.p.dim, o.seed);

@@ -12,6 +12,13 @@
 
 static inline float sigmoid(float x) { return 1 / (1 + expf(-x)); }
 
+/* Row r of the input (which = 0) or output (which = 1) vectors. */
+static inline float *row(const loom_w2v_model *m, int which, int32_t r)
+{
+    float *b = m->base[which];
+    return b ? b + (size_t)r * (size_t)m->p.dim : m->row(m->ctx, which, r);
+}
+
 double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t n, float alpha,
                          loom_rng *g, int64_t *pairs)
 {
@@ -31,7 +38,7 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
         double prob = 1;
         for (int64_t t = 0; t < k; t++) {
             int b = 1 + (int)loom_rng_below(g, (uint32_t)m->p.window);
-            float *in = m->row(m->ctx, 0, kept[t]);
+            float *in = row(m, 0, kept[t]);
             for (int64_t c = t - b; c <= t + b; c++) {
                 if (c < 0 || c >= k || c == t)
                     continue;
@@ -43,7 +50,7 @@ double loom_w2v_sentence(const loom_w2v_model *m, const int32_t *words, int64_t 
                     int32_t x = s ? loom_alias_draw(m->neg, g) : kept[c];
                     if (s && x == kept[c])
                         continue;
-                    float *out = m->row(m->ctx, 1, x), z = loom_dot(in, out, dim);
+                    float *out = row(m, 1, x), z = loom_dot(in, out, dim);
                     float q = sigmoid(z), gr = alpha * ((s == 0) - q);
                     double p = s ? 1 - q : q;
                     prob *= p > 1e-30 ? p : 1e-30; /* fmax without the call: a NaN gives 1e-30 too */
@@ -101,7 +108,7 @@ int loom_w2v_save(const char *path, char *const *vocab, int32_t V, int dim,
         return -1;
     fprintf(f, "%d %d\n", V, dim);
     for (int32_t v = 0; v < V; v++) {
-        const float *x = m->row(m->ctx, 0, v);
+        const float *x = row(m, 0, v);
         fputs(vocab[v], f);
         for (int d = 0; d < dim; d++)
             fprintf(f, " %.6g", x[d]);

@@ -9,9 +9,10 @@
  *     out[x] += g in[w_t];   Δin += g out[x];   then in[w_t] += Δin
  * Frequent words are dropped at random first (subsampling: keep w with
  * probability (sqrt(f/(s·T)) + 1)·s·T/f, T tokens, f its count, s the
- * `sample` threshold).  Rows are reached through a callback, so the same
- * sentence code runs on plain arrays (the serial twin) and on Loom rows
- * (loom_at in a data-parallel loom_for). */
+ * `sample` threshold).  Rows are reached by address arithmetic where the
+ * caller gives a base (the serial twin's plain arrays, or Loom rows that
+ * loom_at_base says are plain now), else through a callback (loom_at in a
+ * data-parallel loom_for), so the same sentence code runs on both. */
 #ifndef LOOM_KERNELS_W2V_H
 #define LOOM_KERNELS_W2V_H
 
@@ -31,7 +32,9 @@ typedef struct loom_w2v_model {
     loom_w2v_params p;
     const float *keep;      /* per word: probability of keeping it (subsampling) */
     const loom_alias *neg;  /* unigram^0.75 */
-    /* row r of the input (which = 0) or output (which = 1) vectors */
+    /* row r of the input (which = 0) or output (which = 1) vectors: at
+     * base[which] + r * dim, or where row() says if that base is NULL */
+    float *base[2];
     float *(*row)(void *ctx, int which, int32_t r);
     void *ctx;
 } loom_w2v_model;
@@ -53,7 +56,7 @@ int loom_w2v_tables(const int64_t *count, int32_t V, int64_t T, double sample, f
 void loom_w2v_init_rows(float *in, int64_t first, int64_t n, int dim, uint64_t seed);
 
 /* Writes the word2vec text format: "V dim", then "word v1 ... vdim" per
- * row (rows through m->row, which = 0).  Returns 0 or -1 with errno. */
+ * row (the input vectors, as the sentences reach them).  Returns 0 or -1 with errno. */
 int loom_w2v_save(const char *path, char *const *vocab, int32_t V, int dim,
                   const loom_w2v_model *m);
 

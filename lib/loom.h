@@ -412,6 +412,14 @@ void loom_writes(loom_deps *d, void *array, size_t row);
  * BSP/SSP loops they return the thread's private copy. */
 void *loom_at(void *array, size_t row);
 const void *loom_at_r(void *array, size_t row);
+/* Where loom_at is address arithmetic for this thread now — outside
+ * loops, on the plain path, or in a data-parallel round that works on
+ * the whole array in the rank's own copy — its row 0, so that row r is at
+ * the result + r * row_size, the address loom_at would return; NULL where
+ * loom_at must be asked row by row (it records, checks or stages).  For a
+ * hot kernel: ask once per iteration, not across iterations (the answer
+ * may change from one round to the next). */
+void *loom_at_base(void *array);
 /* 1 while the calling thread runs a reconnaissance (dry) iteration: a body
  * skips its own side effects (e.g. summing a loss) when this is set. */
 int loom_recording(void);

@@ -129,6 +129,12 @@ const void *loom_at_r(void *array, size_t row)
     return direct(a) ? p : slow(a, row, 0, p);
 }
 
+void *loom_at_base(void *array)
+{
+    loom_dsm_alloc *a = rows_of(array, "loom_at_base");
+    return direct(a) ? a->base : NULL;
+}
+
 int loom_recording(void) { return loom_ts.mode == TS_RECORD; }
 
 static inline void declare(loom_deps *d, void *array, size_t row, int write, const char *fn)

@@ -128,6 +128,7 @@ static int once(void)
 enum { EVERY = 40, ROUNDS = 12 };
 static int64_t *counter;          /* row r: rank r's count, and the sum of its i */
 static int stale, exact_own;      /* exact_own: one copy per thread (bsp, ssp, 1 thread) */
+static int private_copies;        /* bsp, ssp on several threads: each stages its own rows */
 static _Atomic long violations;
 static long first_bad[3];
 static int generation; /* one per sync_mode run: a thread's counts below start afresh */
@@ -158,6 +159,8 @@ static void count(long i, void *ctx)
             note(i, r, v);
     }
     int64_t *own = loom_at(counter, (size_t)me);
+    if (private_copies && loom_at_base(counter)) /* a thread's copies are not the array */
+        note(i, me, -1);
     __atomic_fetch_add(&own[1], i, __ATOMIC_RELAXED); /* the second element: the sum of i */
     if (exact_own) {
         if (*own != round * EVERY + mine_in_round) /* own rank: exact */
@@ -187,6 +190,7 @@ static int sync_mode(const char *mode)
      * += could lose increments, so count() adds atomically there) */
     int T = omp_get_max_threads();
     exact_own = s != LOOM_HYBRID || T == 1;
+    private_copies = s != LOOM_HYBRID && T > 1;
     generation++;
     atomic_store(&violations, 0);
     loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = s, .sync_every = EVERY};
@@ -440,6 +444,7 @@ static int readers(void)
 enum { DROWS = 64, DW = 19, DEVERY = 10, DROUNDS = 8 };
 static double *drows;
 static int davg; /* the averaging merge: a round leaves the mean of the ranks' versions */
+static _Atomic long dbased; /* iterations that found the rows by address (loom_at_base) */
 
 /* What every rank's round adds to a row, merged: the sum or the mean of
  * DEVERY * (q + 1) over ranks q. */
@@ -453,6 +458,10 @@ static void dbody(long i, void *ctx)
     (void)ctx;
     long round = i / DEVERY, k = i % DEVERY;
     double want = round * dround() + k * (me + 1); /* before this iteration's add */
+    const char *base = loom_at_base(drows);
+    if (base && base != (char *)loom_at(drows, 0)) /* the address loom_at gives */
+        note(i, 0, -1);
+    dbased += base != NULL;
     for (size_t r = 0; r < DROWS; r++) {
         double *v = loom_at(drows, r);
         for (int e = 0; e < DW; e++) {
@@ -470,12 +479,18 @@ static int dense_rows(int avg)
                                                     .row_size = DW * 8, .merge = LOOM_MERGE_ADD,
                                                     .type = LOOM_DOUBLE, .average = avg});
     atomic_store(&violations, 0);
+    atomic_store(&dbased, 0);
     loom_for_opts o = {.schedule = LOOM_STATIC, .local = 1, .sync = LOOM_HYBRID,
                        .sync_every = DEVERY};
     if (loom_for(0, DEVERY * DROUNDS, dbody, NULL, &o))
         return 1;
     check(atomic_load(&violations) == 0, "iteration %ld read row %ld off its round",
           first_bad[0], first_bad[1]);
+    /* loom_at_base: plain OpenMP on one rank; on several, the rounds after
+     * the first work on the rows staged whole in place (every row changed) */
+    long based = atomic_load(&dbased), plain = R == 1 ? DEVERY * DROUNDS : DEVERY * (DROUNDS - 1);
+    check(based == plain, "loom_at_base gave the rows' address in %ld iterations, not %ld", based,
+          plain);
     /* the homes: one more add by every rank; each rank refetches every row
      * (the others changed it) from its home */
     loom_barrier();

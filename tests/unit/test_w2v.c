@@ -7,13 +7,17 @@
  * negatives at z = 3 a pair's probability (0.047^400, about 1e-530) is
  * below what a double holds, so the kernel's early logarithms (a product
  * of the outcomes' probabilities is taken to its log before it underflows)
- * are checked too. */
+ * are checked too.  A training sentence reaches the same rows through the
+ * model's bases (address arithmetic) as through its callback: the loss
+ * and every vector equal bit for bit, with both bases, with the output
+ * vectors' only (two ranks' rounds), and with none. */
 #include "../../kernels/w2v.h"
 #include "loom.h"
 #include "../tap.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static float vec[3][2][2]; /* word, which (0 in, 1 out), dim */
 
@@ -42,9 +46,42 @@ static double sentence_loss(int n, double z, int64_t *pairs)
     return loss;
 }
 
+/* Rows of V words, dim D, for the base-against-callback check: a[which]. */
+enum { V = 7, D = 5 };
+static float tv[2][V * D];
+static float *trow(void *ctx, int which, int32_t r)
+{
+    (void)ctx;
+    return tv[which] + (size_t)r * D;
+}
+
+/* Trains 3 passes over a 12-word sentence with the given bases (NULL:
+ * through trow) from the same start; returns the summed loss and leaves
+ * the vectors in tv. */
+static double train(int base_in, int base_out)
+{
+    for (int w = 0; w < 2; w++)
+        for (int i = 0; i < V * D; i++)
+            tv[w][i] = w ? 0 : (float)((i * 37 % 11) - 5) / 50;
+    static const float keep[V] = {1, 1, 0.5f, 1, 1, 1, 1};
+    loom_alias neg;
+    loom_alias_build(&neg, (const double[]){3, 1, 2, 5, 1, 1, 2}, V);
+    loom_w2v_model m = {.p = {.dim = D, .window = 3, .negative = 3, .sample = 1e-3},
+                        .keep = keep, .neg = &neg, .row = trow,
+                        .base = {base_in ? tv[0] : NULL, base_out ? tv[1] : NULL}};
+    static const int32_t words[12] = {0, 3, 1, 2, 6, 0, 4, 5, 1, 3, 2, 6};
+    loom_rng g = loom_rng_stream(7, 8);
+    double loss = 0;
+    int64_t pairs;
+    for (int e = 0; e < 3; e++)
+        loss += loom_w2v_sentence(&m, words, 12, 0.05f, &g, &pairs);
+    loom_alias_free(&neg);
+    return loss;
+}
+
 int main(void)
 {
-    plan(4);
+    plan(7);
     int64_t pairs;
     for (int k = 0; k < 2; k++) {
         int n = k ? 400 : 5;
@@ -53,6 +90,16 @@ int main(void)
         ok(pairs == 2, "%d negatives: 2 pairs trained", n);
         ok(fabs(got - want) <= 1e-9 * want, "%d negatives: loss %.12g, expected %.12g", n, got,
            want);
+    }
+    double want = train(0, 0);
+    static float ref[2][V * D];
+    memcpy(ref, tv, sizeof ref);
+    int moved = memcmp(ref[1], (float[V * D]){0}, sizeof ref[1]) != 0;
+    const char *how[] = {"both bases", "the output vectors' base only", "the input vectors' base only"};
+    for (int k = 0; k < 3; k++) {
+        double got = train(k != 1, k != 2);
+        ok(moved && got == want && !memcmp(ref, tv, sizeof ref),
+           "%s: the same loss (%.17g) and vectors, bit for bit, as the callback", how[k], got);
     }
     return done_testing();
 }
