@@ -133,7 +133,8 @@ static int64_t weighted_rounds(long lo, long hi, long every, const int64_t *cum,
  * and a sync point after each round; every rank runs the same number of
  * rounds (the most any rank needs: the others' last ones are empty).
  * shared: [lo, hi) is the job's range, and each round's parts go to the
- * ranks by speed (shares.c). */
+ * ranks by speed (shares.c), up to two ranges each.  Under LOOM_STATS
+ * each rank logs the rounds and where their time went. */
 static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
                        const loom_body *body)
 {
