@@ -16,7 +16,12 @@
 # to the next: the two threads share the model, and where the hypervisor
 # puts the two vCPUs decides what that costs), so each run's median is
 # also divided by the best 1 x 2 round: the ratio against 1 x 2 at its
-# fastest, the conservative one.  ROUNDS (default 5).  Needs
+# fastest, the conservative one.  Before each w2v 1 x 2 run the vCPU
+# pair's cache-line latency is measured (tests/perf/pingpong: about 50 ns
+# on one L3, about 250 ns on two, which is what decides the state; it can
+# change during the run), and the w2v ratios are also given apart for
+# rounds under and over 150 ns.
+# ROUNDS (default 5).  Needs
 # Debian's dataset-fashion-mnist (or its four files in FASHION_MNIST=DIR)
 # and bible-kjv (without it, a BUILD/perf/ranks_dp/kjv.txt this script
 # made earlier is used, e.g. one copied to a lent machine); prints a
@@ -87,6 +92,7 @@ for r in $(seq "$ROUNDS"); do
             # samples/s, accuracy
             awk -F, 'END { printf "%s %.6g %s\n", "'"$name $r"'", $2 / $3, $5 }' "$log" >>"$out"
         else
+            [ "$name" = w2v-1x2 ] && echo "pingpong $r $("$B/tests/perf/pingpong")" >>"$out"
             OMP_NUM_THREADS=$threads "$bin/bin/loomrun" -n "$ranks" "$bin/bin/loom-w2v" --train "$W/kjv.txt" \
                 --output "$W/$name.vec" --dim 50 --epochs 2 --log "$log" $extra >"$W/$name.$r.out" 2>&1
             echo "$(awk -F, 'END { printf "%s %.6g %s", "'"$name $r"'", $2 / $3, $4 }' "$log") $(twins "$W/$name.vec")" >>"$out"
@@ -100,8 +106,11 @@ echo "|---|---|---|---|---|"
 python3 - "$out" <<'EOF'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1])]
-by = {}
+by, pp = {}, {}
 for r in rows:
+    if r[0] == 'pingpong':
+        pp[int(r[1])] = float(r[2])
+        continue
     by.setdefault(r[0], {})[int(r[1])] = [float(x) for x in r[2:]]
 for name in by:
     ref = by[name.split('-')[0] + '-1x2']
@@ -114,4 +123,13 @@ for name in by:
     print("| %s | %.0f | %.2f (%.2f-%.2f) | %.2f | %s |" % (name, st.median(rates), st.median(ratios),
                                                           min(ratios), max(ratios),
                                                           st.median(rates) / best, qs))
+print()
+print("vCPU ping-pong before each round's w2v-1x2 (ns): %s" % ", ".join("%.0f" % pp[k] for k in sorted(pp)))
+ref = by.get('w2v-1x2', {})
+for name in (n for n in by if n.startswith('w2v-2x1')):
+    for what, near in (("one L3 (< 150 ns)", True), ("two (>= 150 ns)", False)):
+        rs = [v[0] / ref[k][0] for k, v in by[name].items() if k in ref and k in pp and (pp[k] < 150) == near]
+        if rs:
+            print("- %s over the same round's w2v-1x2, vCPUs on %s: median %.2f (%.2f-%.2f, %d rounds)"
+                  % (name, what, st.median(rs), min(rs), max(rs), len(rs)))
 EOF
