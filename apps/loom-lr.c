@@ -265,24 +265,30 @@ struct sjob {
     int plain;    /* the serial twin: w is plain memory */
 };
 
-static inline float *wat(const struct sjob *j, int64_t s)
+/* Slot s: at b + s where the weights are plain addresses (b not NULL),
+ * else float s & mask of row s >> shift through loom_at. */
+static inline float *wat(const struct sjob *j, float *b, int64_t s)
 {
-    return j->plain ? j->w + s : (float *)loom_at(j->w, (size_t)(s >> j->shift)) + (s & j->mask);
+    return b ? b + s : (float *)loom_at(j->w, (size_t)(s >> j->shift)) + (s & j->mask);
 }
 
 static void sgd_sparse(long i, void *ctx)
 {
     struct sjob *j = ctx;
     const loom_libsvm *d = j->d;
-    float z = *wat(j, j->bias);
+    /* the serial twin's memory, or Loom rows where loom_at is address
+     * arithmetic now (one rank, or a round staged whole): one lookup a
+     * sample instead of one a feature */
+    float *b = j->plain ? j->w : loom_at_base(j->w);
+    float z = *wat(j, b, j->bias);
     for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++)
-        z += *wat(j, d->idx[k]) * (float)d->val[k];
+        z += *wat(j, b, d->idx[k]) * (float)d->val[k];
     float g = loom_lr_sigmoid(z) - (d->y[i] > 0);
     for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++) {
-        float *wf = wat(j, d->idx[k]);
+        float *wf = wat(j, b, d->idx[k]);
         *wf -= j->step * (g * (float)d->val[k] + j->lambda * *wf);
     }
-    *wat(j, j->bias) -= j->step * g;
+    *wat(j, b, j->bias) -= j->step * g;
     loom_report_tick(1);
 }
 
