@@ -56,7 +56,8 @@ int loom_w2v_tables(const int64_t *count, int32_t V, int64_t T, double sample, f
 void loom_w2v_init_rows(float *in, int64_t first, int64_t n, int dim, uint64_t seed);
 
 /* Writes the word2vec text format: "V dim", then "word v1 ... vdim" per
- * row (the input vectors, as the sentences reach them).  Returns 0 or -1 with errno. */
+ * row (the input vectors, as the sentences reach them).  Returns 0 or -1
+ * with errno. */
 int loom_w2v_save(const char *path, char *const *vocab, int32_t V, int dim,
                   const loom_w2v_model *m);
 

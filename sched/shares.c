@@ -16,8 +16,9 @@
  * (one allreduce of 2R doubles), so a rank on a slower or busier core gets
  * less, and the ranks reach the sync point together instead of the others
  * waiting for it (on this project's 2-core machine the two vCPUs of one
- * run differ by 20-30% for the whole run: docs/loom-w2v.md).  A rank thus runs mostly its own block (its
- * rows, its data), as under the static schedule.
+ * run differ by 20-30% for the whole run: docs/loom-w2v.md).  A rank
+ * thus runs mostly its own block (its rows, its data), as under the
+ * static schedule.
  *
  * Every rank computes every rank's part from the same numbers, so the
  * parts tile the range: every iteration runs once.  Which rank runs an
