@@ -149,7 +149,9 @@ print(f"- **MF, data parallel** (`tests/perf/ps_mf`, rank 20, step 0.04 x 0.95^e
       f"--topics 50 --doc-length 150`, K = 50, {ldai} passes; objective: log-likelihood >= the 1-rank "
       f"run's after half its passes, loosened by 1% ({ldatarget:.0f}).\n")
 one = [time_to("ssp1", f"ps-1-local.{r}") for r in range(1, runs + 1)]
-print(f"One rank, no network (`local`): MF objective in {med(one):.2f} s; loom-mf in "
+fresh = med(time_to("ssp1", f"ps-1-local.{r}", "pass") for r in range(1, runs + 1))
+print(f"One rank, no network (`local`): MF objective in {med(one):.2f} s and {fresh:g} passes (every "
+      f"read fresh: the fewest passes any policy can take); loom-mf in "
       f"{med(time_to('mfring', f'mfring-1-local.{r}') for r in range(1, runs + 1)):.2f} s; loom-lda in "
       f"{med(time_to('ldaring', f'ldaring-1-local.{r}') for r in range(1, runs + 1)):.2f} s.\n")
 for n in hosts.split():
@@ -189,12 +191,16 @@ for n in hosts.split():
               + ", ".join(f"{c[4:]} Mbit/s {sp[c]:.2f}x" for c in prios)
               + f"; best {sp[best]:.2f}x" + (" (the issue's goal at 100 Mbit/s: >= 1.5x: "
               + ("met" if sp[best] >= 1.5 else "not met") + ")" if rate == "100mbit" else "")
-              + ctl + f". Epochs to the objective over bsp, ssp and priority: {', '.join(f'{p:g}' for p in passes)}.")
+              + ctl + f". Epochs to the objective over bsp, ssp and priority: {', '.join(f'{p:g}' for p in passes)}"
+              + f"; with every read fresh (1 rank): {fresh:g}, so fresher reads could save ssp at most "
+              + f"{med(time_to('ssp1', f'ssp1-{n}-{rate}.{r}', 'pass') for r in range(1, runs + 1)) / fresh:.2f}x "
+              + "of its passes.")
 print("- LDA: not measured under these policies: loom-lda has only the ring (no ssp or priority mode).\n")
 print("What the control shows. Bösen's gain is in *passes*: sending the largest relative updates between "
       "clocks makes the parameters readers see fresher, so fewer iterations reach the objective (64 to 24 "
-      "on Netflix MF with many workers). Here staleness costs no passes (the epoch column), so there is "
-      "nothing for early sending to recover; what differs between the policies is time per pass. The "
+      "on Netflix MF with 8 machines of 16 cores, one clock a pass). Here staleness costs no passes (the "
+      "epoch column): even the one-rank run, where every read is fresh, takes as many, so there is "
+      "nothing for early sending to recover, however it is built; what differs between the policies is time per pass. The "
       "priority policy with budget 0 sends nothing early: whatever it gains or loses against ssp comes "
       "from the rest of the policy (no write notices: a clock drops copies by age, a rank fetches what it "
       "reads next), not from managed communication. \"Early sending itself\" is the budget-0 run's time over "
