@@ -234,20 +234,21 @@ static void evaluate(const struct data *d, float *const *rows, double *loss, dou
 
 /* ---- the sparse binary model (LIBSVM input) ------------------------- */
 
-#define WROW 64                        /* floats per row of the dense weights */
-#define DENSE_MAX ((int64_t)1 << 24)   /* larger feature indices: the map */
-#define BIAS_KEY ((uint64_t)INT64_MAX) /* no 0-based file index reaches it */
+#define WROW 64                      /* floats per row of the dense weights */
+#define DENSE_MAX ((int64_t)1 << 24) /* larger feature indices: the map */
 
-/* The weights of the sparse binary model, features and bias alike, as
- * "slots": slot s is float s & mask of row s >> shift of the row
- * allocation w, and the samples' feature indices are slots.  Dense (the
- * largest index <= DENSE_MAX): slot f is feature f, 64 floats a row, the
- * bias after the last feature.  Map (a sparse key space such as hashed
- * feature ids): w holds the values of a loom_dmap keyed by feature index,
- * one float a row, and the samples' indices are rewritten to the rows of
- * their keys. */
+/* The weights of the sparse binary model as "slots": slot s is float
+ * s & mask of row s >> shift of the row allocation w, and the samples'
+ * feature indices are slots.  Dense (the largest index <= DENSE_MAX):
+ * slot f is feature f, 64 floats a row.  Map (a sparse key space such as
+ * hashed feature ids): w holds the values of a loom_dmap keyed by feature
+ * index, one float a row, and the samples' indices are rewritten to the
+ * rows of their keys.  The bias is an allocation of its own, b, one float
+ * whose ranks' changes are averaged (see binary()); the plain copies
+ * (the serial twin's model, a rank's view for evaluation) keep it at
+ * slot `bias`, after the features. */
 struct weights {
-    float *w;
+    float *w, *b;
     loom_dmap *map;      /* NULL: dense */
     int shift;           /* log2 of the floats per row */
     int64_t nslots, bias;
@@ -258,7 +259,7 @@ struct weights {
 
 struct sjob {
     const loom_libsvm *d;
-    float *w;
+    float *w, *b; /* the features' weights and the bias (binary()) */
     int shift;
     int64_t mask, bias;
     float step, lambda;
@@ -280,7 +281,8 @@ static void sgd_sparse(long i, void *ctx)
      * arithmetic now (one rank, or a round staged whole): one lookup a
      * sample instead of one a feature */
     float *b = j->plain ? j->w : loom_at_base(j->w);
-    float z = *wat(j, b, j->bias);
+    float *bias = j->plain ? j->w + j->bias : loom_at(j->b, 0);
+    float z = *bias;
     for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++)
         z += *wat(j, b, d->idx[k]) * (float)d->val[k];
     float g = loom_lr_sigmoid(z) - (d->y[i] > 0);
@@ -288,7 +290,7 @@ static void sgd_sparse(long i, void *ctx)
         float *wf = wat(j, b, d->idx[k]);
         *wf -= j->step * (g * (float)d->val[k] + j->lambda * *wf);
     }
-    *wat(j, b, j->bias) -= j->step * g;
+    *bias -= j->step * g;
     loom_report_tick(1);
 }
 
@@ -449,6 +451,40 @@ static void runaway(const struct opts *o, double loss, int C, int e)
                             : "Use a smaller --step");
 }
 
+/* The sync interval (--sync-every, else the default: docs/loom-lr.md,
+ * "Why sync so often").  Summing, the default keeps the updates of one
+ * weight that a rank may not have seen from the others at about 40:
+ * M (R - 1)(S + 1) p <= 40 for R ranks at staleness S, p the largest
+ * fraction of the samples that update one summed weight (1 where every
+ * sample updates every weight, as in the multinomial model), and M at
+ * most n, an epoch's samples; averaging, 1000. */
+static long long sync_every(const struct opts *o, double p, int64_t n)
+{
+    if (o->sync_every > 0)
+        return o->sync_every;
+    if (!strcmp(o->merge, "avg"))
+        return 1000;
+    double unseen = (double)(loom_size() > 1 ? loom_size() - 1 : 1) * (o->staleness + 1) * p,
+           m = unseen > 0 ? ceil(40 / unseen) : (double)n;
+    return m < (double)n ? (long long)m : n > 1 ? (long long)n : 1;
+}
+
+/* The largest fraction of d's samples (all ranks) in which one of its F
+ * features occurs.  Collective. */
+static double busiest(const loom_libsvm *d, int64_t F)
+{
+    double *c = calloc((size_t)F, sizeof *c), top = 0;
+    if (!c)
+        loom_abort(1, "loom-lr: out of memory counting %lld features", (long long)F);
+    for (int64_t k = 0; k < d->nnz; k++)
+        c[d->idx[k]]++;
+    loom_allreduce(LOOM_IN_PLACE, c, (size_t)F, LOOM_DOUBLE, LOOM_SUM);
+    for (int64_t f = 0; f < F; f++)
+        top = fmax(top, c[f]);
+    free(c);
+    return d->nfile ? top / (double)d->nfile : 0;
+}
+
 /* The options of a model's allocation (rows of row_size bytes, or 0 for
  * a dmap's values): summed or averaged float changes, bsp or ssp. */
 static loom_alloc_opts weight_opts(const struct opts *o, const char *name, size_t row_size)
@@ -460,7 +496,8 @@ static loom_alloc_opts weight_opts(const struct opts *o, const char *name, size_
                              .average = !strcmp(o->merge, "avg")};
 }
 
-/* Dense weights for features 0..F-1 and the bias (slot F).  Collective. */
+/* Dense weights for features 0..F-1, the bias's plain slot F (in w, that
+ * float is never used).  Collective. */
 static void dense_weights(const struct opts *o, int64_t F, struct weights *ws)
 {
     int64_t rows = (F + 1 + WROW - 1) / WROW;
@@ -499,8 +536,8 @@ static size_t distinct(const loom_libsvm *tr, const loom_libsvm *te, int64_t **k
 }
 
 /* Map weights: a loom_dmap from feature index to one float, holding every
- * index of this rank's training and test rows (and the bias under
- * BIAS_KEY), whose rows replace the indices in tr and te.  Its capacity
+ * index of this rank's training and test rows, whose rows replace the
+ * indices in tr and te; the bias's plain slot follows the map's rows.  Its capacity
  * is the sum of the ranks' distinct indices, which bounds the job's.
  * With keys (rank 0 saves the model) *keys gets the index of every slot.
  * Collective; returns the number of distinct features in the job. */
@@ -513,18 +550,17 @@ static int64_t map_weights(const struct opts *o, loom_libsvm *tr, loom_libsvm *t
     loom_allreduce(LOOM_IN_PLACE, &cap, 1, LOOM_INT64, LOOM_SUM);
     loom_alloc_opts ao = weight_opts(o, "w", 0);
     loom_dmap *m = loom_dmap_create((size_t)cap, sizeof(float), &ao);
-    uint64_t *k = malloc((n + 1) * sizeof *k);
-    size_t *rows = malloc((n + 1) * sizeof *rows), nrows;
+    uint64_t *k = malloc((n ? n : 1) * sizeof *k);
+    size_t *rows = malloc((n ? n : 1) * sizeof *rows), nrows;
     if (!m || !k || !rows)
         loom_abort(1, "loom-lr: cannot make the map of %lld weights", (long long)cap);
     for (size_t i = 0; i < n; i++)
         k[i] = (uint64_t)idx[i];
-    k[n] = BIAS_KEY;
-    if (loom_dmap_rows(m, k, n + 1, 1, rows))
-        loom_abort(1, "loom-lr: out of memory placing %zu feature indices", n + 1);
-    *ws = (struct weights){.w = loom_dmap_values(m, &nrows), .map = m, .bias = (int64_t)rows[n],
-                           .need = rows, .nneed = n + 1};
-    ws->nslots = (int64_t)nrows;
+    if (loom_dmap_rows(m, k, n, 1, rows))
+        loom_abort(1, "loom-lr: out of memory placing %zu feature indices", n);
+    *ws = (struct weights){.w = loom_dmap_values(m, &nrows), .map = m, .need = rows, .nneed = n};
+    ws->bias = (int64_t)nrows;
+    ws->nslots = (int64_t)nrows + 1;
     for (int part = 0; part < 2; part++) { /* feature index -> slot */
         loom_libsvm *d = part ? te : tr;
         for (int64_t j = 0; j < d->nnz; j++) {
@@ -533,7 +569,7 @@ static int64_t map_weights(const struct opts *o, loom_libsvm *tr, loom_libsvm *t
         }
     }
     if (keys) {
-        ws->key = calloc(nrows, sizeof *ws->key);
+        ws->key = calloc(nrows + 1, sizeof *ws->key);
         if (!ws->key)
             loom_abort(1, "loom-lr: out of memory for %zu feature indices", nrows);
         for (size_t i = 0; i < n; i++)
@@ -545,7 +581,7 @@ static int64_t map_weights(const struct opts *o, loom_libsvm *tr, loom_libsvm *t
     loom_barrier(); /* every rank's keys are in: count them */
     int64_t features = (int64_t)loom_dmap_shard(m, NULL, 0);
     loom_allreduce(LOOM_IN_PLACE, &features, 1, LOOM_INT64, LOOM_SUM);
-    return features - 1;
+    return features;
 }
 
 /* plain = this rank's view of the weights it evaluates against. */
@@ -555,6 +591,7 @@ static void refresh(const struct weights *ws, float *plain)
     loom_row_prefetch(ws->w, ws->need, ws->nneed);
     for (size_t i = 0; i < ws->nneed; i++)
         memcpy(plain + ws->need[i] * row, loom_row_get(ws->w, ws->need[i]), row * sizeof(float));
+    plain[ws->bias] = *(const float *)loom_row_get(ws->b, 0);
 }
 
 /* Rank 0: the model file, in the file's units (docs/loom-lr.md).  Dense:
@@ -607,6 +644,24 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
         features = map_weights(o, &tr, &te, &ws, o->model != NULL);
     else
         dense_weights(o, F, &ws);
+    /* The bias: every sample updates it, so at an interval long enough to
+     * pay, the ranks' summed changes overshoot (each rank's M steps on it
+     * land on top of the others'); their mean cannot.  The features stay
+     * summed, and the interval follows from the busiest one's share of the
+     * samples (sync_every): on data without frequent features it grows
+     * with the features' sparsity. */
+    loom_alloc_opts bo = weight_opts(o, "bias", sizeof(float));
+    bo.average = 1;
+    if (!(ws.b = loom_alloc(sizeof(float), &bo)))
+        loom_abort(1, "loom-lr: cannot allocate the bias");
+    loom_sync mode = !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP
+                                                                                 : LOOM_HYBRID;
+    /* under bsp and ssp each thread has a copy of its own, and a rank's
+     * threads' changes to the bias add up before the ranks' mean: there
+     * the interval stays that of dense data (p = 1) */
+    int own = mode != LOOM_HYBRID && omp_get_max_threads() > 1;
+    double busy_share = own ? 1 : busiest(&tr, ws.nslots);
+    long long every = sync_every(o, busy_share, (tr.nfile + R - 1) / R);
     ws.scale = scales(&tr, ws.nslots);
     ws.scale[ws.bias] = 1;
     rescale(&tr, ws.scale);
@@ -616,6 +671,14 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
                "%d rank(s) x %d thread(s), %s\n", (long long)tr.nfile, (long long)te.nfile,
                (long long)features, ws.map ? "; indices up to 2^63, a distributed map" : "", R,
                omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
+    if (me == 0 && R > 1 && !strcmp(o->merge, "avg"))
+        printf("loom-lr: a sync point every %lld samples of each rank (weights averaged)\n", every);
+    else if (me == 0 && R > 1 && own)
+        printf("loom-lr: a sync point every %lld samples of each rank (summed; threads with "
+               "copies of their own add their changes to the bias)\n", every);
+    else if (me == 0 && R > 1)
+        printf("loom-lr: a sync point every %lld samples of each rank (features summed, the "
+               "busiest in %.3g%% of the samples; the bias averaged)\n", every, 100 * busy_share);
     float *plain = calloc((size_t)ws.nslots, sizeof(float));
     if (!plain)
         loom_abort(1, "loom-lr: cannot allocate %lld weights", (long long)ws.nslots);
@@ -625,11 +688,10 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
                                         sizeof err);
     snprintf(msg, sizeof msg, "loom-lr: %s", err);
     loom_report_agree(!rep, msg);
-    loom_sync mode = !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP
-                                                                                 : LOOM_HYBRID;
     /* the serial twin runs the same body over plain memory, in order */
-    struct sjob j = {&tr, o->serial ? plain : ws.w, ws.shift, ((int64_t)1 << ws.shift) - 1,
-                     ws.bias, 0, (float)o->lambda, o->serial};
+    struct sjob j = {.d = &tr, .w = o->serial ? plain : ws.w, .b = ws.b, .shift = ws.shift,
+                     .mask = ((int64_t)1 << ws.shift) - 1, .bias = ws.bias,
+                     .lambda = (float)o->lambda, .plain = o->serial};
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: w came back */
     int last = done, stop = 0;
@@ -649,7 +711,7 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
             for (int64_t i = 0; i < tr.n; i++)
                 sgd_sparse((long)i, &j);
         else if (loom_for(0, tr.n, sgd_sparse, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode, .sync_every = o->sync_every,
+                          .local = 1, .sync = mode, .sync_every = every,
                           .repeated = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
@@ -686,6 +748,7 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
         loom_dmap_free(ws.map);
     else
         loom_free(ws.w);
+    loom_free(ws.b);
     return 0;
 }
 
@@ -739,7 +802,8 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
         if (o->serial)
             loom_lr_softmax_epoch(tr->X, tr->y, tr->n, Wserial, C, D, j.step, j.lambda);
         else if (loom_for(0, tr->n, sgd, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode, .sync_every = o->sync_every,
+                          .local = 1, .sync = mode,
+                          .sync_every = sync_every(o, 1, (tr->total + R - 1) / R),
                           .repeated = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
@@ -835,11 +899,6 @@ int main(int argc, char **argv)
     int R = loom_size(), me = loom_rank();
     if (o.serial && R > 1)
         loom_abort(2, "loom-lr: --serial runs on one rank (got %d)", R);
-    if (o.sync_every < 0) { /* summed deltas: keep what a rank may not have seen of the
-                             * others, M (R - 1)(S + 1) samples, at about 40 */
-        long long unseen = (long long)(R > 1 ? R - 1 : 1) * (o.staleness + 1);
-        o.sync_every = !strcmp(o.merge, "avg") ? 1000 : (40 + unseen - 1) / unseen;
-    }
     if (o.svm[0])
         return svm(&o) ? 1 : loom_finalize();
     struct data tr, te;

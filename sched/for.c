@@ -157,6 +157,7 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
             return LOOM_ERR_NOMEM;
     /* a repeated site prefetches by round: not where rounds follow speed */
     loom_pf *pf = o->repeated && R > 1 && !sh ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
+    loom_pf_start(pf, ss, ns); /* arrays staged whole at the end of its last call */
     loom_part p = {{lo, lo}, {lo, lo}}; /* this rank's part of the round */
     double took[4] = {0}; /* seconds: the bodies, the merge, the clock, sharing */
     int64_t r = 0;
@@ -198,6 +199,7 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
         loom_log("loom_for: %lld rounds: bodies %.3f s; sync points %.3f s: merge %.3f s, "
                  "clock %.3f s, sharing %.3f s", (long long)r, took[0],
                  took[1] + took[2] + took[3], took[1], took[2], took[3]);
+    loom_pf_end(pf, ss, ns);
     loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
     for (int i = 0; i < ns; i++)
         loom_stage_free(ss[i]);

@@ -20,6 +20,11 @@
  * second call on a rank reads most of its rows from its own store and
  * sends fewer diffs.
  *
+ * The stage's other lesson carries over too: an array the last call's
+ * last round mostly changed was to be staged whole in the next round
+ * (stage.c); the next call stages it whole from its first round, instead
+ * of row by row until its first sync point shows the same again.
+ *
  * Sites are keyed by body, ctx, range and round length; at most SITES are
  * kept (the oldest is dropped).  A record names allocations by address
  * and is checked against the live ones at use.  Called only by the loop's
@@ -49,6 +54,7 @@ struct loom_pf {
     struct pf_round *round;
     uint64_t last; /* call number of its last use */
     int placed;    /* loom_pf_place has run for this site */
+    void *whole[2]; /* the arrays (bases) its last call ended staging whole */
 };
 
 static struct loom_pf sites[SITES];
@@ -115,6 +121,26 @@ void loom_pf_before(loom_pf *p, int64_t round)
         loom_row_prefetch(a->base, rows, n);
         free(rows);
     }
+}
+
+void loom_pf_start(loom_pf *p, loom_stage **ss, int n)
+{
+    for (int i = 0; p && n == 1 && i < 2; i++) {
+        loom_dsm_alloc *a = p->whole[i] ? loom_dsm_lookup_base(p->whole[i]) : NULL;
+        if (a && a->state) /* still a live allocation with copies */
+            loom_stage_expect_whole(ss[0], a);
+    }
+}
+
+void loom_pf_end(loom_pf *p, loom_stage **ss, int n)
+{
+    loom_dsm_alloc *w[2] = {NULL, NULL};
+    if (!p)
+        return;
+    if (n == 1)
+        loom_stage_whole(ss[0], w);
+    for (int i = 0; i < 2; i++)
+        p->whole[i] = w[i] ? w[i]->base : NULL;
 }
 
 /* loom_stage_each's callback: one array's touched rows into the round. */

@@ -261,6 +261,8 @@ void loom_stage_begin(loom_stage **ss, int n);
 /* Up to two arrays of s staged whole in place this round into w (the
  * rest NULL): the accessor's fast path. */
 void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2]);
+/* Before the first round: stage a whole from it on, where s may. */
+void loom_stage_expect_whole(loom_stage *s, loom_dsm_alloc *a);
 void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
 /* Push the changes of every stage in ss[0..n) home (loom_row_add), then
  * forget the copies. */
@@ -306,6 +308,11 @@ typedef struct loom_pf loom_pf;
 loom_pf *loom_pf_site(const loom_body *b, long lo, long hi, long every, int64_t rounds);
 void loom_pf_before(loom_pf *p, int64_t round);
 void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n);
+/* Before a call's first round: the arrays the site's last call had
+ * staged whole at its end are staged whole from the start (a stage of
+ * its own, ss[0], only); after its last flush: remember them. */
+void loom_pf_start(loom_pf *p, loom_stage **ss, int n);
+void loom_pf_end(loom_pf *p, loom_stage **ss, int n);
 /* After a repeated site's first call: move rows' homes to the ranks that
  * touched them most (collective; once per site). */
 void loom_pf_place(loom_pf *p);

@@ -18,7 +18,8 @@
  * unless the policy sends from it in the background), so a first touch
  * copies only the original, and the flush adds the difference to the twin
  * alone (the copy has it already).  An array whose last round changed
- * three quarters of its rows or more is staged **whole** before the next
+ * most of it (three quarters of its bytes, counting each changed row's
+ * record header: most()) is staged **whole** before the next
  * round (loom_stage_begin): its invalid rows fetched in one batch, the
  * originals copied in one pass, no first touch left to make, and its rows
  * reached by address arithmetic (loom_stage_whole; a word2vec round writes
@@ -47,7 +48,7 @@ struct staged {
     _Atomic uint8_t *st;         /* per row: 0 absent, 1 filling, 2 ready */
     size_t *touched;
     _Atomic size_t ntouched;
-    int whole;                   /* the last round changed 3/4 of the rows or more (most()) */
+    int whole;                   /* the last round changed most of it (most()) */
     int dense;                   /* this round merged by one allreduce (dsm/dense.c) */
     char *delta;                 /* its scratch, nunits * unit, made at the first */
 };
@@ -69,13 +70,17 @@ loom_stage *loom_stage_new(int shared)
     return s;
 }
 
-/* 1 if a round that changed `changed` rows of a changed most of them:
- * three quarters, where staging (and merging) the whole array costs less
- * than row by row, and a dense merge moves at most 4/3 of the changed
- * bytes. */
+/* 1 if a round that changed `changed` rows of a changed most of it: the
+ * changed rows, each with the record that would carry it home (struct
+ * loom_rec_hdr), hold three quarters of the array's bytes or more.  Then
+ * staging (and merging) the whole array costs less than row by row, and
+ * a dense merge moves at most 4/3 of what the rows' records would.  For
+ * rows of hundreds of bytes that is about three quarters of the rows; for
+ * a distributed map's one-float rows, a ninth (its unused capacity no
+ * longer keeps it row by row). */
 static int most(size_t changed, const loom_dsm_alloc *a)
 {
-    return 4 * changed >= 3 * a->nunits;
+    return 4 * changed * (a->unit + sizeof(struct loom_rec_hdr)) >= 3 * a->nunits * a->unit;
 }
 
 /* 1 if a stage of a works in the rank's copy of a itself. */
@@ -178,6 +183,17 @@ void loom_stage_begin(loom_stage **ss, int n)
             atomic_store(&g->ntouched, a->nunits);
             atomic_fetch_add(&a->stats.staged_whole, 1);
         }
+}
+
+/* Contract: called by one thread before a loop's first round
+ * (prefetch.c: a repeated site whose last call ended with a staged
+ * whole).  From the first round a is staged whole, as if the round before
+ * had changed most of its rows, where the stage may do so (in place, no
+ * bounded cache, add merge); elsewhere nothing changes. */
+void loom_stage_expect_whole(loom_stage *s, loom_dsm_alloc *a)
+{
+    if (in_place(s, a) && !a->used && a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD)
+        staged_of(s, a)->whole = 1;
 }
 
 /* Contract: from the round's threads, after loom_stage_begin. */

@@ -7,7 +7,8 @@
 # named with the byte offset and a non-zero exit.  The sparse binary model
 # on LIBSVM data with a planted linear rule (loom-gen lasso, labels by
 # sign; 10 epochs): the serial twin reaches >= 0.85 and 2 and 4 ranks end within 1%
-# of it, and LOOM_WIRE=fp16 sends at most 0.6x the bytes of fp32 under bsp
+# of it, syncing every 40 / ((R - 1)(S + 1) p) samples (p: the busiest
+# feature's share of the samples), and LOOM_WIRE=fp16 sends at most 0.6x the bytes of fp32 under bsp
 # and ends within 1% of it; a malformed LIBSVM line is named file:line.  Multinomial on
 # LIBSVM (3 classes from the labels 1 4 9, real values of any scale): the
 # serial twin >= 0.8, 2 ranks within 1% of it; --tol stops when an
@@ -18,7 +19,7 @@
 # Fashion-MNIST only its six tests skip; the LIBSVM ones need no data.
 . "$(dirname "$0")/../lib.sh"
 F=/usr/share/datasets/fashion-mnist
-plan 19
+plan 20
 lr() { # NAME RANKS THREADS ARGS...: run loom-lr, leave its final accuracy in $T/NAME.a
     name=$1 n=$2 t=$3; shift 3
     lim=120; [ -n "${LOOMTEST_SANITIZE:-}" ] && lim=300 # ASan: ~17 s an epoch on 3 ranks here
@@ -89,6 +90,17 @@ for c in "2 1 hybrid 0" "4 1 ssp 2"; do
     awk -v a="$a" -v s="$bs" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.01) }'
     ok $? "sparse binary, $1 ranks, $3, staleness $4: accuracy $a within 1% of serial $bs"
 done
+# the interval: ~40 updates of the busiest feature unseen, M = ceil(40 /
+# ((R - 1)(S + 1) p)), p its share of the 20 000 training samples (docs/
+# loom-lr.md, "The sparse binary model"); the bias is averaged, not summed
+top=$(awk '{ for (k = 2; k <= NF; k++) { split($k, v, ":"); c[v[1]]++ } }
+           END { for (f in c) if (c[f] > m) m = c[f]; print m }' "$T/b.train")
+want() { awk -v r=$1 -v s=$2 -v t="$top" 'BEGIN { m = 40 / ((r - 1) * (s + 1) * t / 20000)
+    printf "%d\n", m == int(m) ? m : int(m) + 1 }'; }
+got() { sed -n 's/.*a sync point every \([0-9]*\) samples of each rank (features summed, .*the bias averaged).*/\1/p' "$T/$1"; }
+w2=$(want 2 0) w4=$(want 4 2)
+[ "$(got b2hybrid)" = "$w2" ] && [ "$(got b4ssp)" = "$w4" ] && [ "$w4" -gt 5 ]
+ok $? "sparse binary: a sync point every $(got b2hybrid) samples on 2 ranks (want $w2), $(got b4ssp) on 4 at staleness 2 (want $w4): the busiest feature is in $top of 20000 samples"
 # LOOM_WIRE=fp16 under bsp: the deltas go home as fp16, about half the
 # bytes of fp32, and the run ends within 1% of the fp32 one
 for w in fp32 fp16; do
