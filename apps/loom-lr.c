@@ -273,25 +273,32 @@ static inline float *wat(const struct sjob *j, float *b, int64_t s)
     return b ? b + s : (float *)loom_at(j->w, (size_t)(s >> j->shift)) + (s & j->mask);
 }
 
-static void sgd_sparse(long i, void *ctx)
+/* One SGD step per sample of [lo, hi), in order: the serial twin's whole
+ * epoch, or a thread's part of a round (loom_for_range). */
+static void sgd_sparse(long lo, long hi, void *ctx)
 {
     struct sjob *j = ctx;
     const loom_libsvm *d = j->d;
     /* the serial twin's memory, or Loom rows where loom_at is address
-     * arithmetic now (one rank, or a round staged whole): one lookup a
-     * sample instead of one a feature */
+     * arithmetic for this part (one rank, or a round staged whole): one
+     * lookup a part instead of one a feature; the bias's row stays put
+     * for the part too */
     float *b = j->plain ? j->w : loom_at_base(j->w);
     float *bias = j->plain ? j->w + j->bias : loom_at(j->b, 0);
-    float z = *bias;
-    for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++)
-        z += *wat(j, b, d->idx[k]) * (float)d->val[k];
-    float g = loom_lr_sigmoid(z) - (d->y[i] > 0);
-    for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++) {
-        float *wf = wat(j, b, d->idx[k]);
-        *wf -= j->step * (g * (float)d->val[k] + j->lambda * *wf);
+    for (long i = lo; i < hi; i++) {
+        float z = *bias;
+        for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++)
+            z += *wat(j, b, d->idx[k]) * (float)d->val[k];
+        float g = loom_lr_sigmoid(z) - (d->y[i] > 0);
+        for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k++) {
+            float *wf = wat(j, b, d->idx[k]);
+            *wf -= j->step * (g * (float)d->val[k] + j->lambda * *wf);
+        }
+        *bias -= j->step * g;
+        if (!((i - lo + 1) & 4095)) /* the progress line, while an epoch runs long */
+            loom_report_tick(4096);
     }
-    *bias -= j->step * g;
-    loom_report_tick(1);
+    loom_report_tick((hi - lo) & 4095);
 }
 
 /* Summed log loss and correct predictions of block d against the plain
@@ -537,8 +544,9 @@ static size_t distinct(const loom_libsvm *tr, const loom_libsvm *te, int64_t **k
 
 /* Map weights: a loom_dmap from feature index to one float, holding every
  * index of this rank's training and test rows, whose rows replace the
- * indices in tr and te; the bias's plain slot follows the map's rows.  Its capacity
- * is the sum of the ranks' distinct indices, which bounds the job's.
+ * indices in tr and te; the bias's plain slot follows the map's rows.
+ * Its capacity is the sum of the ranks' distinct indices, which bounds
+ * the job's.
  * With keys (rank 0 saves the model) *keys gets the index of every slot.
  * Collective; returns the number of distinct features in the job. */
 static int64_t map_weights(const struct opts *o, loom_libsvm *tr, loom_libsvm *te,
@@ -546,7 +554,7 @@ static int64_t map_weights(const struct opts *o, loom_libsvm *tr, loom_libsvm *t
 {
     int64_t *idx;
     size_t n = distinct(tr, te, &idx);
-    int64_t cap = (int64_t)n + 1;
+    int64_t cap = n ? (int64_t)n : 1;
     loom_allreduce(LOOM_IN_PLACE, &cap, 1, LOOM_INT64, LOOM_SUM);
     loom_alloc_opts ao = weight_opts(o, "w", 0);
     loom_dmap *m = loom_dmap_create((size_t)cap, sizeof(float), &ao);
@@ -658,9 +666,9 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
                                                                                  : LOOM_HYBRID;
     /* under bsp and ssp each thread has a copy of its own, and a rank's
      * threads' changes to the bias add up before the ranks' mean: there
-     * the interval stays that of dense data (p = 1) */
+     * the interval stays that of dense data (p = 1), as on one rank */
     int own = mode != LOOM_HYBRID && omp_get_max_threads() > 1;
-    double busy_share = own ? 1 : busiest(&tr, ws.nslots);
+    double busy_share = own || R == 1 ? 1 : busiest(&tr, ws.nslots);
     long long every = sync_every(o, busy_share, (tr.nfile + R - 1) / R);
     ws.scale = scales(&tr, ws.nslots);
     ws.scale[ws.bias] = 1;
@@ -708,11 +716,11 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
         loom_report_begin(rep, e, tr.n);
         double t0 = loom_wtime();
         if (o->serial)
-            for (int64_t i = 0; i < tr.n; i++)
-                sgd_sparse((long)i, &j);
-        else if (loom_for(0, tr.n, sgd_sparse, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode, .sync_every = every,
-                          .repeated = 1}))
+            sgd_sparse(0, (long)tr.n, &j);
+        else if (loom_for_range(0, tr.n, sgd_sparse, &j,
+                                &(loom_for_opts){.schedule = LOOM_STATIC, .local = 1,
+                                                 .sync = mode, .sync_every = every,
+                                                 .repeated = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         if (!o->serial)
