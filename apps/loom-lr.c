@@ -114,8 +114,9 @@ static int parse(int argc, char **argv, struct opts *o)
         {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
          "clocks a read may lag (ssp model; default 0 =\nbsp)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
-         "samples of each rank between sync points\n(default 40 / ((ranks - 1)(staleness + 1)),\n"
-         "rounded up: ~40 unseen samples of others;\n1000 with --merge avg)"},
+         "samples of each rank between sync points\n(default 40 / ((ranks - 1)(staleness + 1) p),\n"
+         "rounded up: ~40 unseen updates of a weight;\np = 1, or in the sparse binary model the\n"
+         "busiest feature's share of the samples;\n1000 with --merge avg)"},
         {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
          "sum (default) or avg: at a sync point the\nranks' changes add up, or each weight becomes\n"
          "the mean of the ranks' versions"},
