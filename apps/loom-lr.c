@@ -477,6 +477,12 @@ static long long sync_every(const struct opts *o, double p, int64_t n)
     return m < (double)n ? (long long)m : n > 1 ? (long long)n : 1;
 }
 
+/* The loop mode --sync names. */
+static loom_sync sync_mode(const struct opts *o)
+{
+    return !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP : LOOM_HYBRID;
+}
+
 /* The largest fraction of d's samples (all ranks) in which one of its F
  * features occurs.  Collective. */
 static double busiest(const loom_libsvm *d, int64_t F)
@@ -663,8 +669,7 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
     bo.average = 1;
     if (!(ws.b = loom_alloc(sizeof(float), &bo)))
         loom_abort(1, "loom-lr: cannot allocate the bias");
-    loom_sync mode = !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP
-                                                                                 : LOOM_HYBRID;
+    loom_sync mode = sync_mode(o);
     /* under bsp and ssp each thread has a copy of its own, and a rank's
      * threads' changes to the bias add up before the ranks' mean: there
      * the interval stays that of dense data (p = 1), as on one rank */
@@ -788,8 +793,8 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
                                         sizeof err);
     snprintf(msg, sizeof msg, "loom-lr: %s", err);
     loom_report_agree(!rep, msg);
-    loom_sync mode = !strcmp(o->sync, "bsp") ? LOOM_BSP : !strcmp(o->sync, "ssp") ? LOOM_SSP
-                                                                                     : LOOM_HYBRID;
+    loom_sync mode = sync_mode(o);
+    long long every = sync_every(o, 1, (tr->total + R - 1) / R);
     struct job j = {tr, W, 0, (float)o->lambda};
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
@@ -811,8 +816,7 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
         if (o->serial)
             loom_lr_softmax_epoch(tr->X, tr->y, tr->n, Wserial, C, D, j.step, j.lambda);
         else if (loom_for(0, tr->n, sgd, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode,
-                          .sync_every = sync_every(o, 1, (tr->total + R - 1) / R),
+                          .local = 1, .sync = mode, .sync_every = every,
                           .repeated = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;

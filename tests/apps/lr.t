@@ -8,8 +8,9 @@
 # on LIBSVM data with a planted linear rule (loom-gen lasso, labels by
 # sign; 10 epochs): the serial twin reaches >= 0.85 and 2 and 4 ranks end within 1%
 # of it, syncing every 40 / ((R - 1)(S + 1) p) samples (p: the busiest
-# feature's share of the samples), and LOOM_WIRE=fp16 sends at most 0.6x the bytes of fp32 under bsp
-# and ends within 1% of it; a malformed LIBSVM line is named file:line.  Multinomial on
+# feature's share of the samples), and LOOM_WIRE=fp16 sends at most 0.6x
+# the bytes of fp32 under bsp and ends within 1% of it; a malformed
+# LIBSVM line is named file:line.  Multinomial on
 # LIBSVM (3 classes from the labels 1 4 9, real values of any scale): the
 # serial twin >= 0.8, 2 ranks within 1% of it; --tol stops when an
 # epoch's relative loss drop is below it (and --tol 0 runs every epoch);

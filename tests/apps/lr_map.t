@@ -10,9 +10,9 @@
 # ends within 1% of the serial accuracy; the saved model lists each
 # index of the file once, in order, then the bias, and applied with awk
 # to the raw test file gives the reported accuracy; on 2 ranks every round
-# after the first stages the map whole and merges it by one allreduce.  --zero-based keeps
-# index 2^63 - 2; the multinomial model and loom-lasso refuse such
-# indices with one message.  With LOOM_CACHE_BYTES a tenth of the
+# after the first stages the map whole and merges it by one allreduce.
+# --zero-based keeps index 2^63 - 2; the multinomial model and
+# loom-lasso refuse such indices with one message.  With LOOM_CACHE_BYTES a tenth of the
 # weights (docs/dsm.md, "Bounded cache"), 2 ranks drop copies at every
 # sync point and still end within 1% of serial.
 . "$(dirname "$0")/../lib.sh"
