@@ -12,6 +12,7 @@
  * Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job the same way. */
 #include "internal.h"
 #include "loomrun.h"
+#include "alloc.h"
 #include "../../dsm/policy.h"
 
 #include <arpa/inet.h>
@@ -46,8 +47,10 @@ static void usage(FILE *f)
           "hostfile's hosts, and passes their output through.\n"
           "\n"
           "Options:\n"
-          "  -n, --np N          number of ranks (default: the hostfile's slots, or 1)\n"
-          "  -H, --hostfile FILE lines 'host [slots=N]'; without it every rank is local\n"
+          "  -n, --np N          number of ranks (default: the hostfile's slots, else the\n"
+          "                      Slurm, PBS or LSF allocation's tasks, else 1)\n"
+          "  -H, --hostfile FILE lines 'host [slots=N]'; without it the allocation's nodes,\n"
+          "                      or outside one every rank is local\n"
           "      --rsh CMD       remote shell for non-local hosts (default: LOOM_RSH or ssh),\n"
           "                      e.g. --rsh \"ip netns exec\"\n"
           "      --tag-output    prefix output lines with [rank] (default when N > 1)\n"
@@ -361,6 +364,43 @@ static void event_loop(void)
     free(who);
 }
 
+/* Without -H: the batch allocation loomrun runs in (alloc.c), whose
+ * slots also give the rank count when -n is not given, said on stderr;
+ * else every rank on this machine.  Returns 0, or -1 after one message. */
+static int from_allocation(loom_hostlist *hl, int *n, const char **what, char *err,
+                           size_t errlen)
+{
+    const char *kind;
+    int a = loom_alloc_detect(hl, &kind, err, errlen);
+    if (a < 0) {
+        msg("%s", err);
+        return -1;
+    }
+    if (!a) {
+        loom_hostlist_local(hl, *n ? *n : 1);
+        return 0;
+    }
+    static char said[64];
+    int slots = 0;
+    for (int h = 0; h < hl->n; h++)
+        slots += hl->hosts[h].slots;
+    snprintf(said, sizeof said, "the %s allocation", kind);
+    *what = said;
+    if (!*n)
+        *n = slots;
+    char names[200];
+    loom_hostlist used = *hl; /* the hosts the first *n slots are on */
+    for (int h = 0, s = 0; h < hl->n; h++)
+        if ((s += hl->hosts[h].slots) >= *n) {
+            used.n = h + 1;
+            break;
+        }
+    loom_alloc_names(&used, names, sizeof names);
+    if (*n <= slots)
+        msg("%d rank%s on %s from %s", *n, *n == 1 ? "" : "s", names, said);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int n = 0, tag = -1;
@@ -425,6 +465,7 @@ int main(int argc, char **argv)
         return 1;
     }
     loom_hostlist hl;
+    const char *what = "this machine";
     if (hostfile) {
         if (loom_hostfile_parse(hostfile, &hl, err, sizeof err)) {
             msg("%s", err);
@@ -433,8 +474,8 @@ int main(int argc, char **argv)
         if (!n)
             for (int h = 0; h < hl.n; h++)
                 n += hl.hosts[h].slots;
-    } else
-        loom_hostlist_local(&hl, n ? n : 1);
+    } else if (from_allocation(&hl, &n, &what, err, sizeof err))
+        return 1;
     if (!n)
         n = 1;
     J.n = n;
@@ -443,7 +484,7 @@ int main(int argc, char **argv)
     J.rsh = split_words(rsh ? rsh : loom_icv.rsh);
     J.ranks = calloc((size_t)n, sizeof *J.ranks);
     int *host_of = calloc((size_t)n, sizeof *host_of), *lrank = calloc((size_t)n, sizeof *lrank);
-    int placed = loom_place(&hl, n, host_of, lrank, hostfile ? hostfile : "this machine", err,
+    int placed = loom_place(&hl, n, host_of, lrank, hostfile ? hostfile : what, err,
                             sizeof err) == 0;
     int any_local = 0, any_remote = 0;
     for (int r = 0; placed && r < n; r++) {
