@@ -103,7 +103,7 @@ TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/dsm/*.t tests/sched/*.t tests
                           tests/apps/*.t tests/fuzz/*.t tests/sanitize/*.t))
 check:
 	@tools/deps.sh
-	@tools/deps.sh --optional fuzz valgrind install
+	@tools/deps.sh --optional fuzz valgrind install slurm
 	@$(MAKE) --no-print-directory all
 	tools/layers.sh $(LIB_OBJ)
 	LOOMTEST_BUILD=$(abspath $(BUILD)) LOOMTEST_SANITIZE=$(SANITIZE) prove --exec '' $(UNITS) $(TESTS_SH)

@@ -8,7 +8,8 @@
  *   PMI      PMI_RANK, PMI_SIZE, MPI_LOCALRANKID (MPICH's Hydra)
  * and else is rank 0 of 1: no network at all.  Under a foreign launcher
  * there is no loomrun, so rank 0 serves the rendezvous itself, in a
- * thread, on the address LOOM_RENDEZVOUS names. */
+ * thread, on the address LOOM_RENDEZVOUS names; under srun without it and
+ * LOOM_JOB_KEY, slurm.c finds both (PMI-2, or derived from the step). */
 #include "internal.h"
 
 #include <poll.h>
@@ -123,13 +124,16 @@ static void *serve(void *arg)
     }
 }
 
+/* Open rank 0's rendezvous at LOOM_RENDEZVOUS, unless the Slurm
+ * bootstrap (slurm.c) opened it already, and serve it in a thread. */
 static int start_server(void)
 {
     char host[256], err[300];
     int port;
     loom_parse_hostport(loom_icv.rendezvous, host, sizeof host, &port);
-    server = loom_rv_open(host, port, loom_icv.nranks, loom_icv.job_key,
-                          loom_icv.timeout, err, sizeof err);
+    if (!server)
+        server = loom_rv_open(host, port, loom_icv.nranks, loom_icv.job_key,
+                              loom_icv.timeout, err, sizeof err);
     if (!server) {
         loom_log("rank 0 cannot serve the rendezvous: %s (LOOM_RENDEZVOUS must name "
                  "rank 0's host)", err);
@@ -159,6 +163,10 @@ int loom_rt_start(void)
         return LOOM_OK;
     }
     int rc;
+    /* srun with neither variable: through PMI-2 or the step (slurm.c). */
+    if (loom_icv.source == LOOM_SRC_SLURM && !loom_icv.rendezvous[0] && !loom_icv.have_key &&
+        (rc = loom_slurm_bootstrap(&server)))
+        return rc;
     if (loom_icv.source != LOOM_SRC_LOOMRUN && loom_icv.rank == 0 &&
         loom_icv.rendezvous[0] && loom_icv.have_key && (rc = start_server()))
         return rc;

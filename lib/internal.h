@@ -7,6 +7,8 @@
  *   frame.c      length-prefixed frames on the bootstrap TCP socket
  *   rendezvous.c the rendezvous server (in loomrun, or in rank 0 under srun)
  *   join.c       a rank's side of the rendezvous, and its heartbeat thread
+ *   slurm.c      under srun: the rendezvous and key through PMI-2 or the step
+ *   hostlist.c   Slurm's compressed host lists, expanded
  *   transport.c  UCX context, worker, endpoints; matched messages over AM
  *   coll.c       barrier, bcast, allreduce
  *   init.c       the runtime's start and end, rank discovery
@@ -188,6 +190,33 @@ int loom_wire_host_ok(const uint8_t *p, size_t n, size_t room);
 /* Little-endian packing helpers. */
 void loom_put32(uint8_t *p, uint32_t v);
 uint32_t loom_get32(const uint8_t *p);
+
+/* ---- hostlist.c ------------------------------------------------------ */
+
+/* Called with each name of a host list: 0 goes on, 1 stops (a success:
+ * the caller has what it wanted), -1 fails (out of memory). */
+typedef int (*loom_host_fn)(const char *name, void *arg);
+#define LOOM_HOSTLIST_MAX 65536
+/* Expand a Slurm host list ("node[1-3,5],login,r[1-2]n[01-02]"; a range
+ * keeps its first bound's width) in order, calling fn with every name.
+ * Returns the number of names passed to fn (including one that stopped
+ * the walk), or -1 with the reason in err for a malformed list or a
+ * failing fn.  Pure: reads nothing but its arguments. */
+int loom_hostlist_expand(const char *s, loom_host_fn fn, void *arg, char *err, size_t errlen);
+
+/* ---- slurm.c --------------------------------------------------------- */
+
+/* Under srun without LOOM_RENDEZVOUS and LOOM_JOB_KEY: find them through
+ * Slurm's PMI-2 service (rank 0 opens the rendezvous on a free port and
+ * publishes it and a fresh key in the step's key-value store), or else
+ * derive them from the step (rank 0 at the first node of
+ * SLURM_STEP_NODELIST, a port per job and step, a key from the user's
+ * private secret file).  Fills loom_icv.rendezvous, job_key and have_key;
+ * on rank 0 *server gets the rendezvous it opened.  Called once, by
+ * loom_rt_start, before the transport opens.  Returns LOOM_OK, or an
+ * error after one message naming what is missing. */
+typedef struct loom_rv loom_rv;
+int loom_slurm_bootstrap(loom_rv **server);
 
 /* ---- rendezvous.c ---------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_HOSTS 65536
+#define MAX_HOSTS LOOM_HOSTLIST_MAX
 
 /* Append host name with `slots` slots; a host already listed gains them. */
 static int alloc_add(loom_hostlist *hl, const char *name, int slots)
@@ -35,100 +35,14 @@ static int alloc_add(loom_hostlist *hl, const char *name, int slots)
     return 0;
 }
 
-/* Expand one entry's first bracket group after `head` (already expanded),
- * recursing for the groups after it. */
-static int expand(loom_hostlist *out, const char *head, const char *rest, char *err,
-                  size_t errlen)
+static int add_one(const char *name, void *hl)
 {
-    char buf[256];
-    const char *lb = strchr(rest, '[');
-    if (!lb) {
-        if (snprintf(buf, sizeof buf, "%s%s", head, rest) >= (int)sizeof buf || !buf[0]) {
-            snprintf(err, errlen, "a host name is empty or longer than 255 characters");
-            return -1;
-        }
-        if (alloc_add(out, buf, 1)) {
-            snprintf(err, errlen, "more than %d hosts, or out of memory", MAX_HOSTS);
-            return -1;
-        }
-        return 0;
-    }
-    const char *rb = strchr(lb, ']');
-    if (!rb || rb == lb + 1) {
-        snprintf(err, errlen, "'[' without a range and ']'");
-        return -1;
-    }
-    for (const char *p = lb + 1; p < rb;) {
-        const char *q = p;
-        while (q < rb && isdigit((unsigned char)*q))
-            q++;
-        int width = (int)(q - p);
-        if (!width || width > 9) {
-            snprintf(err, errlen, "'%.*s' is not a number range", (int)(rb - lb - 1), lb + 1);
-            return -1;
-        }
-        long lo = strtol(p, NULL, 10), hi = lo;
-        if (*q == '-') {
-            const char *s = ++q;
-            while (q < rb && isdigit((unsigned char)*q))
-                q++;
-            if (q == s || q - s > 9) {
-                snprintf(err, errlen, "'%.*s' is not a number range", (int)(rb - lb - 1),
-                         lb + 1);
-                return -1;
-            }
-            hi = strtol(s, NULL, 10);
-        }
-        if (hi < lo || (q < rb && *q != ',') || hi - lo >= MAX_HOSTS) {
-            snprintf(err, errlen, "'%.*s' is not a number range", (int)(rb - lb - 1), lb + 1);
-            return -1;
-        }
-        for (long v = lo; v <= hi; v++) {
-            if (snprintf(buf, sizeof buf, "%s%.*s%0*ld", head, (int)(lb - rest), rest, width,
-                         v) >= (int)sizeof buf) {
-                snprintf(err, errlen, "a host name is longer than 255 characters");
-                return -1;
-            }
-            if (expand(out, buf, rb + 1, err, errlen))
-                return -1;
-        }
-        p = q + (q < rb);
-    }
-    return 0;
+    return alloc_add(hl, name, 1) ? -1 : 0;
 }
 
 int loom_slurm_hostlist(const char *s, loom_hostlist *out, char *err, size_t errlen)
 {
-    int before = out->n;
-    char entry[1024];
-    for (const char *p = s; *p;) {
-        /* An entry ends at a comma outside brackets. */
-        size_t n = 0;
-        int depth = 0;
-        while (p[n] && (depth || p[n] != ',')) {
-            depth += (p[n] == '[') - (p[n] == ']');
-            n++;
-        }
-        if (!n || n >= sizeof entry || depth) {
-            snprintf(err, errlen, "'%.*s' is not a host list entry", (int)(n > 64 ? 64 : n), p);
-            return -1;
-        }
-        memcpy(entry, p, n);
-        entry[n] = 0;
-        for (size_t k = 0; k < n; k++)
-            if (!isalnum((unsigned char)entry[k]) && !strchr(".-_[],", entry[k])) {
-                snprintf(err, errlen, "'%s' is not a host list entry", entry);
-                return -1;
-            }
-        if (expand(out, "", entry, err, errlen))
-            return -1;
-        p += n + (p[n] == ',');
-    }
-    if (out->n == before) {
-        snprintf(err, errlen, "the host list is empty");
-        return -1;
-    }
-    return out->n - before;
+    return loom_hostlist_expand(s, add_one, out, err, errlen);
 }
 
 int loom_slurm_counts(const char *s, int *counts, int n, char *err, size_t errlen)

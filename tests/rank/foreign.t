@@ -5,7 +5,7 @@
 # MPI_LOCALRANKID) variables set by hand on plain processes, and Open
 # MPI's mpirun when it is installed.
 . "$(dirname "$0")/../lib.sh"
-plan 4
+plan 5
 key=0123456789abcdef0123456789abcdef
 port=$((20000 + $$ % 20000))
 pids=
@@ -32,8 +32,11 @@ for p in $pids; do wait $p || st=1; done
 ok $? "3 ranks from MPICH's PMI variables meet and compute exactly (local rank from MPI_LOCALRANKID)"
 
 SLURM_PROCID=1 SLURM_NTASKS=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
+[ $? -ne 0 ] && has "$T/norv" "without LOOM_RENDEZVOUS and LOOM_JOB_KEY, without a PMI-2 service \(PMI_FD is not set: srun --mpi=pmi2\) and without SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NODELIST to derive them from"
+ok $? "a Slurm-launched rank without LOOM_RENDEZVOUS, PMI-2 or the step's variables stops with a message naming them"
+PMI_RANK=1 PMI_SIZE=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
 [ $? -ne 0 ] && has "$T/norv" "LOOM_RENDEZVOUS is not set"
-ok $? "a foreign-launched rank without LOOM_RENDEZVOUS stops with a clear message"
+ok $? "an MPICH-launched rank without LOOM_RENDEZVOUS stops with a clear message"
 
 # Under the project's CI (ThreadSanitizer build) this case failed once
 # with nothing shown, and never in 240 runs here; a failed launch is shown
@@ -52,6 +55,6 @@ if command -v mpirun >/dev/null 2>&1; then
     mpi $((port + 1)) || mpi $((port + 3))
     ok $? "2 ranks under Open MPI's mpirun compute exactly"
 else
-    echo "ok 4 # SKIP mpirun not installed"
+    echo "ok 5 # SKIP mpirun not installed"
 fi
 finish
