@@ -53,8 +53,8 @@ PERFS    := $(PERF_SRC:tests/perf/%.c=$(BUILD)/tests/perf/%)
 
 .PHONY: all check check-tsan demo bench plots install deps clean help fuzz fuzz-build
 .SECONDARY:
-all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/libloom-ml.a $(BUILD)/bin/loomrun $(APPS) \
-     $(UNITS) $(TBINS) $(PERFS)
+all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/libloom.so.0 $(BUILD)/libloom-ml.a \
+     $(BUILD)/bin/loomrun $(BUILD)/bin/loomcc $(APPS) $(UNITS) $(TBINS) $(PERFS)
 
 HEADERS  := $(wildcard lib/*.h dsm/*.h sched/*.h kernels/*.h data/*.h apps/common/*.h \
                       apps/loomrun/*.h tests/*.h)
@@ -68,6 +68,19 @@ $(BUILD)/libloom.a: $(LIB_OBJ)
 
 $(BUILD)/libloom.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libloom.so.0 $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+# The soname, so that programs loomcc links in the build tree find it.
+$(BUILD)/libloom.so.0: $(BUILD)/libloom.so
+	ln -sf libloom.so $@
+
+# loomcc (tools/loomcc.in): the build tree's points into the build tree,
+# the installed one into PREFIX.
+VERSION := $(shell sed -n 's/.*LOOM_VERSION_STRING "\(.*\)"/\1/p' lib/loom.h)
+LOOMCC_SED = sed -e 's|@INCDIR@|$(1)|' -e 's|@LIBDIR@|$(2)|' -e 's|@CC@|$(CC)|' \
+                 -e 's|@VERSION@|$(VERSION)|' tools/loomcc.in
+$(BUILD)/bin/loomcc: tools/loomcc.in lib/loom.h
+	@mkdir -p $(dir $@)
+	$(call LOOMCC_SED,$(abspath lib),$(abspath $(BUILD))) > $@ && chmod 755 $@
 
 $(BUILD)/libloom-ml.a: $(ML_OBJ)
 	@mkdir -p $(dir $@)
@@ -206,7 +219,7 @@ deps:
 # Man pages: help2man over each program's --help and --version; the NAME
 # line is the first line of the paragraph after the usage, up to its ':'
 # or '.'.  help2man is needed by `make install` only (tools/deps.sh install).
-MANS := $(BUILD)/man/loomrun.1 $(APPS:$(BUILD)/bin/%=$(BUILD)/man/%.1)
+MANS := $(BUILD)/man/loomrun.1 $(BUILD)/man/loomcc.1 $(APPS:$(BUILD)/bin/%=$(BUILD)/man/%.1)
 $(BUILD)/man/%.1: $(BUILD)/bin/%
 	@mkdir -p $(dir $@)
 	help2man -N -n "$$($< --help | sed -n '/^$$/{n;s/ *([^)]*)//;s/[.:].*//;p;q}')" -o $@ $<
@@ -221,9 +234,16 @@ install: all
 	install -m 755 $(BUILD)/libloom.so $(DESTDIR)$(PREFIX)/lib/libloom.so.0
 	ln -sf libloom.so.0 $(DESTDIR)$(PREFIX)/lib/libloom.so
 	install -m 755 $(BUILD)/bin/loomrun $(APPS) $(DESTDIR)$(PREFIX)/bin/
+	$(call LOOMCC_SED,$(PREFIX)/include,$(PREFIX)/lib) > $(DESTDIR)$(PREFIX)/bin/loomcc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/loomcc
 	install -m 644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man1/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*LOOM_VERSION_STRING "\(.*\)"/\1/p' lib/loom.h)|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    lib/loom.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/loom.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/Loom
+	for f in LoomConfig LoomConfigVersion; do \
+	    sed -e 's|@VERSION@|$(VERSION)|' -e 's|@VERSION_MAJOR@|$(firstword $(subst ., ,$(VERSION)))|' \
+	        lib/$$f.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/Loom/$$f.cmake || exit 1; \
+	done
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -358,6 +358,8 @@ static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rend
 static void show_rank(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.rank); }
 static void show_nranks(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.nranks); }
 static void show_local(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.local_rank); }
+/* LOOM_CC is read by loomcc (tools/loomcc.in), not by the runtime. */
+static void show_cc(char *b, size_t n) { snprintf(b, n, "%s", getenv("LOOM_CC") ? getenv("LOOM_CC") : ""); }
 
 static const struct var {
     const char *name;
@@ -390,6 +392,7 @@ static const struct var {
     {"LOOM_CHECKPOINT_CHAIN", set_ckpt_chain, show_ckpt_chain, "an integer >= 1 (incremental checkpoints: a unit is written again at least every N checkpoints; 1 = every checkpoint whole)", 0},
     {"LOOM_RESTART", set_restart, show_restart, "true, false or auto (also 1/0, yes/no, on/off): resume from LOOM_CHECKPOINT_DIR", 0},
     {"LOOM_TEST_KILL", set_test_kill, show_test_kill, "RANK:CLOCK[:clock|stop|write|commit] (a testing aid: docs/checkpoint.md)", 0},
+    {"LOOM_CC", set_none, show_cc, "a C compiler command (loomcc's compiler)", 1},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
     {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command, e.g. ssh or \"ip netns exec\"", 1},
     {"LOOM_RENDEZVOUS_HOST", set_rv_host, show_rv_host, "the address ranks use to reach loomrun", 1},

@@ -1,6 +1,6 @@
 #!/bin/sh
 # install.t — `make install PREFIX=...` gives headers, libraries, loom.pc,
-# loomrun and the apps, and a man page for each program generated from its
+# loomrun, loomcc and the apps, and a man page for each program generated from its
 # --help (help2man): named after its first line, listing every flag of the
 # --help; a user program builds with pkg-config alone and runs under the
 # installed loomrun.
@@ -19,7 +19,7 @@ cc $(pkg-config --cflags --libs loom) -fopenmp "$top/docs/first.c" -o "$T/first"
     ${LOOMTEST_SANITIZE:+-fsanitize=address,undefined} >"$T/cc.log" 2>&1
 ok $? "docs/first.c builds with cc \$(pkg-config --cflags --libs loom) -fopenmp"
 # every program has its man page; each lists every --flag of its --help
-progs="loomrun loom-gen loom-lasso loom-lda loom-lr loom-mf loom-w2v"
+progs="loomrun loomcc loom-gen loom-lasso loom-lda loom-lr loom-mf loom-w2v"
 bad=""
 for p in $progs; do
     m="$T/prefix/share/man/man1/$p.1"
