@@ -5,7 +5,7 @@
 # MPI_LOCALRANKID) variables set by hand on plain processes, and Open
 # MPI's mpirun when it is installed.
 . "$(dirname "$0")/../lib.sh"
-plan 5
+plan 6
 key=0123456789abcdef0123456789abcdef
 port=$((20000 + $$ % 20000))
 pids=
@@ -34,6 +34,15 @@ ok $? "3 ranks from MPICH's PMI variables meet and compute exactly (local rank f
 SLURM_PROCID=1 SLURM_NTASKS=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
 [ $? -ne 0 ] && has "$T/norv" "without LOOM_RENDEZVOUS and LOOM_JOB_KEY, without a PMI-2 service \(PMI_FD is not set: srun --mpi=pmi2\) and without SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NODELIST to derive them from"
 ok $? "a Slurm-launched rank without LOOM_RENDEZVOUS, PMI-2 or the step's variables stops with a message naming them"
+# Rank 0 of 2 alone: it serves the rendezvous, joins it and gives up after
+# LOOM_JOIN_TIMEOUT with one message and exit 1 (it used to free the
+# server's greeting twice there and abort).
+SLURM_PROCID=0 SLURM_NTASKS=2 LOOM_RENDEZVOUS=127.0.0.1:$((port + 4)) LOOM_JOB_KEY=$key \
+    LOOM_JOIN_TIMEOUT=2 timeout 20 "$B/tests/bin/coll_check" >"$T/alone" 2>&1
+st=$?
+[ $st -eq 1 ] && has "$T/alone" "not every rank joined within 2 s \(LOOM_JOIN_TIMEOUT\)" &&
+    [ "$(wc -l <"$T/alone")" = 1 ]
+ok $? "rank 0 whose peer never comes stops after LOOM_JOIN_TIMEOUT with one message (exit $st)"
 PMI_RANK=1 PMI_SIZE=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
 [ $? -ne 0 ] && has "$T/norv" "LOOM_RENDEZVOUS is not set"
 ok $? "an MPICH-launched rank without LOOM_RENDEZVOUS stops with a clear message"
@@ -55,6 +64,6 @@ if command -v mpirun >/dev/null 2>&1; then
     mpi $((port + 1)) || mpi $((port + 3))
     ok $? "2 ranks under Open MPI's mpirun compute exactly"
 else
-    echo "ok 5 # SKIP mpirun not installed"
+    echo "ok 6 # SKIP mpirun not installed"
 fi
 finish
