@@ -7,7 +7,8 @@
  *   frame.c      length-prefixed frames on the bootstrap TCP socket
  *   rendezvous.c the rendezvous server (in loomrun, or in rank 0 under srun)
  *   join.c       a rank's side of the rendezvous, and its heartbeat thread
- *   slurm.c      under srun: the rendezvous and key through PMI-2 or the step
+ *   slurm.c      under srun: the rendezvous and key through PMI or the step
+ *   pmi.c        the PMI-2 and PMIx key-value stores (dlopen'ed)
  *   hostlist.c   Slurm's compressed host lists, expanded
  *   transport.c  UCX context, worker, endpoints; matched messages over AM
  *   coll.c       barrier, bcast, allreduce
@@ -204,10 +205,26 @@ typedef int (*loom_host_fn)(const char *name, void *arg);
  * failing fn.  Pure: reads nothing but its arguments. */
 int loom_hostlist_expand(const char *s, loom_host_fn fn, void *arg, char *err, size_t errlen);
 
+/* ---- pmi.c ----------------------------------------------------------- */
+
+/* Open the key-value store srun offers this task: PMIx when PMIX_NAMESPACE
+ * is set, else PMI-2 when PMI_FD is (libpmix / libpmi2, dlopen'ed).
+ * Returns 1 with the store's name ("PMIx", "PMI-2"), this task's rank and
+ * the task count (-1 if the store does not say), 0 when none is offered,
+ * -1 after one message (library missing, service not answering).  Then:
+ * put (and commit) a string, fence (collective: every task of the step),
+ * read rank 0's value of a key into out (n bytes), close.  Each returns 0
+ * or -1.  One store per process; slurm.c's bootstrap only. */
+int loom_pmi_open(const char **name, int *rank, int *size);
+int loom_pmi_put(const char *key, const char *value);
+int loom_pmi_fence(void);
+int loom_pmi_get0(const char *key, char *out, size_t n);
+void loom_pmi_close(void);
+
 /* ---- slurm.c --------------------------------------------------------- */
 
 /* Under srun without LOOM_RENDEZVOUS and LOOM_JOB_KEY: find them through
- * Slurm's PMI-2 service (rank 0 opens the rendezvous on a free port and
+ * Slurm's PMIx or PMI-2 service (rank 0 opens the rendezvous on a free port and
  * publishes it and a fresh key in the step's key-value store), or else
  * derive them from the step (rank 0 at the first node of
  * SLURM_STEP_NODELIST, a port per job and step, a key from the user's

@@ -1,13 +1,13 @@
 /* slurm.c — how a rank started by srun finds its job when no LOOM_*
  * variable says: the rendezvous address and the job key.
  *
- * PMI-2 (srun --mpi=pmi2, or MpiDefault=pmi2 in slurm.conf; PMI_FD set):
- * Slurm's libpmi2 is loaded at run time (dlopen, so libloom needs it only
- * where it is used).  Rank 0 opens the rendezvous on a free port, draws a
- * fresh random key and puts both into the step's key-value store; after
- * the fence every other rank reads them.  Only the step's own tasks reach
- * that store (each through a socket slurmstepd handed it), so no other
- * process learns the key.
+ * PMIx or PMI-2 (srun --mpi=pmix or --mpi=pmi2, or MpiDefault in
+ * slurm.conf; PMIX_NAMESPACE or PMI_FD set; pmi.c): rank 0 opens the
+ * rendezvous on a free port, draws a fresh random key and puts both into
+ * the step's key-value store; after the fence every other rank reads
+ * them.  Only the step's own tasks reach that store (each through a
+ * socket or server slurmstepd gave it), so no other process learns the
+ * key.
  *
  * Without PMI (MpiDefault=none): rank 0 serves at the first node of
  * SLURM_STEP_NODELIST (block distribution puts it there; anything else is
@@ -21,7 +21,6 @@
 #include "internal.h"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -34,39 +33,6 @@
 
 #define KV_ADDR "loom-rendezvous"
 #define KV_KEY "loom-job-key"
-
-/* Slurm's libpmi2 (pmi2.h), the six calls used. */
-typedef struct {
-    int (*init)(int *spawned, int *size, int *rank, int *appnum);
-    int (*finalize)(void);
-    int (*job_getid)(char *jobid, int len);
-    int (*put)(const char *key, const char *value);
-    int (*fence)(void);
-    int (*get)(const char *jobid, int src, const char *key, char *value, int max, int *len);
-} pmi2_api;
-
-static int pmi2_load(pmi2_api *a)
-{
-    void *h = dlopen("libpmi2.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        h = dlopen("libpmi2.so", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        loom_log("srun offers PMI-2 (PMI_FD is set) but Slurm's libpmi2 cannot be loaded: "
-                 "%s (install libpmi2-0, or set LOOM_RENDEZVOUS and LOOM_JOB_KEY)", dlerror());
-        return -1;
-    }
-    *(void **)&a->init = dlsym(h, "PMI2_Init");
-    *(void **)&a->finalize = dlsym(h, "PMI2_Finalize");
-    *(void **)&a->job_getid = dlsym(h, "PMI2_Job_GetId");
-    *(void **)&a->put = dlsym(h, "PMI2_KVS_Put");
-    *(void **)&a->fence = dlsym(h, "PMI2_KVS_Fence");
-    *(void **)&a->get = dlsym(h, "PMI2_KVS_Get");
-    if (!a->init || !a->finalize || !a->job_getid || !a->put || !a->fence || !a->get) {
-        loom_log("the libpmi2 loaded lacks PMI2_Init, PMI2_KVS_Put, _Fence or _Get");
-        return -1;
-    }
-    return 0;
-}
 
 /* The step's node count (SLURM_STEP_NUM_NODES, else SLURM_NNODES), 0 if
  * unknown. */
@@ -105,7 +71,7 @@ static int pick_one(const char *name, void *arg)
     return 1;
 }
 
-/* Where rank 0 listens, given that the ranks reach it by address (PMI-2):
+/* Where rank 0 listens, given that the ranks reach it by address (PMI):
  * loopback for a one-node step, else LOOM_RENDEZVOUS_HOST, else our
  * source address on the route to another node of the step, else every
  * interface (""). */
@@ -142,26 +108,16 @@ static void pmi_listen_host(char *out, size_t n)
     freeaddrinfo(ai);
 }
 
-static int bootstrap_pmi2(loom_rv **server)
+/* Through the process manager's key-value store (pmi.c), opened as
+ * `name`, which says this task is `rank` of `size` (-1: not said). */
+static int bootstrap_kvs(const char *name, int rank, int size, loom_rv **server)
 {
-    pmi2_api pmi;
-    int spawned, size, rank, appnum;
-    char jobid[256], addr[sizeof loom_icv.rendezvous], hex[33];
-    if (pmi2_load(&pmi))
-        return LOOM_ERR_ENV;
-    if (pmi.init(&spawned, &size, &rank, &appnum)) {
-        loom_log("PMI2_Init failed (PMI_FD=%s): the PMI-2 service of srun is not there",
-                 getenv("PMI_FD"));
-        return LOOM_ERR_ENV;
-    }
-    if (size != loom_icv.nranks || rank != loom_icv.rank) {
+    char addr[sizeof loom_icv.rendezvous], hex[33];
+    if ((size >= 0 && size != loom_icv.nranks) || rank != loom_icv.rank) {
         if (loom_icv.rank == 0) /* srun gave every task the same variables */
-            loom_log("the task counts disagree: PMI-2 says task %d of %d, SLURM_PROCID and "
-                 "SLURM_NTASKS say %d of %d", rank, size, loom_icv.rank, loom_icv.nranks);
-        return LOOM_ERR_ENV;
-    }
-    if (pmi.job_getid(jobid, sizeof jobid)) {
-        loom_log("PMI2_Job_GetId failed");
+            loom_log("the task counts disagree: %s says task %d of %d, SLURM_PROCID and "
+                     "SLURM_NTASKS say %d of %d", name, rank, size, loom_icv.rank,
+                     loom_icv.nranks);
         return LOOM_ERR_ENV;
     }
     if (rank == 0) {
@@ -182,27 +138,24 @@ static int bootstrap_pmi2(loom_rv **server)
         snprintf(addr, sizeof addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host,
                  loom_rv_port(*server));
         loom_key_format(loom_icv.job_key, hex);
-        if (pmi.put(KV_ADDR, addr) || pmi.put(KV_KEY, hex)) {
-            loom_log("PMI2_KVS_Put failed");
+        if (loom_pmi_put(KV_ADDR, addr) || loom_pmi_put(KV_KEY, hex)) {
+            loom_log("%s: putting the rendezvous into the key-value store failed", name);
             return LOOM_ERR_ENV;
         }
     }
-    if (pmi.fence()) {
-        loom_log("PMI2_KVS_Fence failed");
+    if (loom_pmi_fence()) {
+        loom_log("%s: the fence failed", name);
         return LOOM_ERR_ENV;
     }
-    if (rank != 0) {
-        int l1 = 0, l2 = 0;
-        if (pmi.get(jobid, 0, KV_ADDR, addr, sizeof addr, &l1) ||
-            pmi.get(jobid, 0, KV_KEY, hex, sizeof hex, &l2) || l1 <= 0 ||
-            (size_t)l1 >= sizeof loom_icv.rendezvous || loom_key_parse(hex, loom_icv.job_key)) {
-            loom_log("rank 0 published no rendezvous in the PMI-2 key-value store");
-            return LOOM_ERR_ENV;
-        }
+    if (rank != 0 && (loom_pmi_get0(KV_ADDR, addr, sizeof addr) ||
+                      loom_pmi_get0(KV_KEY, hex, sizeof hex) ||
+                      loom_key_parse(hex, loom_icv.job_key))) {
+        loom_log("%s: rank 0 published no rendezvous in the key-value store", name);
+        return LOOM_ERR_ENV;
     }
     snprintf(loom_icv.rendezvous, sizeof loom_icv.rendezvous, "%s", addr);
     loom_icv.have_key = 1;
-    pmi.finalize();
+    loom_pmi_close();
     return LOOM_OK;
 }
 
@@ -216,8 +169,8 @@ static int user_secret(uint8_t secret[16])
     char dir[1024], path[1100], tmp[1100], buf[80];
     struct stat st;
     if (!home || !*home) {
-        loom_log("HOME is not set: srun without PMI-2 keeps the secret the job key is "
-                 "derived from in $HOME/.loom/srun-secret (or run srun --mpi=pmi2)");
+        loom_log("HOME is not set: srun without PMI keeps the secret the job key is "
+                 "derived from in $HOME/.loom/srun-secret (or run srun --mpi=pmix or pmi2)");
         return -1;
     }
     snprintf(dir, sizeof dir, "%s/.loom", home);
@@ -293,7 +246,8 @@ static int bootstrap_step(loom_rv **server)
     if (!job || !step || !nodes) {
         if (loom_icv.rank == 0 || !job) /* srun gives every task the same variables */
             loom_log("started by Slurm (SLURM_PROCID) without LOOM_RENDEZVOUS and LOOM_JOB_KEY, "
-                     "without a PMI-2 service (PMI_FD is not set: srun --mpi=pmi2) and "
+                     "without a PMI service (neither PMIX_NAMESPACE nor PMI_FD is set: srun "
+                     "--mpi=pmix or --mpi=pmi2) and "
                      "without %s%s%s%s%s to derive them from: start the job with srun, or "
                      "set LOOM_RENDEZVOUS and LOOM_JOB_KEY (docs/launcher.md)",
                      job ? "" : "SLURM_JOB_ID", !job && (!step || !nodes) ? ", " : "",
@@ -344,8 +298,8 @@ static int bootstrap_step(loom_rv **server)
     my_node(me, sizeof me);
     if (strcmp(me, first.name)) {
         loom_log("rank 0 runs on %s, not on the first node of the step (%s), where the other "
-                 "ranks look for it without PMI-2: use srun's default distribution (block), "
-                 "or srun --mpi=pmi2", me, first.name);
+                 "ranks look for it without PMI: use srun's default distribution (block), "
+                 "or srun --mpi=pmix or --mpi=pmi2", me, first.name);
         return LOOM_ERR_ENV;
     }
     /* Several nodes: every interface, since rank 0 cannot know which of
@@ -357,7 +311,7 @@ static int bootstrap_step(loom_rv **server)
         loom_log("rank 0 cannot open the rendezvous: %s%s", err,
                  resv && *resv ? "" : " (the port is derived from the job and step ids; "
                  "Slurm reserves ports per step with MpiParams=ports=... in slurm.conf and "
-                 "srun --resv-ports, or use srun --mpi=pmi2)");
+                 "srun --resv-ports, or use srun --mpi=pmix or --mpi=pmi2)");
         return LOOM_ERR_NET;
     }
     return LOOM_OK;
@@ -366,7 +320,10 @@ static int bootstrap_step(loom_rv **server)
 /* Contract: see internal.h. */
 int loom_slurm_bootstrap(loom_rv **server)
 {
+    const char *name;
+    int rank, size;
     *server = NULL;
-    const char *fd = getenv("PMI_FD");
-    return fd && *fd ? bootstrap_pmi2(server) : bootstrap_step(server);
+    int r = loom_pmi_open(&name, &rank, &size);
+    return r < 0 ? LOOM_ERR_ENV : r ? bootstrap_kvs(name, rank, size, server)
+                                    : bootstrap_step(server);
 }

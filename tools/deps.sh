@@ -8,8 +8,8 @@
 #   tools/deps.sh valgrind      also valgrind, for the memcheck test
 #   tools/deps.sh install       also help2man, for the man pages of make install,
 #                               and cmake, for the find_package(Loom) test
-#   tools/deps.sh slurm         also Slurm (slurmctld, slurmd, srun), munge and
-#                               Slurm's libpmi2, for the real-Slurm test
+#   tools/deps.sh slurm         also Slurm (slurmctld, slurmd, srun), munge,
+#                               libpmi2 and libpmix, for the real-Slurm test
 #   tools/deps.sh --optional G  only groups G, and never fail: without root a
 #                               note says what the skipped tests need
 # Groups combine (tools/deps.sh fuzz valgrind).  As root, missing packages
@@ -32,7 +32,7 @@ for g in "$@"; do
     fuzz) pkgs="$pkgs clang libclang-rt-dev libomp-dev" ;; # clang -fopenmp needs libomp
     valgrind) pkgs="$pkgs valgrind" ;;
     install) pkgs="$pkgs help2man cmake" ;;
-    slurm) pkgs="$pkgs slurm-wlm munge libpmi2-0" ;;
+    slurm) pkgs="$pkgs slurm-wlm munge libpmi2-0 libpmix2" ;;
     *) echo "deps: unknown group '$g' (bench, plots, fuzz, valgrind, install, slurm)" >&2; exit 2 ;;
     esac
 done

@@ -32,7 +32,7 @@ for p in $pids; do wait $p || st=1; done
 ok $? "3 ranks from MPICH's PMI variables meet and compute exactly (local rank from MPI_LOCALRANKID)"
 
 SLURM_PROCID=1 SLURM_NTASKS=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
-[ $? -ne 0 ] && has "$T/norv" "without LOOM_RENDEZVOUS and LOOM_JOB_KEY, without a PMI-2 service \(PMI_FD is not set: srun --mpi=pmi2\) and without SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NODELIST to derive them from"
+[ $? -ne 0 ] && has "$T/norv" "without LOOM_RENDEZVOUS and LOOM_JOB_KEY, without a PMI service \(neither PMIX_NAMESPACE nor PMI_FD is set: srun --mpi=pmix or --mpi=pmi2\) and without SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NODELIST to derive them from"
 ok $? "a Slurm-launched rank without LOOM_RENDEZVOUS, PMI-2 or the step's variables stops with a message naming them"
 # Rank 0 of 2 alone: it serves the rendezvous, joins it and gives up after
 # LOOM_JOIN_TIMEOUT with one message and exit 1 (it used to free the
