@@ -178,8 +178,10 @@ int loom_rt_start(void)
     if ((rc = loom_tp_open(&addr, &addrlen)))
         return rc;
     double t1 = loom_wtime();
-    if ((rc = loom_join(addr, addrlen, &peers)))
+    if ((rc = loom_join(addr, addrlen, &peers))) {
+        loom_tp_close(); /* the caller may go on, and leak checkers look */
         return rc;
+    }
     loom_tp_set_peers(peers, loom_icv.nranks);
     loom_state = 1;
     if (loom_icv.stats) /* where start-up went (docs/launcher.md, "Start-up") */

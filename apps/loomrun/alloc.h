@@ -22,7 +22,8 @@ int loom_alloc_detect(loom_hostlist *out, const char **kind, char *err, size_t e
 /* Expand a Slurm host list ("node[1-3,5],gpu[01-02]x,login") into hosts
  * appended to *out with one slot each (a host named twice is kept twice
  * in the order given, as Slurm does).  Returns the number of hosts, or -1
- * with the reason in err for a malformed list. */
+ * with the reason in err for a malformed list (hosts before the error
+ * stay appended: the caller frees *out either way). */
 int loom_slurm_hostlist(const char *s, loom_hostlist *out, char *err, size_t errlen);
 
 /* Expand a Slurm count list ("2(x3),1") into exactly n counts.  Returns 0,

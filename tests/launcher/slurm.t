@@ -133,7 +133,9 @@ ok $? "srun --mpi=pmi2 -n 2 loom-mf (through PMI-2's key-value store): the same 
 # PMIx, likewise (Slurm's mpi/pmix plugin loads libpmix when slurmd starts).
 if srun --mpi=list 2>&1 | grep -q pmix && [ -e /usr/lib/x86_64-linux-gnu/libpmix.so.2 ] ||
     ldconfig -p | grep -q 'libpmix\.so\.2'; then
-    HOME=/nonexistent/home timeout -k 5 90 srun -n 2 --mpi=pmix $mf >"$T/pmix" 2>&1
+    # libpmix keeps two strings after PMIx_Finalize: not Loom's to free
+    HOME=/nonexistent/home LSAN_OPTIONS=suppressions=$top/tests/sanitize/lsan.supp \
+        timeout -k 5 90 srun -n 2 --mpi=pmix $mf >"$T/pmix" 2>&1
     rc=$?
     got=$(rmse "$T/pmix")
     [ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] ||

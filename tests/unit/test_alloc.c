@@ -19,6 +19,7 @@ static const char *hosts(const char *list)
     loom_hostlist hl = {0};
     if (loom_slurm_hostlist(list, &hl, err, sizeof err) < 0) {
         snprintf(buf, sizeof buf, "ERR: %s", err);
+        loom_hostlist_free(&hl); /* the hosts before the error */
         return buf;
     }
     size_t n = 0;
