@@ -4,8 +4,9 @@
 # resolves to), started from a generated slurm.conf in
 # the test's scratch folder and stopped by pid at the end.  With no LOOM_*
 # variable: `srun -n 2` (no PMI: the rendezvous and key derived from the
-# step), `srun --mpi=pmi2 -n 2` and `srun --mpi=pmix -n 2` (through the
-# step's PMI-2 or PMIx key-value store)
+# step; with --resv-ports on the step's reserved port), `srun --mpi=pmi2
+# -n 2` and `srun --mpi=pmix -n 2` (through the step's PMI-2 or PMIx
+# key-value store)
 # and an `sbatch -n 2` script (`loomrun` filling the allocation, and srun
 # inside it) train loom-mf on MovieLens u1 to the test RMSE of `loomrun -n
 # 2`; a rank killed under srun ends the step with one message and leaves
@@ -21,7 +22,7 @@ for c in munged munge slurmctld slurmd srun sbatch sinfo scancel; do
     command -v $c >/dev/null 2>&1 || skip_all "$c is not installed (tools/deps.sh slurm)"
 done
 need_movielens
-plan 13
+plan 14
 
 S=$T/slurm
 H=localhost # the node's name: loopback, whatever this host is called
@@ -83,6 +84,7 @@ JobCompType=jobcomp/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 MpiDefault=none
+MpiParams=ports=$((cport + 2))-$((cport + 11))
 ReturnToService=2
 SlurmdParameters=config_overrides
 NodeName=$H NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
@@ -145,6 +147,26 @@ if srun --mpi=list 2>&1 | grep -q pmix && [ -e /usr/lib/x86_64-linux-gnu/libpmix
 else
     skip 1 "Slurm's PMIx plugin or libpmix2 is missing"
 fi
+
+# srun --resv-ports: Slurm reserves ports for the step (MpiParams above)
+# and rank 0 listens on the first (rank 1 looks for it with ss before it
+# starts).
+cat >"$T/resv.sh" <<EOF
+#!/bin/sh
+if [ "\$SLURM_PROCID" = 1 ]; then
+    p=\${SLURM_STEP_RESV_PORTS%%-*}
+    i=0
+    until ss -Hltn "sport = :\$p" | grep -q . || [ \$i -ge 200 ]; do sleep 0.1; i=\$((i + 1)); done
+    [ -n "\$p" ] && ss -Hltn "sport = :\$p" | grep -q . && echo "rank 0 listens on reserved port \$p" >&2
+fi
+exec $mf
+EOF
+chmod +x "$T/resv.sh"
+sjob "$T/resv" srun -n 2 --resv-ports=1 "$T/resv.sh"
+got=$(rmse "$T/resv")
+[ $rc -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] &&
+    has "$T/resv" "^rank 0 listens on reserved port [0-9]+$"
+ok $? "srun --resv-ports -n 2 (no PMI): rank 0 serves on the step's first reserved port; the same RMSE"
 
 cat >"$T/job.sh" <<EOF
 #!/bin/sh
