@@ -174,7 +174,7 @@ fuzz:
 # UCX's memory hooks crash under TSan in exiting threads.  LOOM_TIMEOUT=20:
 # ranks run several times slower.
 TSAN_UNITS := $(filter-out %/test_gen,$(UNIT_SRC:tests/unit/%.c=build-tsan/tests/unit/%))
-TSAN_TESTS := tests/rank/collectives.t tests/rank/barrier.t tests/rank/foreign.t \
+TSAN_TESTS := tests/rank/collectives.t tests/rank/barrier.t tests/rank/foreign.t tests/rank/srun_env.t \
               tests/dsm/allreduce_ssp.t tests/dsm/ring.t tests/launcher/faults.t \
               tests/launcher/jobkey.t tests/launcher/isolation.t \
               tests/dsm/pages.t tests/dsm/pages_states.t
