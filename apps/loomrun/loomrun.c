@@ -365,8 +365,9 @@ static void event_loop(void)
 }
 
 /* Without -H: the batch allocation loomrun runs in (alloc.c), whose
- * slots also give the rank count when -n is not given, said on stderr;
- * else every rank on this machine.  Returns 0, or -1 after one message. */
+ * slots also give the rank count when -n is not given, said on stderr
+ * (more ranks than slots is an error); else every rank on this machine.
+ * Returns 0, or -1 after one message. */
 static int from_allocation(loom_hostlist *hl, int *n, const char **what, char *err,
                            size_t errlen)
 {
@@ -388,6 +389,12 @@ static int from_allocation(loom_hostlist *hl, int *n, const char **what, char *e
     *what = said;
     if (!*n)
         *n = slots;
+    if (*n > slots) {
+        msg("%s has %d task slot%s for %d ranks: lower -n, ask the batch system for more "
+            "tasks, or give -H hostfile", said, slots, slots == 1 ? "" : "s", *n);
+        loom_hostlist_free(hl);
+        return -1;
+    }
     char names[200];
     loom_hostlist used = *hl; /* the hosts the first *n slots are on */
     for (int h = 0, s = 0; h < hl->n; h++)
@@ -396,8 +403,7 @@ static int from_allocation(loom_hostlist *hl, int *n, const char **what, char *e
             break;
         }
     loom_alloc_names(&used, names, sizeof names);
-    if (*n <= slots)
-        msg("%d rank%s on %s from %s", *n, *n == 1 ? "" : "s", names, said);
+    msg("%d rank%s on %s from %s", *n, *n == 1 ? "" : "s", names, said);
     return 0;
 }
 
