@@ -99,6 +99,7 @@ static void *serve(void *arg)
     loom_rv *rv = arg;
     int cap = 1 + 2 * loom_icv.nranks + 16;
     struct pollfd *fds = calloc((size_t)cap, sizeof *fds);
+    int started = 0; /* the table went out */
     if (!fds)
         loom_die(LOOM_EXIT_PEER, "out of memory");
     for (;;) {
@@ -107,7 +108,9 @@ static void *serve(void *arg)
         loom_rv_event ev;
         for (int k = loom_rv_step(rv, fds, n, &ev); k != LOOM_RV_NONE;
              k = loom_rv_step(rv, fds, 0, &ev)) {
-            if (k == LOOM_RV_LOST && ev.rank == loom_icv.rank)
+            if (k == LOOM_RV_ALL_JOINED)
+                started = 1;
+            if (k == LOOM_RV_LOST && ev.rank == loom_icv.rank && !started)
                 continue; /* our own join gave up: loom_join says why, once */
             if (k == LOOM_RV_LOST) {
                 loom_log("job failed: %s", ev.text);
