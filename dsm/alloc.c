@@ -404,7 +404,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         a->slot = calloc(a->nunits, sizeof *a->slot);
         a->rkeys = calloc((size_t)loom_icv.nranks, sizeof *a->rkeys);
         a->store_base = calloc((size_t)loom_icv.nranks, sizeof *a->store_base);
-        a->state = calloc(a->nunits, sizeof *a->state);
+        a->state = calloc(a->nunits, sizeof *a->state); /* every copy invalid: */
+        atomic_store(&a->dropped_gen, 1);                  /* none fresh yet */
         a->ulock = calloc(a->nunits, sizeof *a->ulock);
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;

@@ -117,6 +117,9 @@ struct loom_dsm_alloc {
     int sparse;                  /* write notices (notice.c): a sync point refreshes only
                                   * the copies another rank changed */
     _Atomic int prefetched;      /* rows: loom_row_prefetch ran since the last sync point */
+    _Atomic uint64_t dropped_gen; /* rows: bumped whenever copies are dropped (made invalid) */
+    _Atomic uint64_t fresh_gen;  /* rows: dropped_gen when loom_row_refresh last left every
+                                  * row valid (row.c) */
     int prefetching;             /* rows: sync intervals in a row that it ran in */
     _Atomic(struct loom_rows *) dropped; /* rows: stale copies sync points dropped
                                   * (prefetching), fetched at the next read that misses */
@@ -433,6 +436,15 @@ void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum);
  * change to the row, sched/stage.c), computed and added in one pass;
  * copy may be the rank's copy of the row, changed in place. */
 int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig);
+/* Contract: makes every row of a's working copy (a->base) current, as
+ * loom_row_get would row by row, fetching the invalid ones in batches;
+ * nothing to do when no copy was dropped since its last call.  For code
+ * between loops that reads rows by plain loads or a base pointer.  Any
+ * thread (row locks as loom_row_get's).  LOOM_OK; LOOM_ERR_ARG where the
+ * rank's copy cannot hold every row at once (a bounded cache,
+ * LOOM_CACHE_BYTES), nothing fetched; a ring allocation is left as it is
+ * (its owner holds each partition). */
+int loom_row_refresh(loom_dsm_alloc *a);
 void loom_unit_unlock(loom_dsm_alloc *a, size_t u);
 
 /* The page-unit protection helper: set [u0, u1) to prot (coalesced). */

@@ -520,6 +520,14 @@ typedef struct loom_for_opts {
                               Called once per iteration of the rank's range (of
                               the job's range, there) as the loop starts, on the
                               calling thread */
+    int accessor_reads;    /* several ranks: 1 asserts that code after this loop reads
+                              its arrays' rows only through loom_at, loom_at_r,
+                              loom_at_base or loom_row_get (each makes a row current
+                              itself), so the loop's end leaves the ranks' copies as
+                              the last sync point left them instead of making each
+                              whole copy current for plain loads (which costs up to
+                              the arrays' size a call: docs/openmp.md, "Code between
+                              loops") */
     /* priority */
     const loom_priority *priority;
 } loom_for_opts;

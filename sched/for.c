@@ -201,6 +201,8 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
                  took[1] + took[2] + took[3], took[1], took[2], took[3]);
     loom_pf_end(pf, ss, ns);
     loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
+    if (R > 1 && !o->accessor_reads) /* plain loads after the loop read current rows */
+        loom_stage_settle(ss, ns, o->sync != LOOM_BSP);
     for (int i = 0; i < ns; i++)
         loom_stage_free(ss[i]);
     free(ss);
@@ -272,8 +274,8 @@ static int serializable(long begin, long end, const loom_body *b, const loom_for
     return rc;
 }
 
-int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
-             const loom_for_opts *opts)
+static int for_run(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
+                const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
     if (check_opts(&o))
@@ -293,8 +295,17 @@ int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
     return data_parallel(begin, end, &o, &b);
 }
 
-int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
-                   const loom_for_opts *opts)
+int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
+             const loom_for_opts *opts)
+{
+    loom_sched_looping++;
+    int rc = for_run(begin, end, body, ctx, opts);
+    loom_sched_looping--;
+    return rc;
+}
+
+static int for_range_run(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
+                            const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
     if (check_opts(&o))
@@ -304,6 +315,15 @@ int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ct
     if (!body)
         return bad("no loop body");
     return data_parallel(begin, end > begin ? end : begin, &o, &(loom_body){.range = body, .ctx = ctx});
+}
+
+int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
+                   const loom_for_opts *opts)
+{
+    loom_sched_looping++;
+    int rc = for_range_run(begin, end, body, ctx, opts);
+    loom_sched_looping--;
+    return rc;
 }
 
 /* A data-parallel record loop: each range of iterations is one block of
@@ -342,9 +362,9 @@ static int fields_of(const loom_for_opts *o, size_t size, loom_field *f)
     return LOOM_OK;
 }
 
-int loom_for_records(const void *data, size_t size, long n,
-                     void (*body)(const void *recs, long n, void *ctx), void *ctx,
-                     const loom_for_opts *opts)
+static int for_records_run(const void *data, size_t size, long n,
+                              void (*body)(const void *recs, long n, void *ctx), void *ctx,
+                              const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
     if (check_opts(&o))
@@ -363,6 +383,16 @@ int loom_for_records(const void *data, size_t size, long n,
     if (o.schedule == LOOM_SERIALIZABLE)
         return serializable(0, n, &b, &o);
     return data_parallel(0, n, &o, &(loom_body){.range = records_range, .ctx = &b});
+}
+
+int loom_for_records(const void *data, size_t size, long n,
+                     void (*body)(const void *recs, long n, void *ctx), void *ctx,
+                     const loom_for_opts *opts)
+{
+    loom_sched_looping++;
+    int rc = for_records_run(data, size, n, body, ctx, opts);
+    loom_sched_looping--;
+    return rc;
 }
 
 loom_span loom_for_span(long begin, long end, const loom_for_opts *opts)
