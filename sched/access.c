@@ -124,7 +124,9 @@ static inline int stale(const loom_dsm_alloc *a, size_t row)
 }
 
 /* Between loops: the row made current in place (loom_row_get), so that
- * the address arithmetic reads what the row path would. */
+ * the address arithmetic reads what the row path would.  Inside a
+ * LOOM_SINGLE block (single.c) the row is also marked put: what the block
+ * writes through the address is released whole at its end. */
 static char *refreshed(loom_dsm_alloc *a, size_t row)
 {
     const char *p = loom_row_get(a->base, row);
@@ -133,14 +135,27 @@ static char *refreshed(loom_dsm_alloc *a, size_t row)
     return (char *)p;
 }
 
+static char *single_write(loom_dsm_alloc *a, size_t row, char *p)
+{
+    if (!a->state || loom_policy_rotates(a->policy))
+        return p;
+    if (stale(a, row))
+        refreshed(a, row);
+    loom_row_mark_put(a, row);
+    return p;
+}
+
 void *loom_at(void *array, size_t row)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at");
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    if (__builtin_expect(direct(a), 1))
+    if (__builtin_expect(direct(a), 1)) {
+        if (__builtin_expect(loom_sched_single, 0))
+            return single_write(a, row, p);
         return __builtin_expect(stale(a, row), 0) ? refreshed(a, row) : p;
+    }
     return slow(a, row, 1, p);
 }
 

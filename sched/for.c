@@ -17,6 +17,7 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* This rank's part of [begin, end): all of it with .local or one rank,
  * else its block. */
@@ -393,6 +394,32 @@ int loom_for_records(const void *data, size_t size, long n,
     int rc = for_records_run(data, size, n, body, ctx, opts);
     loom_sched_looping--;
     return rc;
+}
+
+loom_span loom_block(long begin, long end)
+{
+    loom_span s = {0, 0, 1};
+    my_range(begin, end > begin ? end : begin, 0, &s.lo, &s.hi);
+    return s;
+}
+
+loom_span loom_for_span_reduce(long begin, long end, const loom_for_opts *opts, void *var,
+                               loom_type type, loom_op op)
+{
+    loom_span s = loom_for_span(begin, end, opts);
+    /* each rank's loop folds its iterations into var; counting the value
+     * var had before the loop once means the others start from 0 (min and
+     * max may count it any number of times) */
+    if (op == LOOM_SUM && loom_icv.rank != 0)
+        memset(var, 0, loom_type_size(type));
+    return s;
+}
+
+int loom_for_span_reduce_end(loom_span *s, void *var, loom_type type, loom_op op)
+{
+    if (loom_icv.nranks > 1 && loom_allreduce(LOOM_IN_PLACE, var, 1, type, op))
+        loom_abort(2, "LOOM_FOR_REDUCE: the reduction across ranks failed");
+    return loom_for_span_end(s);
 }
 
 loom_span loom_for_span(long begin, long end, const loom_for_opts *opts)

@@ -112,6 +112,9 @@ extern __thread struct loom_ts loom_ts;
  * its address (access.c): code between loops reads what the row path
  * would. */
 extern int loom_sched_looping;
+/* Non-zero on rank 0 of several inside a LOOM_SINGLE block (single.c):
+ * loom_at there marks the row put, so the block's writes reach every rank. */
+extern int loom_sched_single;
 
 /* The allocation at base `array` if it is a live row allocation, else
  * stops the job naming fn. */
