@@ -125,6 +125,8 @@ const void *loom_row_get(void *array, size_t row)
     }
     if (a->state)
         loom_cache_use(a, row);
+    if (__builtin_expect(a->readmark != NULL, 0))
+        loom_dsm_note_read_row(a, row);
     return a->base + row * a->unit;
 }
 

@@ -111,14 +111,12 @@ static inline int direct(const loom_dsm_alloc *a)
            (t->mode == TS_STAGE && (a == t->whole[0] || a == t->whole[1]));
 }
 
-int loom_sched_looping;
-
 /* 1 if row r's copy at a's base is one a sync point dropped (or never
  * fetched) while no loop runs: code between loops must not read it as it
  * is.  A ring allocation's rows are its owners' (left as they are). */
 static inline int stale(const loom_dsm_alloc *a, size_t row)
 {
-    return a->state && !loom_sched_looping &&
+    return a->state && !loom_dsm_looping &&
            atomic_load_explicit(&a->state[row], memory_order_relaxed) == U_INVALID &&
            !loom_policy_rotates(a->policy);
 }
@@ -152,6 +150,8 @@ void *loom_at(void *array, size_t row)
         loom_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
     if (__builtin_expect(direct(a), 1)) {
+        if (__builtin_expect(a->readmark != NULL, 0)) /* LOOM_CHECK=dsm */
+            loom_dsm_note_read_row(a, row);
         if (__builtin_expect(loom_sched_single, 0))
             return single_write(a, row, p);
         return __builtin_expect(stale(a, row), 0) ? refreshed(a, row) : p;
@@ -165,8 +165,11 @@ const void *loom_at_r(void *array, size_t row)
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    if (__builtin_expect(direct(a), 1))
+    if (__builtin_expect(direct(a), 1)) {
+        if (__builtin_expect(a->readmark != NULL, 0)) /* LOOM_CHECK=dsm */
+            loom_dsm_note_read_row(a, row);
         return __builtin_expect(stale(a, row), 0) ? refreshed(a, row) : p;
+    }
     return slow(a, row, 0, p);
 }
 
@@ -175,7 +178,7 @@ void *loom_at_base(void *array)
     loom_dsm_alloc *a = rows_of(array, "loom_at_base");
     if (!direct(a))
         return NULL;
-    if (!a->state || loom_sched_looping) /* one rank, or inside a loop */
+    if (!a->state || loom_dsm_looping) /* one rank, or inside a loop */
         return a->base;
     int rc = loom_row_refresh(a); /* between loops: every row current first */
     if (rc == LOOM_ERR_NOMEM)

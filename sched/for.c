@@ -299,9 +299,9 @@ static int for_run(long begin, long end, void (*body)(long i, void *ctx), void *
 int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
              const loom_for_opts *opts)
 {
-    loom_sched_looping++;
+    loom_dsm_looping++;
     int rc = for_run(begin, end, body, ctx, opts);
-    loom_sched_looping--;
+    loom_dsm_looping--;
     return rc;
 }
 
@@ -321,9 +321,9 @@ static int for_range_run(long begin, long end, void (*body)(long lo, long hi, vo
 int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
                    const loom_for_opts *opts)
 {
-    loom_sched_looping++;
+    loom_dsm_looping++;
     int rc = for_range_run(begin, end, body, ctx, opts);
-    loom_sched_looping--;
+    loom_dsm_looping--;
     return rc;
 }
 
@@ -390,9 +390,9 @@ int loom_for_records(const void *data, size_t size, long n,
                      void (*body)(const void *recs, long n, void *ctx), void *ctx,
                      const loom_for_opts *opts)
 {
-    loom_sched_looping++;
+    loom_dsm_looping++;
     int rc = for_records_run(data, size, n, body, ctx, opts);
-    loom_sched_looping--;
+    loom_dsm_looping--;
     return rc;
 }
 

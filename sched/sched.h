@@ -106,12 +106,11 @@ struct loom_ts {
                                    whose rows are reached by address arithmetic */
 };
 extern __thread struct loom_ts loom_ts;
-/* Non-zero while this rank runs a loom_for / loom_for_range /
- * loom_for_records (set by the calling thread before its team starts).
- * Outside loops the accessors make a dropped row current before they give
- * its address (access.c): code between loops reads what the row path
- * would. */
-extern int loom_sched_looping;
+/* dsm.h's loom_dsm_looping is non-zero while this rank runs a loom_for /
+ * loom_for_range / loom_for_records (for.c sets it on the calling thread
+ * before its team starts).  Outside loops the accessors make a dropped
+ * row current before they give its address (access.c): code between
+ * loops reads what the row path would. */
 /* Non-zero on rank 0 of several inside a LOOM_SINGLE block (single.c):
  * loom_at there marks the row put, so the block's writes reach every rank. */
 extern int loom_sched_single;
