@@ -6,7 +6,8 @@
  * its own block; after each loop, on every rank and thread, every row read
  * through a plain load, loom_at, loom_at_r and loom_at_base holds the
  * number of loops run so far (a rank that never touched another rank's
- * rows must not read them as they were).  Then between loops: rank 0
+ * rows must not read them as they were); likewise after a serializable
+ * loop whose iteration i writes row i.  Then between loops: rank 0
  * puts every row of an allocation no rank has read, a barrier, and every
  * rank reads it through loom_at, loom_at_r or loom_at_base (one each, on
  * allocations of their own, so that none refreshes rows for another).
@@ -26,6 +27,13 @@ static void body(long i, void *ctx)
 {
     (void)ctx;
     *(float *)loom_at(S, (size_t)i) += 1;
+}
+
+/* the serializable loop's: iteration i writes row i, and only that */
+static void deps(long i, loom_deps *d, void *ctx)
+{
+    (void)ctx;
+    loom_writes(d, S, (size_t)i);
 }
 
 static void expect(const char *what, int k, float got, float want, int row)
@@ -88,6 +96,23 @@ int main(int argc, char **argv)
                 check(S, (float)++loops, 15, what);
                 loom_barrier(); /* every rank read before the next loop writes */
             }
+    /* A serializable loop (.deps: iteration i writes row i) on an
+     * allocation of its own, whose rows the ranks have never read. */
+    ao.name = "U";
+    float *U = loom_alloc(ROWS * sizeof(float), &ao);
+    if (!U)
+        return 1;
+    float *keep = S;
+    S = U;
+    for (int k = 1; k <= 2; k++) {
+        if (loom_for(0, ROWS, body, NULL, &(loom_for_opts){.schedule = LOOM_SERIALIZABLE,
+                                                           .deps = deps}))
+            return 1;
+        snprintf(what, sizeof what, "after serializable loop %d", k);
+        check(U, (float)k, 15, what);
+        loom_barrier();
+    }
+    S = keep;
     /* Rows no rank has read: rank 0 puts them, a barrier, and each
      * accessor, alone on its own allocation, reads what was put. */
     for (int k = 1; k <= 3; k++) {
