@@ -99,6 +99,7 @@ int main(int argc, char **argv)
     /* A serializable loop (.deps: iteration i writes row i) on an
      * allocation of its own, whose rows the ranks have never read. */
     ao.name = "U";
+    ao.coherence = "bsp"; /* serializable loops take bsp or ring arrays */
     float *U = loom_alloc(ROWS * sizeof(float), &ao);
     if (!U)
         return 1;
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
         loom_barrier();
     }
     S = keep;
+    ao.coherence = NULL;
     /* Rows no rank has read: rank 0 puts them, a barrier, and each
      * accessor, alone on its own allocation, reads what was put. */
     for (int k = 1; k <= 3; k++) {
