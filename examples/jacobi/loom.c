@@ -67,6 +67,7 @@ int main(int argc, char **argv)
     }
     if (loom_rank() == 0)
         report(u, n, sweeps, diff);
+    loom_free(u), loom_free(w);
     loom_finalize();
     return 0;
 }

@@ -65,5 +65,6 @@ int main(int argc, char **argv)
         sweeps++;
     }
     report(u, n, sweeps, diff);
+    free(u), free(w);
     return 0;
 }

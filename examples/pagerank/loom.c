@@ -70,6 +70,13 @@ static int make_graph(graph *g, long n)
     return 0;
 }
 
+static void free_graph(graph *g)
+{
+    free(g->outdeg);
+    free(g->first);
+    free(g->src);
+}
+
 /* The result, from the final ranks r: their sum in one order, the top 5. */
 static void report(const double *r, long n, int iters)
 {
@@ -123,6 +130,8 @@ int main(int argc, char **argv)
     }
     if (loom_rank() == 0)
         report(r, n, iters);
+    loom_free(r), loom_free(next);
+    free_graph(&g);
     loom_finalize();
     return 0;
 }

@@ -69,6 +69,13 @@ static int make_graph(graph *g, long n)
     return 0;
 }
 
+static void free_graph(graph *g)
+{
+    free(g->outdeg);
+    free(g->first);
+    free(g->src);
+}
+
 /* The result, from the final ranks r: their sum in one order, the top 5. */
 static void report(const double *r, long n, int iters)
 {
@@ -121,5 +128,7 @@ int main(int argc, char **argv)
         iters++;
     }
     report(r, n, iters);
+    free(r), free(next);
+    free_graph(&g);
     return 0;
 }
