@@ -1,7 +1,7 @@
 /* kmeans — Lloyd's k-means on generated blobs: omp.c is the plain OpenMP
  * program, loom.c its port to Loom (`diff omp.c loom.c` shows the port).
  *
- *   kmeans [N]      N points (default 400000) in D = 4 dimensions, K = 8 blobs
+ *   kmeans [N]      N points (default 1000000) in D = 4 dimensions, K = 8 blobs
  *
  * Each rank (of one, in OpenMP) assigns its block of the points; the sums
  * of every thread of every rank are added, and every rank computes the
@@ -50,7 +50,7 @@ static void report(long n, int iter, long check, const double *cen, const long *
 
 int main(int argc, char **argv)
 {
-    long n = argc > 1 ? atol(argv[1]) : 400000;
+    long n = argc > 1 ? atol(argv[1]) : 1000000;
     double *x = malloc((size_t)n * D * sizeof *x), cen[K * D], sum[K * D];
     int *member = malloc((size_t)n * sizeof *member);
     long count[K], changed = 1, check = 0;

@@ -2,7 +2,7 @@
  * is the plain OpenMP program, loom.c its port to Loom (`diff omp.c
  * loom.c` shows the port).
  *
- *   pagerank [N]      N pages (default 200000), 1 to 16 links out of each
+ *   pagerank [N]      N pages (default 300000), 1 to 16 links out of each
  *
  * Each iteration gives every page (1 - d) / N plus d times the rank its
  * in-links pass on (a source's rank shared over its out-links), pages
@@ -98,7 +98,7 @@ static void report(const double *r, long n, int iters)
 
 int main(int argc, char **argv)
 {
-    long n = argc > 1 ? atol(argv[1]) : 200000;
+    long n = argc > 1 ? atol(argv[1]) : 300000;
     const double d = 0.85;
     graph g;
     if (make_graph(&g, n))
