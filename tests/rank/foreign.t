@@ -41,7 +41,8 @@ SLURM_PROCID=0 SLURM_NTASKS=2 LOOM_RENDEZVOUS=127.0.0.1:$((port + 4)) LOOM_JOB_K
     LOOM_JOIN_TIMEOUT=2 timeout 20 "$B/tests/bin/coll_check" >"$T/alone" 2>&1
 st=$?
 [ $st -eq 1 ] && has "$T/alone" "not every rank joined within 2 s \(LOOM_JOIN_TIMEOUT\)" &&
-    [ "$(wc -l <"$T/alone")" = 1 ]
+    [ "$(wc -l <"$T/alone")" = 1 ] ||
+    { { diag "rank 0 alone exited $st:"; sed 's/^/#   /' "$T/alone"; } >&2; false; }
 ok $? "rank 0 whose peer never comes stops after LOOM_JOIN_TIMEOUT with one message (exit $st)"
 PMI_RANK=1 PMI_SIZE=2 timeout 20 "$B/tests/bin/coll_check" >"$T/norv" 2>&1
 [ $? -ne 0 ] && has "$T/norv" "LOOM_RENDEZVOUS is not set"
