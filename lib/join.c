@@ -213,6 +213,7 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
     uint8_t *j = malloc(jl), snonce[16], rnonce[16];
     memcpy(snonce, p + 8, 16);
     free(p);
+    p = NULL; /* the branches below free what the next receive gives, or nothing */
     if (!j || loom_key_generate(rnonce)) {
         free(j);
         close(fd);
