@@ -71,6 +71,77 @@ int loom_parse_bool(const char *s, int *out)
     return -1;
 }
 
+/* A POSIX shell's word splitting without expansions: blanks separate
+ * words; '...' keeps everything; "..." keeps everything but \ before
+ * $ ` " \ or a newline; \ outside quotes keeps the next byte.  What a shell
+ * would expand or redirect ($ ` | & ; < > ( ) unquoted) is refused: the
+ * words are run with execvp, not by a shell, and must not mean something
+ * else than they would there.  One allocation: the pointers, then the
+ * words (free the result with free).  Returns NULL with the reason in err
+ * when s is not such a list or holds no word. */
+char **loom_parse_words(const char *s, char *err, size_t errlen)
+{
+    size_t len = strlen(s), nmax = len / 2 + 2;
+    char **w = malloc(nmax * sizeof *w + len + 1);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    char *o = (char *)(w + nmax);
+    size_t n = 0;
+    const char *why = NULL;
+    while (*s && !why) {
+        while (*s == ' ' || *s == '\t' || *s == '\n')
+            s++;
+        if (!*s)
+            break;
+        w[n++] = o;
+        char q = 0;
+        for (; *s && (q || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+            if (q == '\'') {
+                if (*s == '\'')
+                    q = 0;
+                else
+                    *o++ = *s;
+            } else if (q == '"') {
+                if (*s == '"')
+                    q = 0;
+                else if (*s == '\\' && s[1] && strchr("$`\"\\\n", s[1]))
+                    *o++ = *++s;
+                else if (*s == '$' || *s == '`') {
+                    why = "a shell expansion ($ or `) it would not expand";
+                    break;
+                } else
+                    *o++ = *s;
+            } else if (*s == '\'' || *s == '"')
+                q = *s;
+            else if (*s == '\\') {
+                if (!s[1]) {
+                    why = "a trailing backslash";
+                    break;
+                }
+                *o++ = *++s;
+            } else if (strchr("$`|&;<>()", *s)) {
+                why = "a shell operator or expansion ($ ` | & ; < > ( )) it would not run";
+                break;
+            } else
+                *o++ = *s;
+        }
+        if (q && !why)
+            why = "an unterminated quote";
+        *o++ = 0;
+    }
+    if (!why && !n)
+        why = "no command";
+    if (why) {
+        snprintf(err, errlen, "%s", why);
+        free(w);
+        return NULL;
+    }
+    w[n] = NULL;
+    return w;
+}
+
 /* "host:port" or "[v6addr]:port", port 1..65535. */
 int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
 {
@@ -132,7 +203,12 @@ static int set_rendezvous(const char *v)
     /* a host of up to 255 bytes and a port need not fit: refused, not cut */
     return set_string(loom_icv.rendezvous, sizeof loom_icv.rendezvous, v);
 }
-static int set_rsh(const char *v) { return set_string(loom_icv.rsh, sizeof loom_icv.rsh, v); }
+static int set_rsh(const char *v)
+{
+    char why[128], **w = loom_parse_words(v, why, sizeof why);
+    free(w);
+    return w ? set_string(loom_icv.rsh, sizeof loom_icv.rsh, v) : -1;
+}
 static int set_rv_host(const char *v)
 {
     return set_string(loom_icv.rendezvous_host, sizeof loom_icv.rendezvous_host, v);
@@ -391,7 +467,7 @@ static const struct var {
     {"LOOM_RESTART", set_restart, show_restart, "true, false or auto (also 1/0, yes/no, on/off): resume from LOOM_CHECKPOINT_DIR", 0},
     {"LOOM_TEST_KILL", set_test_kill, show_test_kill, "RANK:CLOCK[:clock|stop|write|commit] (a testing aid: docs/checkpoint.md)", 0},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
-    {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command, e.g. ssh or \"ip netns exec\"", 1},
+    {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command as shell words (quotes allowed, no $ | ; & < > ( ) `), e.g. ssh or \"ip netns exec\"", 1},
     {"LOOM_RENDEZVOUS_HOST", set_rv_host, show_rv_host, "the address ranks use to reach loomrun", 1},
 };
 #define NVARS (sizeof vars / sizeof vars[0])

@@ -102,6 +102,10 @@ int loom_parse_seconds(const char *s, double *out);
 int loom_parse_int(const char *s, long lo, long hi, long *out);
 int loom_parse_bool(const char *s, int *out);
 int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
+/* Split a command line into words as a POSIX shell would, without any
+ * expansion (LOOM_RSH, --rsh): a NULL-terminated array in one allocation
+ * (free it with free), or NULL with the reason in err. */
+char **loom_parse_words(const char *s, char *err, size_t errlen);
 
 /* ---- error.c --------------------------------------------------------- */
 

@@ -284,17 +284,6 @@ static int runnable(const char *prog)
     return 0;
 }
 
-/* Split a command string into words at spaces (no quoting). */
-static char **split_words(const char *s)
-{
-    char *copy = strdup(s), *save, *t;
-    char **w = calloc(strlen(s) / 2 + 2, sizeof *w);
-    int n = 0;
-    for (t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
-        w[n++] = t;
-    return w;
-}
-
 static void event_loop(void)
 {
     int cap = loom_rv_nfds(rv) + 2 * J.n + 2 * (2 * J.n + 16) + 8;
@@ -440,7 +429,11 @@ int main(int argc, char **argv)
     J.n = n;
     J.argv = argv + i;
     J.tag = tag >= 0 ? tag : n > 1;
-    J.rsh = split_words(rsh ? rsh : loom_icv.rsh);
+    J.rsh = loom_parse_words(rsh ? rsh : loom_icv.rsh, err, sizeof err);
+    if (!J.rsh) {
+        msg("%s is not a command loomrun can run: %s", rsh ? "--rsh" : "LOOM_RSH", err);
+        return 2;
+    }
     J.ranks = calloc((size_t)n, sizeof *J.ranks);
     int *host_of = calloc((size_t)n, sizeof *host_of), *lrank = calloc((size_t)n, sizeof *lrank);
     int placed = loom_place(&hl, n, host_of, lrank, hostfile ? hostfile : "this machine", err,
@@ -504,8 +497,7 @@ int main(int argc, char **argv)
     event_loop();
     loom_rv_close(rv);
     free(J.ranks);
-    free(J.rsh[0]); /* split_words' copy of the string */
-    free(J.rsh);
+    free(J.rsh); /* one allocation (loom_parse_words) */
     loom_hostlist_free(&hl);
     return exit_code;
 }
