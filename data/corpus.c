@@ -115,7 +115,7 @@ static int uci_header(struct uci *u, int64_t h[3])
                                          "number of entries NNZ"};
     static const int64_t hi[3] = {INT32_MAX - 1, INT32_MAX, INT64_MAX};
     for (int k = 0; k < 3; k++) {
-        char *line;
+        char *line, shown[44];
         size_t len;
         int have = loom_lines_next(u->in, &line, &len);
         if (have < 0)
@@ -128,8 +128,9 @@ static int uci_header(struct uci *u, int64_t h[3])
         const char *e = line + len, *p = loom_skip_blanks(line, e), *q = uci_int(p, e, 0, hi[k], &h[k]);
         if (!q || loom_skip_blanks(q, e) != e)
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
-                             "%s:%ld: bad header line '%.40s' (expected the %s alone)",
-                             u->in->path, u->in->lineno, line, names[k]);
+                             "%s:%ld: bad header line '%s' (expected the %s alone)",
+                             u->in->path, u->in->lineno,
+                             loom_excerpt(line, len, shown, sizeof shown), names[k]);
     }
     return LOOM_OK;
 }

@@ -181,6 +181,7 @@ static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings
 /* The banner "%%MatrixMarket matrix coordinate real|integer|double general". */
 static int mm_banner(const struct ctx *c, const char *line, size_t len)
 {
+    char shown[84];
     const char *p = line + 14, *e = line + len, *w[4];
     size_t n[4];
     for (int k = 0; k < 4; k++)
@@ -191,10 +192,10 @@ static int mm_banner(const struct ctx *c, const char *line, size_t len)
         loom_is_word(w[3], n[3], "general") && loom_skip_blanks(p, e) == e)
         return LOOM_OK;
     return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
-                     "%s:%ld: unsupported MatrixMarket header '%.80s' (expected "
+                     "%s:%ld: unsupported MatrixMarket header '%s' (expected "
                      "'%%%%MatrixMarket matrix coordinate real general'; integer and double "
                      "values are read too)",
-                     c->in->path, c->in->lineno, line);
+                     c->in->path, c->in->lineno, loom_excerpt(line, len, shown, sizeof shown));
 }
 
 /* A row or column index in 1..size into *id, *q after it; a message naming

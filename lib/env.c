@@ -41,7 +41,7 @@ int loom_parse_seconds(const char *s, double *out)
         return -1;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e6)
+    if (errno || end == s || *end || !isfinite(v) || v < 1e-3 || v > 1e6)
         return -1;
     *out = v;
     return 0;
@@ -447,8 +447,8 @@ static const struct var {
     {"LOOM_LOCAL_RANK", set_none, show_local, "an integer >= 0 (set by loomrun)", 0},
     {"LOOM_RENDEZVOUS", set_rendezvous, show_rv, "host:port of the rendezvous, e.g. 10.0.0.1:7000", 0},
     {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
-    {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
-    {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
+    {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds from 0.001 to 1e6 (heartbeat timeout)", 0},
+    {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds from 0.001 to 1e6 (how long ranks wait for each other at start)", 0},
     {"LOOM_COHERENCE", set_coherence, show_coherence, "a coherence policy's name (docs/dsm.md)", 0},
     {"LOOM_STALENESS", set_staleness, show_staleness, "an integer >= 0 (clocks an ssp read may lag)", 0},
     {"LOOM_BANDWIDTH", set_bandwidth, show_bandwidth, "a number of Mbit/s >= 0 (priority's budget per rank; 0 = no early sending)", 0},
@@ -478,6 +478,7 @@ static const struct var {
  * name is checked as LOOM_COHERENCE's is). */
 static int load_named(char *err, size_t errlen)
 {
+    char sh[LOOM_SHOWN_BUF];
     extern char **environ;
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, COH_PREFIX, strlen(COH_PREFIX)))
@@ -488,9 +489,9 @@ static int load_named(char *err, size_t errlen)
         if (!eq || !nl || nl >= 64 || !pl || pl >= sizeof loom_icv.coherence_named[0].policy ||
             loom_icv.ncoherence_named == 16) {
             size_t vl = strcspn(*e, "=");
-            snprintf(err, errlen, "%.*s%s is not valid: expected LOOM_COHERENCE_<NAME>=<a coherence "
+            snprintf(err, errlen, "%s is not valid: expected LOOM_COHERENCE_<NAME>=<a coherence "
                      "policy's name>, NAME an allocation's name (at most 16 such variables)",
-                     LOOM_SHOWN(vl), *e, vl > LOOM_SHOWN_MAX ? "..." : "");
+                     loom_shown(*e, vl, sh, sizeof sh));
             return LOOM_ERR_ENV;
         }
         int k = loom_icv.ncoherence_named++;
@@ -503,6 +504,7 @@ static int load_named(char *err, size_t errlen)
 
 int loom_env_load(char *err, size_t errlen)
 {
+    char sh[LOOM_SHOWN_BUF];
     /* Start from the defaults: a variable unset since the last load must
      * not keep its old value.  The rank fields belong to
      * loom_discover_rank and are kept. */
@@ -515,8 +517,8 @@ int loom_env_load(char *err, size_t errlen)
     for (size_t i = 0; i < NVARS; i++) {
         const char *v = getenv(vars[i].name);
         if (v && vars[i].set(v)) {
-            snprintf(err, errlen, "%s='%.*s%s' is not valid: expected %s", vars[i].name,
-                     LOOM_SHOWN(strlen(v)), v, strlen(v) > LOOM_SHOWN_MAX ? "..." : "",
+            snprintf(err, errlen, "%s='%s' is not valid: expected %s", vars[i].name,
+                     loom_shown(v, strlen(v), sh, sizeof sh),
                      vars[i].allowed);
             return LOOM_ERR_ENV;
         }
@@ -525,9 +527,8 @@ int loom_env_load(char *err, size_t errlen)
     if (!loom_icv.checkpoint_dir[0] && (loom_icv.checkpoint_every || loom_icv.restart)) {
         const char *name = loom_icv.checkpoint_every ? "LOOM_CHECKPOINT_EVERY" : "LOOM_RESTART";
         const char *v = getenv(name);
-        snprintf(err, errlen, "%s='%.*s%s' is not usable without LOOM_CHECKPOINT_DIR (the "
-                 "directory %s)", name, LOOM_SHOWN(strlen(v)), v,
-                 strlen(v) > LOOM_SHOWN_MAX ? "..." : "",
+        snprintf(err, errlen, "%s='%s' is not usable without LOOM_CHECKPOINT_DIR (the "
+                 "directory %s)", name, loom_shown(v, strlen(v), sh, sizeof sh),
                  loom_icv.checkpoint_every ? "to write checkpoints to"
                                            : "of the checkpoints to resume from");
         return LOOM_ERR_ENV;

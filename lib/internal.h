@@ -90,11 +90,16 @@ void loom_env_display(int verbose);
  * comma-separated into buf; returns how many. */
 int loom_env_unknown(char *buf, size_t len);
 
-/* How much of a rejected value a message quotes ("%.*s", then "..." when
- * cut): a long value must not push "is not valid: expected ..." out of
- * the message buffer. */
+/* How much of a rejected value a message quotes (then "..." when cut): a
+ * long value must not push "is not valid: expected ..." out of the message
+ * buffer. */
 #define LOOM_SHOWN_MAX 64
-#define LOOM_SHOWN(len) ((int)((len) < LOOM_SHOWN_MAX ? (len) : LOOM_SHOWN_MAX))
+/* A message's quote of input (a value, a file's line, a peer's text): the
+ * first LOOM_SHOWN_MAX of len bytes of s into buf (size n, >= 4), every
+ * byte that is not printable ASCII shown as '?' (no escape sequence of a
+ * file or a peer reaches the terminal), "..." after a cut.  Returns buf. */
+#define LOOM_SHOWN_BUF (LOOM_SHOWN_MAX + 4)
+const char *loom_shown(const void *s, size_t len, char *buf, size_t n);
 
 /* Low-level parsers, exported for the launcher and the unit tests.  Each
  * returns 0 on success, -1 if s is not a valid value. */

@@ -232,7 +232,8 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
     free(j);
     t = sent ? -1 : loom_frame_recv(fd, &ctl_in, deadline, &p, &n);
     if (t == LOOM_F_REFUSE) {
-        loom_log("the rendezvous refused this rank: %.*s", (int)n, (const char *)p);
+        char sh[LOOM_SHOWN_BUF];
+        loom_log("the rendezvous refused this rank: %s", loom_shown(p, n, sh, sizeof sh));
         free(p);
         close(fd);
         return LOOM_ERR_KEY;

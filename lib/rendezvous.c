@@ -286,6 +286,7 @@ static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
 /* Handle one frame from c.  Returns 0, or -1 if c was dropped. */
 static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, size_t n)
 {
+    char sh[LOOM_SHOWN_BUF];
     c->last_heard = loom_wtime();
     if (type == LOOM_F_JOIN) {
         int before = rv->nconns;
@@ -306,16 +307,16 @@ static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, siz
         }
         break;
     case LOOM_F_ABORT:
-        push(rv, LOOM_RV_ABORT, c->rank, loom_exit_status(n >= 4 ? loom_get32(p) : 1), "%.*s",
-             n > 4 ? (int)(n - 4) : 0, n > 4 ? (const char *)p + 4 : "");
+        push(rv, LOOM_RV_ABORT, c->rank, loom_exit_status(n >= 4 ? loom_get32(p) : 1), "%s",
+             loom_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
         break;
     case LOOM_F_PEERLOST: {
         int peer = n >= 4 ? (int)loom_get32(p) : -1;
         if (peer >= 0 && peer < rv->nranks)
             push(rv, LOOM_RV_LOST, peer, 0,
-                 "rank %d (host %s) lost its connection to rank %d (%.*s)",
-                 c->rank, c->host, peer, n > 4 ? (int)(n - 4) : 0,
-                 n > 4 ? (const char *)p + 4 : "");
+                 "rank %d (host %s) lost its connection to rank %d (%s)",
+                 c->rank, c->host, peer,
+                 loom_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
         break;
     }
     default:

@@ -26,7 +26,7 @@ run_job "$T/o4" "$LOOMRUN" -n 2 ./no-such-program
 ok $? "a missing program is named (exit 127)"
 
 LOOM_TIMEOUT=soon run_job "$T/o5" "$LOOMRUN" -n 2 true
-[ $rc -ne 0 ] && has "$T/o5" "LOOM_TIMEOUT='soon' is not valid: expected seconds > 0"
+[ $rc -ne 0 ] && has "$T/o5" "LOOM_TIMEOUT='soon' is not valid: expected seconds from 0.001 to 1e6"
 ok $? "a bad LOOM_* value in loomrun names the variable and what is allowed"
 
 LOOM_DISPLAY_ENV=maybe run_job "$T/o6" "$B/tests/bin/coll_check"
