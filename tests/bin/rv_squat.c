@@ -8,13 +8,15 @@
  *   replay  session 1 as honest (a recorded exchange), then session 2
  *           replays session 1's HELLO nonces and signed TABLE frames to
  *           new ranks, rank by rank
+ *   busy    refuses each rank's first connection "busy" (as the real
+ *           server does when full), then serves as honest
  *   close   greets each rank, reads its JOIN and closes the connection
  *           (a stranger on the port that knows the HELLO; the ranks must
  *           fail with a message, not crash)
  * It never checks the ranks' MACs: a squatter would not.  Writes its port
  * to PORTFILE, serves the sessions, and after each table keeps reading
  * until every rank has closed.
- *   rv_squat honest|nokey|replay|close PORTFILE NRANKS */
+ *   rv_squat honest|nokey|replay|busy|close PORTFILE NRANKS */
 #include "internal.h"
 
 #include <netinet/in.h>
@@ -125,7 +127,7 @@ static void greet_and_close(int lfd)
 int main(int argc, char **argv)
 {
     if (argc != 4 || atoi(argv[3]) < 1 || atoi(argv[3]) > MAXR)
-        fail("usage: rv_squat honest|nokey|replay|close PORTFILE NRANKS");
+        fail("usage: rv_squat honest|nokey|replay|busy|close PORTFILE NRANKS");
     const char *mode = argv[1];
     int nranks = atoi(argv[3]);
     uint8_t key[16];
@@ -148,6 +150,13 @@ int main(int argc, char **argv)
             greet_and_close(lfd);
         close(lfd);
         return 0;
+    }
+    for (int c = 0; !strcmp(mode, "busy") && c < nranks; c++) {
+        int fd = accept(lfd, NULL, NULL);
+        static const char busy[] = "busy: too many connections that have not joined; retry";
+        if (fd < 0 || loom_frame_send(fd, LOOM_F_REFUSE, busy, sizeof busy - 1))
+            fail("accept failed");
+        close(fd);
     }
     uint8_t nonce[2 * MAXR][16], *table[MAXR] = {0};
     size_t tlen[MAXR];
