@@ -146,6 +146,10 @@ static void on_exit_status(rank_proc *p, int st)
             exit_code = code;
         return;
     }
+    if (J.n == 1 && p->host->local) { /* like the program run alone: its own message */
+        stop_job(code, NULL);
+        return;
+    }
     if (!joined && !p->host->local && (code == 255 || code == 127))
         snprintf(why, sizeof why, "%s: the remote shell '%s' failed with status %d before "
                  "the rank started (host unreachable or program missing there?)",
