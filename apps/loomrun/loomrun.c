@@ -495,10 +495,13 @@ int main(int argc, char **argv)
     for (size_t s = 0; s < sizeof sigs / sizeof *sigs; s++)
         sigaction(sigs[s], &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (any_local)
+        J.shm_dir = loom_shm_dir_make();
     for (int r = 0; r < n && !stopping; r++)
         if (loom_spawn(&J, &J.ranks[r]))
             stop_job(1, "could not start every rank");
     event_loop();
+    loom_shm_dir_remove(J.shm_dir);
     loom_rv_close(rv);
     free(J.ranks);
     free(J.rsh); /* one allocation (loom_parse_words) */
