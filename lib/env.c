@@ -329,6 +329,12 @@ static int set_cache(const char *v)
     loom_icv.cache_bytes = (size_t)(x * mult);
     return 0;
 }
+/* LOOM_MEM_LIMIT: checked here, read by the ML library (data/mem.c). */
+static int set_mem_limit(const char *v)
+{
+    double x, mult;
+    return scan_size(v, "-KMGT", &x, &mult) || !(x * mult >= 1 && x * mult < 0x1p62) ? -1 : 0;
+}
 static int set_ckpt_dir(const char *v)
 {
     return set_string(loom_icv.checkpoint_dir, sizeof loom_icv.checkpoint_dir, v);
@@ -413,6 +419,11 @@ static void show_check(char *b, size_t n)
                          : loom_icv.check_dsm ? "dsm" : loom_icv.check_serial ? "serial" : "none");
 }
 static void show_cache(char *b, size_t n) { snprintf(b, n, "%zu", loom_icv.cache_bytes); }
+static void show_mem_limit(char *b, size_t n)
+{
+    const char *v = getenv("LOOM_MEM_LIMIT");
+    snprintf(b, n, "%s", v ? v : "none");
+}
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.checkpoint_dir); }
 static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_every); }
@@ -459,6 +470,7 @@ static const struct var {
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, serial, all, none", 0},
     {"LOOM_CACHE_BYTES", set_cache, show_cache, "a byte count >= 0, optionally with K, M or G, e.g. 64M (each allocation's working copies kept per rank; 0 = no cap)", 0},
+    {"LOOM_MEM_LIMIT", set_mem_limit, show_mem_limit, "a byte count >= 1, optionally with K, M, G or T, e.g. 8G (the most memory an app may plan for input-derived sizes; default: MemAvailable and the cgroup limit)", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
     {"LOOM_CHECKPOINT_DIR", set_ckpt_dir, show_ckpt_dir, "a directory path (where checkpoints are written and read)", 0},
     {"LOOM_CHECKPOINT_EVERY", set_ckpt_every, show_ckpt_every, "an integer >= 0 (checkpoint at every N-th loom_clock; 0 = never)", 0},
