@@ -2,8 +2,8 @@
 # memory.t — sizes read from input are checked against the memory the job
 # may use before anything is allocated (data/mem.c: MemAvailable, the
 # cgroup limit, LOOM_MEM_LIMIT), with one message naming the file, the
-# size and the need; loom-mf numbers its ids densely, so a 2-line file
-# with ids of 2^31 - 1 costs two rows.  Each case runs under a 4 GB
+# size and the need; loom-mf numbers its ids densely, so a 3-line file
+# with ids of 2^31 - 1 and 2^63 - 1 costs three rows.  Each case runs under a 4 GB
 # address-space limit (and a 1 GB arena), so that a check that lets a
 # size through fails here rather than calling the OOM killer.
 . "$(dirname "$0")/../lib.sh"
@@ -11,17 +11,17 @@ plan 7
 export LOOM_DSM_ARENA=1G OMP_NUM_THREADS=2
 one() { [ "$(grep -cE "$2" "$1")" -eq 1 ] || { diag "expected one /$2/ in:"; sed "s/^/#   /" "$1"; return 1; } >&2; }
 
-printf '1 1 5\n2147483647 2147483647 3\n' >"$T/big.train"
+printf '1 1 5\n2147483647 2147483647 3\n9223372036854775807 9223372036854775807 4\n' >"$T/big.train"
 printf '2147483647 1 4\n' >"$T/big.test"
 run_job "$T/o1" sh -c 'ulimit -v 4000000 && exec "$@"' sh "$B/bin/loom-mf" --train "$T/big.train" --test "$T/big.test" --epochs 2 \
     --model "$T/m"
-[ $rc -eq 0 ] && has "$T/o1" "2 users x 2 items" && [ "$(wc -l <"$T/m/W.txt")" -eq 2 ] &&
-    [ "$(tr '\n' ' ' <"$T/m/user_ids.txt")" = "1 2147483647 " ] &&
-    [ "$(tr '\n' ' ' <"$T/m/item_ids.txt")" = "1 2147483647 " ]
-ok $? "loom-mf: ids 1 and 2^31 - 1 make 2 rows, the saved model keeps the ids (rc $rc)"
+[ $rc -eq 0 ] && has "$T/o1" "3 users x 3 items" && [ "$(wc -l <"$T/m/W.txt")" -eq 3 ] &&
+    [ "$(tr '\n' ' ' <"$T/m/user_ids.txt")" = "1 2147483647 9223372036854775807 " ] &&
+    [ "$(tr '\n' ' ' <"$T/m/item_ids.txt")" = "1 2147483647 9223372036854775807 " ]
+ok $? "loom-mf: ids 1, 2^31 - 1 and 2^63 - 1 make 3 rows, the saved model keeps the ids (rc $rc)"
 
 LOOM_MEM_LIMIT=100 run_job "$T/o2" sh -c 'ulimit -v 4000000 && exec "$@"' sh "$B/bin/loom-mf" --train "$T/big.train" --test "$T/big.test"
-[ $rc -ne 0 ] && one "$T/o2" "loom-mf: $T/big.train: 2 users x 2 items at --rank 20 needs [0-9.]+ MB of memory, but this job may use 0.0001 MB"
+[ $rc -ne 0 ] && one "$T/o2" "loom-mf: $T/big.train: 3 users x 3 items at --rank 20 needs [0-9.]+ MB of memory, but this job may use 0.0001 MB"
 ok $? "loom-mf: the model's need is checked (LOOM_MEM_LIMIT=100; rc $rc)"
 
 export LOOM_MEM_LIMIT=2G
