@@ -78,6 +78,9 @@ static void msg(const char *fmt, ...)
     va_end(ap);
     if (n > (int)sizeof buf - 2)
         n = (int)sizeof buf - 2;
+    for (int k = 0; k < n; k++) /* what it quotes (an argument, a rank's text) stays text */
+        if ((unsigned char)buf[k] < 0x20 || buf[k] == 0x7f)
+            buf[k] = '?';
     buf[n++] = '\n';
     ssize_t w = write(2, buf, (size_t)n);
     (void)w;

@@ -2,12 +2,13 @@
 # control_bytes.t — a message that quotes input never passes its control
 # bytes to the terminal (an OSC sequence could retitle it, or worse): the
 # UCI header (loom-lda), the MatrixMarket banner (loom-mf, loom-lasso) and
-# hostfile words (loomrun) are quoted with each such byte shown as '?'.
+# hostfile words (loomrun) are quoted with each such byte shown as '?',
+# and so are flag values and commands (every app's flag messages).
 # The hostfile's other refusals: a NUL byte is named as such (it was "line
 # too long"), and slots that add up past loomrun's largest -n are refused
 # (40 000 lines of slots=65536 were reported as -1673527296 slots).
 . "$(dirname "$0")/../lib.sh"
-plan 7
+plan 10
 # clean FILE: no ESC, BEL or other control byte but newline and tab
 clean() { ! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$1"; }
 
@@ -26,6 +27,18 @@ printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n2\n' >"$T/y.mtx"
 run_job "$T/o3" "$B/bin/loom-lasso" --X "$T/m.mtx" --y "$T/y.mtx" --lambda 1
 [ $rc -ne 0 ] && clean "$T/o3" && has "$T/o3" "m.mtx:1: unsupported MatrixMarket header '%%MatrixMarket matrix \?\]0;PWNED\? real general'"
 ok $? "loom-lasso: the MatrixMarket banner's control bytes show as '?' (rc $rc)"
+
+run_job "$T/f1" "$B/bin/loom-mf" --train x --test y --epochs "$(printf '\033]0;PWNED\007')"
+[ $rc -eq 2 ] && clean "$T/f1" && has "$T/f1" "loom-mf: --epochs: '\?\]0;PWNED\?' is not an integer"
+ok $? "a flag's value: control bytes show as '?' (rc $rc)"
+
+run_job "$T/f2" "$B/bin/loom-gen" "$(printf 'x\033[2J')"
+[ $rc -eq 2 ] && clean "$T/f2" && has "$T/f2" "loom-gen: unknown command 'x\?\[2J'"
+ok $? "loom-gen's command: control bytes show as '?' (rc $rc)"
+
+run_job "$T/f3" "$LOOMRUN" "$(printf -- '--x\033[2J')" true
+[ $rc -eq 2 ] && clean "$T/f3" && has "$T/f3" "loomrun: unknown option '--x\?\[2J'"
+ok $? "loomrun's own messages: control bytes show as '?' (rc $rc)"
 
 printf 'localhost\nnode\033]0;PWNED\007 slots=1\n' >"$T/h1"
 run_job "$T/o4" "$LOOMRUN" -H "$T/h1" true
