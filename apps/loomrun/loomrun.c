@@ -357,6 +357,19 @@ static void event_loop(void)
     free(who);
 }
 
+/* The local ranks' leaked SysV segments (shm.c). */
+static void sweep_sysv(void)
+{
+    pid_t *pids = calloc((size_t)J.n + 1, sizeof *pids);
+    int k = 0;
+    for (int r = 0; pids && r < J.n; r++)
+        if (J.ranks[r].host->local && J.ranks[r].pid > 0)
+            pids[k++] = J.ranks[r].pid;
+    if (pids)
+        loom_shm_sweep_sysv(pids, k);
+    free(pids);
+}
+
 int main(int argc, char **argv)
 {
     int n = 0, tag = -1;
@@ -505,6 +518,7 @@ int main(int argc, char **argv)
             stop_job(1, "could not start every rank");
     event_loop();
     loom_shm_dir_remove(J.shm_dir);
+    sweep_sysv();
     loom_rv_close(rv);
     free(J.ranks);
     free(J.rsh); /* one allocation (loom_parse_words) */

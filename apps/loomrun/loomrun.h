@@ -46,6 +46,9 @@ int loom_rsh_is_shell(char **rsh);
  * what is left in it after the job. */
 const char *loom_shm_dir_make(void);
 void loom_shm_dir_remove(const char *dir);
+/* shm.c: after the job, remove the SysV segments the processes pids (n of
+ * them: the local ranks) created and nobody has attached. */
+void loom_shm_sweep_sysv(const pid_t *pids, int n);
 
 /* output.c: forward what stream s has; prefix "[rank] " when tag.
  * Returns 0 at EOF (s->fd closed), else 1. */

@@ -7,10 +7,16 @@
  * local ranks get UCX_POSIX_DIR=/dev/shm/loom.XXXXXX, made here before
  * they start, and loomrun removes that directory with whatever is left in
  * it when the job ends.  A user's own UCX_POSIX_DIR is left alone, and so
- * are ranks on other hosts (their remote shell starts them). */
+ * are ranks on other hosts (their remote shell starts them).
+ *
+ * UCX's SysV segments (shmget, then shmat and IPC_RMID) leak the same way
+ * when a rank dies between shmget and IPC_RMID: after the job loomrun
+ * removes every segment of its user that no process has attached and that
+ * one of its local ranks created (/proc/sysvipc/shm's cpid). */
 #include "loomrun.h"
 
 #include <dirent.h>
+#include <sys/shm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,4 +47,29 @@ void loom_shm_dir_remove(const char *dir)
     if (d)
         closedir(d);
     rmdir(dir);
+}
+
+void loom_shm_sweep_sysv(const pid_t *pids, int n)
+{
+    FILE *f = fopen("/proc/sysvipc/shm", "r");
+    char line[512];
+    if (!f)
+        return;
+    if (!fgets(line, sizeof line, f)) { /* the header */
+        fclose(f);
+        return;
+    }
+    while (fgets(line, sizeof line, f)) {
+        long long key, size;
+        int id, perms, cpid, lpid, nattch, uid;
+        if (sscanf(line, "%lld %d %o %lld %d %d %d %d", &key, &id, &perms, &size, &cpid, &lpid,
+                   &nattch, &uid) != 8 || nattch != 0 || (uid_t)uid != geteuid())
+            continue;
+        for (int r = 0; r < n; r++)
+            if (pids[r] == cpid) {
+                shmctl(id, IPC_RMID, NULL);
+                break;
+            }
+    }
+    fclose(f);
 }
