@@ -169,8 +169,10 @@ int loom_rt_start(void)
     if ((rc = loom_tp_open(&addr, &addrlen)))
         return rc;
     double t1 = loom_wtime();
-    if ((rc = loom_join(addr, addrlen, &peers)))
+    if ((rc = loom_join(addr, addrlen, &peers))) {
+        loom_tp_close(); /* UCX's worker and context: the process may go on */
         return rc;
+    }
     loom_tp_set_peers(peers, loom_icv.nranks);
     loom_state = 1;
     if (loom_icv.stats) /* where start-up went (docs/launcher.md, "Start-up") */

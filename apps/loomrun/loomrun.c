@@ -452,6 +452,7 @@ int main(int argc, char **argv)
     J.rsh = loom_parse_words(rsh ? rsh : loom_icv.rsh, err, sizeof err);
     if (!J.rsh) {
         msg("%s is not a command loomrun can run: %s", rsh ? "--rsh" : "LOOM_RSH", err);
+        loom_hostlist_free(&hl);
         return 2;
     }
     J.ranks = calloc((size_t)n, sizeof *J.ranks);
