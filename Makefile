@@ -50,11 +50,14 @@ TBIN_SRC := $(wildcard tests/bin/*.c)
 TBINS    := $(TBIN_SRC:tests/bin/%.c=$(BUILD)/tests/bin/%)
 PERF_SRC := $(filter-out %_mpi.c,$(wildcard tests/perf/*.c))
 PERFS    := $(PERF_SRC:tests/perf/%.c=$(BUILD)/tests/perf/%)
+# examples/NAME/omp.c (plain OpenMP, no Loom) and loom.c (its port)
+EX_NAMES := $(notdir $(wildcard examples/*))
+EXAMPLES := $(foreach e,$(EX_NAMES),$(BUILD)/examples/$(e)/omp $(BUILD)/examples/$(e)/loom)
 
 .PHONY: all check check-tsan demo bench plots install deps clean help fuzz fuzz-build
 .SECONDARY:
 all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/libloom-ml.a $(BUILD)/bin/loomrun $(APPS) \
-     $(UNITS) $(TBINS) $(PERFS)
+     $(UNITS) $(TBINS) $(PERFS) $(EXAMPLES)
 
 HEADERS  := $(wildcard lib/*.h dsm/*.h sched/*.h kernels/*.h data/*.h apps/common/*.h \
                       apps/loomrun/*.h tests/*.h)
@@ -97,6 +100,13 @@ $(BUILD)/tests/bin/%: $(BUILD)/obj/tests/bin/%.o $(BUILD)/libloom-ml.a $(BUILD)/
 $(BUILD)/tests/perf/%: $(BUILD)/obj/tests/perf/%.o $(BUILD)/libloom-ml.a $(BUILD)/libloom.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/examples/%/omp: examples/%/omp.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -fopenmp $(SAN) -o $@ $< -lm
+$(BUILD)/examples/%/loom: examples/%/loom.c lib/loom.h $(BUILD)/libloom.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libloom.a $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 # The TAP suite: unit binaries and shell tests, run directly by prove.
 TESTS_SH := $(sort $(wildcard tests/rank/*.t tests/dsm/*.t tests/sched/*.t tests/launcher/*.t tests/cluster/*.t \
@@ -192,6 +202,7 @@ bench:
 	@tools/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	tests/perf/run.sh $(BUILD)
+	tests/perf/examples.sh $(BUILD)
 	tests/perf/cluster_policies.sh $(BUILD)
 
 plots:

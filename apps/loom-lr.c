@@ -726,7 +726,7 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
         else if (loom_for_range(0, tr.n, sgd_sparse, &j,
                                 &(loom_for_opts){.schedule = LOOM_STATIC, .local = 1,
                                                  .sync = mode, .sync_every = every,
-                                                 .repeated = 1}))
+                                                 .repeated = 1, .accessor_reads = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         if (!o->serial)
@@ -817,7 +817,7 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
             loom_lr_softmax_epoch(tr->X, tr->y, tr->n, Wserial, C, D, j.step, j.lambda);
         else if (loom_for(0, tr->n, sgd, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
                           .local = 1, .sync = mode, .sync_every = every,
-                          .repeated = 1}))
+                          .repeated = 1, .accessor_reads = 1}))
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         float *rows[LOOM_LR_MAXC];

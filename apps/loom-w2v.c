@@ -303,7 +303,8 @@ static int train(int argc, char **argv)
                 sentence((long)i, &j);
         else if (loom_for(0, c.ndocs, sentence, &j, &(loom_for_opts){.schedule = LOOM_DYNAMIC,
                           .chunk = 16, .sync = mode, .sync_every = o.sync_every,
-                          .sync_weight = words})) /* --sync-every counts words */
+                          .sync_weight = words, /* --sync-every counts words */
+                          .accessor_reads = 1})) /* the vectors are read by loom_row_get */
             loom_abort(1, "loom-w2v: the training loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         double s[2] = {0, 0};

@@ -20,6 +20,7 @@ loom_dsm_alloc *_Atomic loom_allocs[LOOM_MAX_ALLOCS];
 _Atomic int loom_nallocs; /* table entries in use (live or freed) */
 static uint64_t next_serial = 1; /* creation order of allocations (checkpoints) */
 int loom_dsm_check;
+int loom_dsm_looping;
 
 loom_dsm_alloc *loom_dsm_find(const void *p)
 {
@@ -134,6 +135,9 @@ static void destroy(loom_dsm_alloc *a)
     for (size_t s = 0; a->writer && s < a->nhome; s++)
         free(a->writer[s]);
     free(a->writer);
+    free(a->reader);
+    free(a->readmark);
+    free(a->reads);
     free(a->twin);
     free(a->put);
     free(a->stamp);
@@ -404,7 +408,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         a->slot = calloc(a->nunits, sizeof *a->slot);
         a->rkeys = calloc((size_t)loom_icv.nranks, sizeof *a->rkeys);
         a->store_base = calloc((size_t)loom_icv.nranks, sizeof *a->store_base);
-        a->state = calloc(a->nunits, sizeof *a->state);
+        a->state = calloc(a->nunits, sizeof *a->state); /* every copy invalid: */
+        atomic_store(&a->dropped_gen, 1);                  /* none fresh yet */
         a->ulock = calloc(a->nunits, sizeof *a->ulock);
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
@@ -423,6 +428,10 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
             rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
         if (!rc && loom_dsm_check)
             a->writer = calloc(a->nhome ? a->nhome : 1, sizeof *a->writer);
+        if (!rc && loom_dsm_check && a->kind == LOOM_UNIT_ROW &&
+            (!(a->reader = calloc(a->nhome ? a->nhome : 1, sizeof *a->reader)) ||
+             !(a->readmark = calloc(a->nunits, 1))))
+            rc = LOOM_ERR_NOMEM;
         int k = rc ? 0 : averages(a, o);
         if (k && make_average(a, k))
             rc = LOOM_ERR_NOMEM;
@@ -522,8 +531,11 @@ int loom_release(void)
     loom_flush_begin();
     int n = atomic_load(&loom_nallocs);
     for (int i = 0; i < n; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live)
+        if (loom_allocs[i] && loom_allocs[i]->live) {
+            if (loom_allocs[i]->nreads)
+                loom_dsm_send_reads(loom_allocs[i]);
             loom_allocs[i]->policy->release(loom_allocs[i]);
+        }
     loom_flush_end();
     pthread_mutex_unlock(&one_at_a_time);
     return LOOM_OK;

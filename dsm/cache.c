@@ -128,6 +128,7 @@ void loom_cache_trim(loom_dsm_alloc *a)
         size_t g = e[i].g, end = group_end(a, g);
         for (size_t u = g * k; u < end; u++)
             atomic_store(&a->state[u], U_INVALID);
+        atomic_fetch_add(&a->dropped_gen, 1);
         if (a->kind == LOOM_UNIT_PAGE)
             loom_dsm_protect(a, g * k, end, PROT_NONE);
     }

@@ -72,13 +72,71 @@ static void conflict(loom_dsm_alloc *a, size_t u, size_t off, int r1, int r2)
                "same epoch (overwrite merge)", r1, r2, off, u, a->name);
 }
 
+static void read_race(loom_dsm_alloc *a, size_t row, int reader, int writer)
+{
+    loom_abort(72, "check: rank %d read row %zu of '%s' while rank %d wrote it (loom_row_put or "
+               "a write through loom_at) with no barrier between: the read may see the row "
+               "before or after the write (docs/openmp.md, \"Code between loops\")", reader, row,
+               a->name, writer);
+}
+
+/* Check mode, at the home: rank src read row u in sync-point round
+ * `round`.  Stops the job if another rank put the row in the same round;
+ * else src joins the row's readers of that round. */
+static void note_reader(loom_dsm_alloc *a, int src, size_t u, uint32_t round)
+{
+    struct loom_readlog *g = &a->reader[a->slot[u]];
+    if (g->put_rank && g->put_rank != src + 1 && g->put_round == round)
+        read_race(a, u, src, g->put_rank - 1);
+    int k = g->rank[0] == src + 1 ? 0 : g->rank[1] == src + 1 ? 1 : -1;
+    for (int x = 0; k < 0 && x < 2; x++)
+        if (!g->rank[x] || g->round[x] != round) /* empty, or of another round */
+            k = x;
+    if (k >= 0)
+        g->rank[k] = (uint16_t)(src + 1), g->round[k] = round;
+}
+
+/* Check mode, at the home: rank src puts row u in round `round`; stops
+ * the job if another rank read the row in that round. */
+static void check_readers(loom_dsm_alloc *a, int src, size_t u, uint32_t round)
+{
+    struct loom_readlog *g = &a->reader[a->slot[u]];
+    for (int k = 0; k < 2; k++)
+        if (g->rank[k] && g->rank[k] != src + 1 && g->round[k] == round)
+            read_race(a, u, g->rank[k] - 1, src);
+    g->put_rank = (uint16_t)(src + 1), g->put_round = round;
+}
+
+void loom_dsm_note_read_row(loom_dsm_alloc *a, size_t row)
+{
+    if (!a->readmark || loom_dsm_looping || loom_dsm_locks_held() ||
+        atomic_load_explicit((_Atomic uint8_t *)&a->readmark[row], memory_order_relaxed))
+        return;
+    while (atomic_flag_test_and_set_explicit(&a->read_lock, memory_order_acquire))
+        ;
+    if (!a->readmark[row]) {
+        if (a->nreads == a->capreads) {
+            size_t cap = a->capreads ? 2 * a->capreads : 64;
+            size_t *v = realloc(a->reads, cap * sizeof *v);
+            if (!v)
+                loom_die(1, "out of memory (check mode)");
+            a->reads = v, a->capreads = cap;
+        }
+        a->reads[a->nreads++] = row;
+        a->readmark[row] = 1;
+    }
+    atomic_flag_clear_explicit(&a->read_lock, memory_order_release);
+}
+
 /* 1 if record r may be applied to a's home store here: a unit this rank
  * homes, a byte range inside that unit, a known kind, and (for additions)
  * whole elements of a's type.  Reads only a's layout. */
 static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
 {
-    if (r->kind > REC_ADD16 || r->unit >= a->nunits || a->home[r->unit] != loom_icv.rank)
+    if (r->kind > REC_READ || r->unit >= a->nunits || a->home[r->unit] != loom_icv.rank)
         return 0;
+    if (r->kind == REC_READ)
+        return r->off == 0 && r->len == 0;
     size_t span = r->kind == REC_ADD16 ? (size_t)r->len * 2 : r->len; /* bytes covered */
     if ((size_t)r->off > a->unit || span > a->unit - r->off)
         return 0;
@@ -145,6 +203,13 @@ static void apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, cons
         }
         return;
     }
+    if (r->kind == REC_READ) {
+        if (a->reader)
+            note_reader(a, src, r->unit, round);
+        return;
+    }
+    if (a->reader)
+        check_readers(a, src, r->unit, round);
     if (a->writer) {
         uint8_t **w = &a->writer[a->slot[r->unit]];
         if (!*w && !(*w = calloc(a->unit, 1)))
@@ -572,7 +637,8 @@ void loom_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_
             loom_die(1, "out of memory building a diff");
     }
     memcpy(*buf + *len, &r, sizeof r);
-    memcpy(*buf + *len + sizeof r, payload, plen);
+    if (plen)
+        memcpy(*buf + *len + sizeof r, payload, plen);
     *len += sizeof r + plen;
 }
 
@@ -606,6 +672,15 @@ static void put_rec(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size
 void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len)
 {
     put_rec(a, u, off, p, len, REC_BYTES);
+}
+
+void loom_dsm_send_reads(loom_dsm_alloc *a)
+{
+    for (size_t i = 0; i < a->nreads; i++) {
+        put_rec(a, a->reads[i], 0, NULL, 0, REC_READ);
+        a->readmark[a->reads[i]] = 0;
+    }
+    a->nreads = 0;
 }
 
 void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len)
@@ -697,4 +772,5 @@ void loom_dsm_new_epoch(loom_dsm_alloc *a)
     for (size_t s = 0; a->writer && s < a->nhome; s++)
         if (a->writer[s])
             memset(a->writer[s], 0, a->unit);
+
 }

@@ -46,7 +46,8 @@ enum { U_INVALID = 0, U_CLEAN = 1, U_DIRTY = 2, U_HOME = 3 };
 
 /* Record kinds inside a diff message: bytes to overwrite, typed deltas to
  * add, or float deltas carried as fp16 (LOOM_WIRE=fp16). */
-enum { REC_BYTES = 0, REC_ADD = 1, REC_ADD16 = 2 };
+enum { REC_BYTES = 0, REC_ADD = 1, REC_ADD16 = 2,
+       REC_READ = 3 /* check mode: the sender read the row this epoch (no payload) */ };
 
 /* IEEE binary16, the element of a REC_ADD16 payload.  GCC and clang >= 15
  * have _Float16 on x86-64; clang 14 (the fuzz build) has the same format,
@@ -62,6 +63,14 @@ struct loom_rec_hdr {
     uint64_t unit;
     uint32_t off, len;   /* bytes of the unit; len = payload bytes */
     uint32_t kind, pad;
+};
+
+/* Check mode, at a row's home: who read it and who last put it, with the
+ * sync-point round (loom_notice_round) each happened in; ranks + 1, 0 for
+ * none.  Two readers suffice: any writer differs from one of two. */
+struct loom_readlog {
+    uint32_t round[2], put_round;
+    uint16_t rank[2], put_rank;
 };
 
 struct loom_dsm_alloc {
@@ -105,6 +114,10 @@ struct loom_dsm_alloc {
     size_t home0;
 
     uint8_t **writer;            /* check mode, per home slot: writer+1 per byte */
+    struct loom_readlog *reader; /* check mode, rows, per home slot (diff.c) */
+    atomic_flag read_lock;       /* check mode, rows: guards the list below */
+    uint8_t *readmark;           /* per row: listed in reads[] */
+    size_t *reads, nreads, capreads; /* rows this rank read since its last release */
 
     void *policy_data;           /* the policy's own state (ring) */
     int agent;                   /* holds the progress agent (agent.c) */
@@ -117,6 +130,9 @@ struct loom_dsm_alloc {
     int sparse;                  /* write notices (notice.c): a sync point refreshes only
                                   * the copies another rank changed */
     _Atomic int prefetched;      /* rows: loom_row_prefetch ran since the last sync point */
+    _Atomic uint64_t dropped_gen; /* rows: bumped whenever copies are dropped (made invalid) */
+    _Atomic uint64_t fresh_gen;  /* rows: dropped_gen when loom_row_refresh last left every
+                                  * row valid (row.c) */
     int prefetching;             /* rows: sync intervals in a row that it ran in */
     _Atomic(struct loom_rows *) dropped; /* rows: stale copies sync points dropped
                                   * (prefetching), fetched at the next read that misses */
@@ -167,6 +183,19 @@ loom_dsm_alloc *loom_dsm_find(const void *p);
 /* The live allocation whose base is exactly p, or NULL. */
 loom_dsm_alloc *loom_dsm_lookup_base(const void *p);
 extern int loom_dsm_check; /* LOOM_CHECK includes dsm conflict checks */
+extern int loom_dsm_looping; /* sched/: this rank runs a loop (loom_for and its kin) */
+/* Check mode (diff.c): the program read row `row` of a outside loops and
+ * locks; the row's home hears of it at the next release (REC_READ) and
+ * stops the job if another rank wrote the row in the same epoch (a read
+ * racing a loom_row_put: it may see the row before or after).  Any
+ * thread. */
+void loom_dsm_note_read_row(loom_dsm_alloc *a, size_t row);
+/* Check mode: sends the rows noted since the last release to their homes;
+ * called by loom_release inside its flush. */
+void loom_dsm_send_reads(loom_dsm_alloc *a);
+/* lock.c: locks this rank holds now (reads under a lock are ordered by
+ * it, not racing). */
+int loom_dsm_locks_held(void);
 
 /* A layer above (the scheduler's plan cache) learns of every allocation
  * loom_free is about to destroy through fn, called with a still intact
@@ -433,6 +462,15 @@ void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum);
  * change to the row, sched/stage.c), computed and added in one pass;
  * copy may be the rank's copy of the row, changed in place. */
 int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig);
+/* Contract: makes every row of a's working copy (a->base) current, as
+ * loom_row_get would row by row, fetching the invalid ones in batches;
+ * nothing to do when no copy was dropped since its last call.  For code
+ * between loops that reads rows by plain loads or a base pointer.  Any
+ * thread (row locks as loom_row_get's).  LOOM_OK; LOOM_ERR_ARG where the
+ * rank's copy cannot hold every row at once (a bounded cache,
+ * LOOM_CACHE_BYTES), nothing fetched; a ring allocation is left as it is
+ * (its owner holds each partition). */
+int loom_row_refresh(loom_dsm_alloc *a);
 void loom_unit_unlock(loom_dsm_alloc *a, size_t u);
 
 /* The page-unit protection helper: set [u0, u1) to prot (coalesced). */

@@ -260,6 +260,10 @@ size_t loom_lock_records(void)
     return n;
 }
 
+static _Atomic int held; /* locks this rank holds */
+
+int loom_dsm_locks_held(void) { return atomic_load(&held); }
+
 int loom_lock(uint64_t id)
 {
     if (loom_state != 1)
@@ -290,6 +294,7 @@ int loom_lock(uint64_t id)
             break;
         }
     pthread_mutex_unlock(&mu);
+    atomic_fetch_add(&held, 1);
     return loom_acquire();
 }
 
@@ -298,6 +303,7 @@ int loom_unlock(uint64_t id)
     if (loom_state != 1)
         return LOOM_ERR_STATE;
     int rc = loom_release();
+    atomic_fetch_sub(&held, 1);
     int mgr = manager_of(id);
     if (mgr == loom_icv.rank) {
         pthread_mutex_lock(&mu);

@@ -334,6 +334,7 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
         for (size_t i = 0; i < m; i++)
             if (!a->put[list[i]])
                 atomic_store(&a->state[list[i]], U_INVALID);
+        atomic_fetch_add(&a->dropped_gen, 1);
         keep_dropped(a, list, m);
     } else {
         loom_dsm_fetch_list(a, list, m);

@@ -246,6 +246,7 @@ void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
         for (size_t r = 0; r < a->nunits; r++)
             if (!a->put[r] && loom_dsm_stamp(a, r) < older_than)
                 atomic_store(&a->state[r], U_INVALID);
+        atomic_fetch_add(&a->dropped_gen, 1);
         return;
     }
     /* Partition the list in place: valid[0, keep) stays, valid[keep,

@@ -125,6 +125,8 @@ const void *loom_row_get(void *array, size_t row)
     }
     if (a->state)
         loom_cache_use(a, row);
+    if (__builtin_expect(a->readmark != NULL, 0))
+        loom_dsm_note_read_row(a, row);
     return a->base + row * a->unit;
 }
 
@@ -273,4 +275,34 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
         return LOOM_OK;
     atomic_store_explicit(&a->prefetched, 1, memory_order_relaxed);
     return fetch_rows(a, rows, n, 0);
+}
+
+int loom_row_refresh(loom_dsm_alloc *a)
+{
+    if (!a->state || a->kind != LOOM_UNIT_ROW || loom_policy_rotates(a->policy))
+        return LOOM_OK;
+    if (a->used)
+        return LOOM_ERR_ARG;
+    uint64_t gen = atomic_load(&a->dropped_gen);
+    if (atomic_load(&a->fresh_gen) == gen)
+        return LOOM_OK;
+    size_t *rows = malloc(a->nunits * sizeof *rows), n = 0;
+    if (!rows)
+        return LOOM_ERR_NOMEM;
+    for (size_t r = 0; r < a->nunits; r++)
+        if (atomic_load_explicit(&a->state[r], memory_order_relaxed) == U_INVALID)
+            rows[n++] = r;
+    int rc = fetch_rows(a, rows, n, 1);
+    free(rows);
+    /* a row another thread held is its to fetch: wait for it, as its
+     * loom_row_get caller would */
+    for (size_t r = 0; !rc && r < a->nunits; r++)
+        while (atomic_load(&a->state[r]) == U_INVALID) {
+            loom_unit_lock(a, r);
+            ensure(a, r);
+            loom_unit_unlock(a, r);
+        }
+    if (!rc)
+        atomic_store(&a->fresh_gen, gen);
+    return rc;
 }

@@ -520,6 +520,14 @@ typedef struct loom_for_opts {
                               Called once per iteration of the rank's range (of
                               the job's range, there) as the loop starts, on the
                               calling thread */
+    int accessor_reads;    /* several ranks: 1 asserts that code after this loop reads
+                              its arrays' rows only through loom_at, loom_at_r,
+                              loom_at_base or loom_row_get (each makes a row current
+                              itself), so the loop's end leaves the ranks' copies as
+                              the last sync point left them instead of making each
+                              whole copy current for plain loads (which costs up to
+                              the arrays' size a call: docs/openmp.md, "Code between
+                              loops") */
     /* priority */
     const loom_priority *priority;
 } loom_for_opts;
@@ -555,26 +563,91 @@ int loom_for_records(const void *data, size_t size, long n,
                      void (*body)(const void *recs, long n, void *ctx), void *ctx,
                      const loom_for_opts *opts);
 
-/* The per-iteration data-parallel loop, inlined:
+/* The per-iteration data-parallel loop, inlined, with OpenMP's clauses:
  *
  *     LOOM_FOR(i, 0, n, NULL)
  *         step(i, &ctx);          // any statement; a static function inlines
+ *     LOOM_FOR(i, 0, n, NULL, private(j) schedule(dynamic, 64))
+ *         for (j = 0; j < m; j++) ...
  *
- * is `#pragma omp parallel for schedule(static)` over this rank's block of
+ * is `#pragma omp parallel for CLAUSES` over this rank's block of
  * [begin, end) (the whole range on one rank; .local as for loom_for), and
- * a barrier after it on several ranks.  The body is compiled in the
- * caller's file, so the compiler inlines and vectorizes it as in
- * hand-written OpenMP.  Only LOOM_STATIC with LOOM_HYBRID and no chunk
- * (anything else stops the job); the body reaches plain memory (loom_at
- * stages nothing here).  loom_for_span/_end are its helpers. */
+ * a barrier after it on several ranks.  The clauses (any after opts:
+ * private, firstprivate, lastprivate, schedule, collapse, ...) go to the
+ * pragma as written and act inside the rank; a variable declared in the
+ * body is private by construction.  The body is compiled in the caller's
+ * file, so the compiler inlines and vectorizes it as in hand-written
+ * OpenMP.  opts: only LOOM_STATIC with LOOM_HYBRID and no chunk (anything
+ * else stops the job); the body reaches plain memory (loom_at stages
+ * nothing here).  loom_for_span/_end are its helpers.
+ *
+ *     LOOM_FOR_REDUCE(i, 0, n, NULL, SUM, total)
+ *         total += x[i];
+ *
+ * adds `reduction(+ : total)` (SUM, MIN or MAX: OpenMP's +, min, max) and
+ * then combines the ranks: total ends, on every rank, as the value it had
+ * before the loop (the same on every rank, as sequential code makes it)
+ * combined with every iteration of every thread of every rank.  total is
+ * an int, long, long long, float or double variable; more clauses may
+ * follow it.  On one rank it is exactly the OpenMP loop. */
 typedef struct loom_span { long lo, hi; int more; } loom_span;
 loom_span loom_for_span(long begin, long end, const loom_for_opts *opts);
 int loom_for_span_end(loom_span *s);
-#define LOOM_FOR(i, begin, end, opts)                                               \
+loom_span loom_for_span_reduce(long begin, long end, const loom_for_opts *opts, void *var,
+                               loom_type type, loom_op op);
+int loom_for_span_reduce_end(loom_span *s, void *var, loom_type type, loom_op op);
+#define LOOM_PRAGMA_(...) _Pragma(#__VA_ARGS__)
+#define LOOM_PRAGMA(...) LOOM_PRAGMA_(__VA_ARGS__)
+#define LOOM_FOR(i, begin, end, opts, ...)                                          \
     for (loom_span loom_span_ = loom_for_span((begin), (end), (opts)); loom_span_.more; \
          loom_span_.more = loom_for_span_end(&loom_span_))                          \
-        _Pragma("omp parallel for schedule(static)")                                \
+        LOOM_PRAGMA(omp parallel for __VA_ARGS__)                                   \
         for (long i = loom_span_.lo; i < loom_span_.hi; i++)
+#define LOOM_TYPE_OF(x)                                                              \
+    _Generic((x), int: LOOM_INT32, long: LOOM_INT64, long long: LOOM_INT64,          \
+             float: LOOM_FLOAT, double: LOOM_DOUBLE)
+#define LOOM_OMP_OP_SUM +
+#define LOOM_OMP_OP_MIN min
+#define LOOM_OMP_OP_MAX max
+#define LOOM_FOR_REDUCE(i, begin, end, opts, op, var, ...)                           \
+    for (loom_span loom_span_ = loom_for_span_reduce((begin), (end), (opts), &(var),     \
+                                                     LOOM_TYPE_OF(var), LOOM_##op);      \
+         loom_span_.more;                                                            \
+         loom_span_.more = loom_for_span_reduce_end(&loom_span_, &(var),             \
+                                                    LOOM_TYPE_OF(var), LOOM_##op))   \
+        LOOM_PRAGMA(omp parallel for reduction(LOOM_OMP_OP_##op : var) __VA_ARGS__) \
+        for (long i = loom_span_.lo; i < loom_span_.hi; i++)
+
+/* This rank's block of [begin, end): the iterations LOOM_FOR and a static
+ * loom_for give it (all of them on one rank), for a program's own
+ * `#pragma omp parallel` region or loop:
+ *     loom_span b = loom_block(0, n);
+ *     #pragma omp parallel for
+ *     for (long i = b.lo; i < b.hi; i++) ...
+ * Not collective; the same blocks on every call. */
+loom_span loom_block(long begin, long end);
+
+/* Sequential code between loops, once for the whole job (OpenMP's
+ * `single`, across ranks):
+ *     LOOM_SINGLE {
+ *         for (int k = 0; k < K; k++)
+ *             centre[k] = sum[k] / count[k];
+ *     }
+ * runs the block on rank 0 only, then every rank waits until its writes
+ * are released and sees them: page units by plain loads; rows written
+ * through loom_at in the block (or loom_row_put / loom_row_add) by any
+ * means, plain loads included.  Plain stores to a row allocation's
+ * memory reach only rank 0's copy: write rows through loom_at.  Code
+ * outside such a block runs on every rank (docs/openmp.md, "Code between
+ * loops").  Collective: every rank reaches it, with no other thread inside
+ * an allocation; leave the block only at its end (no break, return or
+ * goto out of it). */
+int loom_single_begin(void);
+int loom_single_end(void);
+#define LOOM_SINGLE                                                                  \
+    for (int loom_single_ = loom_single_begin(); loom_single_;                        \
+         loom_single_ = loom_single_end())                                           \
+        if (loom_single_ == 1)
 
 #ifdef __cplusplus
 }

@@ -111,13 +111,52 @@ static inline int direct(const loom_dsm_alloc *a)
            (t->mode == TS_STAGE && (a == t->whole[0] || a == t->whole[1]));
 }
 
+/* 1 if row r's copy at a's base is one a sync point dropped (or never
+ * fetched) while no loop runs: code between loops must not read it as it
+ * is.  A ring allocation's rows are its owners' (left as they are). */
+static inline int stale(const loom_dsm_alloc *a, size_t row)
+{
+    return a->state && !loom_dsm_looping &&
+           atomic_load_explicit(&a->state[row], memory_order_relaxed) == U_INVALID &&
+           !loom_policy_rotates(a->policy);
+}
+
+/* Between loops: the row made current in place (loom_row_get), so that
+ * the address arithmetic reads what the row path would.  Inside a
+ * LOOM_SINGLE block (single.c) the row is also marked put: what the block
+ * writes through the address is released whole at its end. */
+static char *refreshed(loom_dsm_alloc *a, size_t row)
+{
+    const char *p = loom_row_get(a->base, row);
+    if (!p)
+        loom_die(2, "loom_at: cannot read row %zu of '%s'", row, a->name);
+    return (char *)p;
+}
+
+static char *single_write(loom_dsm_alloc *a, size_t row, char *p)
+{
+    if (!a->state || loom_policy_rotates(a->policy))
+        return p;
+    if (stale(a, row))
+        refreshed(a, row);
+    loom_row_mark_put(a, row);
+    return p;
+}
+
 void *loom_at(void *array, size_t row)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at");
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    return direct(a) ? p : slow(a, row, 1, p);
+    if (__builtin_expect(direct(a), 1)) {
+        if (__builtin_expect(a->readmark != NULL, 0)) /* LOOM_CHECK=dsm */
+            loom_dsm_note_read_row(a, row);
+        if (__builtin_expect(loom_sched_single, 0))
+            return single_write(a, row, p);
+        return __builtin_expect(stale(a, row), 0) ? refreshed(a, row) : p;
+    }
+    return slow(a, row, 1, p);
 }
 
 const void *loom_at_r(void *array, size_t row)
@@ -126,13 +165,25 @@ const void *loom_at_r(void *array, size_t row)
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    return direct(a) ? p : slow(a, row, 0, p);
+    if (__builtin_expect(direct(a), 1)) {
+        if (__builtin_expect(a->readmark != NULL, 0)) /* LOOM_CHECK=dsm */
+            loom_dsm_note_read_row(a, row);
+        return __builtin_expect(stale(a, row), 0) ? refreshed(a, row) : p;
+    }
+    return slow(a, row, 0, p);
 }
 
 void *loom_at_base(void *array)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at_base");
-    return direct(a) ? a->base : NULL;
+    if (!direct(a))
+        return NULL;
+    if (!a->state || loom_dsm_looping) /* one rank, or inside a loop */
+        return a->base;
+    int rc = loom_row_refresh(a); /* between loops: every row current first */
+    if (rc == LOOM_ERR_NOMEM)
+        loom_die(2, "loom_at_base: out of memory refreshing '%s'", a->name);
+    return rc ? NULL : a->base;
 }
 
 int loom_recording(void) { return loom_ts.mode == TS_RECORD; }

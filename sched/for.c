@@ -17,6 +17,7 @@
 
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* This rank's part of [begin, end): all of it with .local or one rank,
  * else its block. */
@@ -201,6 +202,8 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
                  took[1] + took[2] + took[3], took[1], took[2], took[3]);
     loom_pf_end(pf, ss, ns);
     loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
+    if (R > 1 && !o->accessor_reads) /* plain loads after the loop read current rows */
+        loom_stage_settle(ss, ns, o->sync != LOOM_BSP);
     for (int i = 0; i < ns; i++)
         loom_stage_free(ss[i]);
     free(ss);
@@ -267,13 +270,20 @@ static int serializable(long begin, long end, const loom_body *b, const loom_for
     if (!p)
         return LOOM_ERR_ARG;
     int rc = loom_plan_run(p);
+    /* the plan ended in a barrier: make every rank's copies of what any
+     * rank wrote current, for plain loads after the loop (ring arrays are
+     * their owners', left as they are) */
+    for (int id = 0; !rc && loom_icv.nranks > 1 && !o->accessor_reads && id < LOOM_MAX_ALLOCS; id++)
+        if (p->written[id] && id < atomic_load(&loom_nallocs) && loom_allocs[id] &&
+            loom_allocs[id]->live && loom_row_refresh(loom_allocs[id]) == LOOM_ERR_NOMEM)
+            loom_die(2, "loom_for: out of memory refreshing '%s'", loom_allocs[id]->name);
     if (!loom_plan_cached(p))
         loom_plan_free(p);
     return rc;
 }
 
-int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
-             const loom_for_opts *opts)
+static int for_run(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
+                const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
     if (check_opts(&o))
@@ -293,8 +303,17 @@ int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
     return data_parallel(begin, end, &o, &b);
 }
 
-int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
-                   const loom_for_opts *opts)
+int loom_for(long begin, long end, void (*body)(long i, void *ctx), void *ctx,
+             const loom_for_opts *opts)
+{
+    loom_dsm_looping++;
+    int rc = for_run(begin, end, body, ctx, opts);
+    loom_dsm_looping--;
+    return rc;
+}
+
+static int for_range_run(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
+                            const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
     if (check_opts(&o))
@@ -304,6 +323,15 @@ int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ct
     if (!body)
         return bad("no loop body");
     return data_parallel(begin, end > begin ? end : begin, &o, &(loom_body){.range = body, .ctx = ctx});
+}
+
+int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ctx), void *ctx,
+                   const loom_for_opts *opts)
+{
+    loom_dsm_looping++;
+    int rc = for_range_run(begin, end, body, ctx, opts);
+    loom_dsm_looping--;
+    return rc;
 }
 
 /* A data-parallel record loop: each range of iterations is one block of
@@ -342,9 +370,9 @@ static int fields_of(const loom_for_opts *o, size_t size, loom_field *f)
     return LOOM_OK;
 }
 
-int loom_for_records(const void *data, size_t size, long n,
-                     void (*body)(const void *recs, long n, void *ctx), void *ctx,
-                     const loom_for_opts *opts)
+static int for_records_run(const void *data, size_t size, long n,
+                              void (*body)(const void *recs, long n, void *ctx), void *ctx,
+                              const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
     if (check_opts(&o))
@@ -363,6 +391,42 @@ int loom_for_records(const void *data, size_t size, long n,
     if (o.schedule == LOOM_SERIALIZABLE)
         return serializable(0, n, &b, &o);
     return data_parallel(0, n, &o, &(loom_body){.range = records_range, .ctx = &b});
+}
+
+int loom_for_records(const void *data, size_t size, long n,
+                     void (*body)(const void *recs, long n, void *ctx), void *ctx,
+                     const loom_for_opts *opts)
+{
+    loom_dsm_looping++;
+    int rc = for_records_run(data, size, n, body, ctx, opts);
+    loom_dsm_looping--;
+    return rc;
+}
+
+loom_span loom_block(long begin, long end)
+{
+    loom_span s = {0, 0, 1};
+    my_range(begin, end > begin ? end : begin, 0, &s.lo, &s.hi);
+    return s;
+}
+
+loom_span loom_for_span_reduce(long begin, long end, const loom_for_opts *opts, void *var,
+                               loom_type type, loom_op op)
+{
+    loom_span s = loom_for_span(begin, end, opts);
+    /* each rank's loop folds its iterations into var; counting the value
+     * var had before the loop once means the others start from 0 (min and
+     * max may count it any number of times) */
+    if (op == LOOM_SUM && loom_icv.rank != 0)
+        memset(var, 0, loom_type_size(type));
+    return s;
+}
+
+int loom_for_span_reduce_end(loom_span *s, void *var, loom_type type, loom_op op)
+{
+    if (loom_icv.nranks > 1 && loom_allreduce(LOOM_IN_PLACE, var, 1, type, op))
+        loom_abort(2, "LOOM_FOR_REDUCE: the reduction across ranks failed");
+    return loom_for_span_end(s);
 }
 
 loom_span loom_for_span(long begin, long end, const loom_for_opts *opts)

@@ -106,6 +106,14 @@ struct loom_ts {
                                    whose rows are reached by address arithmetic */
 };
 extern __thread struct loom_ts loom_ts;
+/* dsm.h's loom_dsm_looping is non-zero while this rank runs a loom_for /
+ * loom_for_range / loom_for_records (for.c sets it on the calling thread
+ * before its team starts).  Outside loops the accessors make a dropped
+ * row current before they give its address (access.c): code between
+ * loops reads what the row path would. */
+/* Non-zero on rank 0 of several inside a LOOM_SINGLE block (single.c):
+ * loom_at there marks the row put, so the block's writes reach every rank. */
+extern int loom_sched_single;
 
 /* The allocation at base `array` if it is a live row allocation, else
  * stops the job naming fn. */
@@ -268,6 +276,16 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
  * forget the copies. */
 void loom_stage_flush(loom_stage **ss, int n);
 void loom_stage_free(loom_stage *s);
+/* Contract: collective, after a data-parallel loop's last sync point on
+ * several ranks, while no loop body runs.  Code after the loop then reads
+ * current rows however it reads them (plain loads of the array, loom_at,
+ * loom_at_base): with barrier set (an ssp or hybrid loop, whose last sync
+ * point was a clock) every rank's last round reaches home first; then
+ * every rank makes its whole copy of every array any rank's stage reached
+ * current (dsm's loom_row_refresh: one batch of the dropped rows; ring
+ * allocations and bounded caches stay as they are). */
+void loom_stage_settle(loom_stage **ss, int n, int barrier);
+
 /* Calls fn(a, rows, nrows, arg) for each array of each stage in ss[0..n)
  * with the rows it touched since the last flush (one thread, no loop body
  * running). */

@@ -280,6 +280,27 @@ void loom_stage_flush(loom_stage **ss, int n)
     }
 }
 
+void loom_stage_settle(loom_stage **ss, int n, int barrier)
+{
+    int N = atomic_load(&loom_nallocs);
+    if (barrier)
+        loom_dsm_barrier(); /* every rank's last round home */
+    int32_t *reached = calloc((size_t)N + 1, sizeof *reached);
+    if (!reached)
+        loom_die(2, "loom_for: out of memory at the end of a loop");
+    for (int i = 0; i < n; i++)
+        for (int x = 0; ss[i] && x < atomic_load(&ss[i]->n); x++)
+            if (ss[i]->arr[x].a->id < N)
+                reached[ss[i]->arr[x].a->id] = 1;
+    loom_allreduce(LOOM_IN_PLACE, reached, (size_t)N + 1, LOOM_INT32, LOOM_MAX);
+    for (int id = 0; id < N; id++) {
+        loom_dsm_alloc *a = reached[id] ? loom_allocs[id] : NULL;
+        if (a && a->live && loom_row_refresh(a) == LOOM_ERR_NOMEM)
+            loom_die(2, "loom_for: out of memory refreshing '%s'", a->name);
+    }
+    free(reached);
+}
+
 void loom_stage_each(loom_stage **ss, int n,
                      void (*fn)(loom_dsm_alloc *a, const size_t *rows, size_t nrows, void *arg),
                      void *arg)

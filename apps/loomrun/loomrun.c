@@ -1,7 +1,7 @@
 /* loomrun.c — the launcher: options, the rendezvous, and the job's event loop.
  *
  *   loomrun -n N [-H hostfile] [--rsh CMD] [--tag-output|--no-tag-output]
- *           [--restart] [--] program [args...]
+ *           [--output-filename DIR] [--output-rank R] [--restart] [--] program [args...]
  *
  * loomrun listens for the rendezvous, starts N ranks (placed by slot over
  * the hostfile's hosts, all local without one), forwards their output
@@ -9,7 +9,9 @@
  * by a signal, goes silent (LOOM_TIMEOUT) or aborts ends the job with one
  * message naming it; every other rank is then stopped (SIGTERM, SIGKILL
  * two seconds later) and loomrun exits with the first non-zero code.
- * Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job the same way. */
+ * Ctrl-C (SIGINT), SIGTERM and SIGHUP stop the job the same way.  A job
+ * of several ranks none of which called loom_init ran the program that
+ * many times over: loomrun says so once at the end. */
 #include "internal.h"
 #include "loomrun.h"
 #include "../../dsm/policy.h"
@@ -52,6 +54,10 @@ static void usage(FILE *f)
           "                      e.g. --rsh \"ip netns exec\"\n"
           "      --tag-output    prefix output lines with [rank] (default when N > 1)\n"
           "      --no-tag-output pass output through untouched\n"
+          "      --output-filename DIR  each rank's output into DIR/rank.N/stdout and\n"
+          "                      DIR/rank.N/stderr instead\n"
+          "      --output-rank R only rank R's standard output is shown (the others'\n"
+          "                      standard error still is)\n"
           "      --restart       resume the job from the newest checkpoint in\n"
           "                      LOOM_CHECKPOINT_DIR (sets LOOM_RESTART=true)\n"
           "  -h, --help          print this help and exit\n"
@@ -291,6 +297,20 @@ static int runnable(const char *prog)
     return 0;
 }
 
+/* After a job of n > 1 ranks that all ended well: if none of them called
+ * loom_init, the program ran n times over, each copy doing all the work
+ * (an OpenMP program not yet ported): say so once. */
+static void never_joined(int n)
+{
+    if (n < 2 || exit_code || stopping)
+        return;
+    for (int r = 0; r < n; r++)
+        if (loom_rv_joined(rv, r))
+            return;
+    msg("none of the %d ranks called loom_init: '%s' ran %d times, each copy doing all "
+        "the work; a Loom program calls loom_init first (docs/openmp.md)", n, J.argv[0], n);
+}
+
 static void event_loop(void)
 {
     int cap = loom_rv_nfds(rv) + 2 * J.n + 2 * (2 * J.n + 16) + 8;
@@ -372,8 +392,8 @@ static void sweep_sysv(void)
 
 int main(int argc, char **argv)
 {
-    int n = 0, tag = -1;
-    const char *hostfile = NULL, *rsh = NULL;
+    int n = 0, tag = -1, only = -1;
+    const char *hostfile = NULL, *rsh = NULL, *outdir = NULL;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
@@ -400,6 +420,19 @@ int main(int argc, char **argv)
                 return 2;
             }
             rsh = argv[++i];
+        } else if (!strcmp(a, "--output-filename")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                msg("--output-filename needs a directory");
+                return 2;
+            }
+            outdir = argv[++i];
+        } else if (!strcmp(a, "--output-rank")) {
+            if (i + 1 >= argc || loom_parse_int(argv[i + 1], 0, 1 << 20, &v)) {
+                msg("--output-rank needs a rank number >= 0");
+                return 2;
+            }
+            only = (int)v;
+            i++;
         } else if (!strcmp(a, "--tag-output"))
             tag = 1;
         else if (!strcmp(a, "--no-tag-output"))
@@ -512,12 +545,17 @@ int main(int argc, char **argv)
     for (size_t s = 0; s < sizeof sigs / sizeof *sigs; s++)
         sigaction(sigs[s], &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (only >= n) {
+        msg("--output-rank %d: the job has ranks 0 to %d", only, n - 1);
+        return 2;
+    }
     if (any_local)
         J.shm_dir = loom_shm_dir_make();
     for (int r = 0; r < n && !stopping; r++)
-        if (loom_spawn(&J, &J.ranks[r]))
+        if (loom_spawn(&J, &J.ranks[r]) || loom_out_route(&J.ranks[r], outdir, only))
             stop_job(1, "could not start every rank");
     event_loop();
+    never_joined(n);
     loom_shm_dir_remove(J.shm_dir);
     sweep_sysv();
     loom_rv_close(rv);

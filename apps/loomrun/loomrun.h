@@ -8,7 +8,9 @@
 /* A stream of a rank's output, forwarded line by line with a tag. */
 typedef struct out_stream {
     int fd;          /* read end of the pipe, -1 when closed */
-    int to;          /* 1 (stdout) or 2 (stderr) */
+    int to;          /* 1 (stdout), 2 (stderr), a file of --output-filename (its lines
+                        untagged), or -1: dropped (--output-rank) */
+    int file;        /* `to` is a file of this stream's own */
     char buf[8192];
     size_t len;
 } out_stream;
@@ -55,5 +57,11 @@ void loom_shm_sweep_sysv(const pid_t *pids, int n);
 int loom_out_pump(out_stream *s, int rank, int tag);
 /* output.c: flush a partial last line. */
 void loom_out_flush(out_stream *s, int rank, int tag);
+/* output.c: where rank p's streams go.  dir (may be NULL): into
+ * dir/rank.N/stdout and dir/rank.N/stderr instead of loomrun's own
+ * (Open MPI's --output-filename); only >= 0: the standard output of the
+ * other ranks is dropped unless it goes to a file (their standard error
+ * still passes).  Returns 0, or -1 after a message naming the file. */
+int loom_out_route(rank_proc *p, const char *dir, int only);
 
 #endif

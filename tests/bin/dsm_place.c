@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     if (!X)
         return 1;
     loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = BLOCK / 4,
-                       .local = 1, .repeated = 1};
+                       .local = 1, .repeated = 1, .accessor_reads = 1}; /* loom_row_get below */
     uint64_t seen = 0;
     for (int c = (int)loom_clock_now() + 1; c <= calls; c++) {
         double t0 = loom_wtime();
