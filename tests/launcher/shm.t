@@ -4,18 +4,19 @@
 # rank stopped while starting UCX left the file behind (2 of 40 jobs whose
 # rank 1 fails 0-79 ms after the start, measured before this test).  Now
 # loomrun gives its local ranks UCX_POSIX_DIR=/dev/shm/loom.XXXXXX and
-# removes it, with what is in it, after the job (apps/loomrun/shm.c).
+# removes it, with what is in it, after the job (apps/loomrun/shm.c); the
+# next loomrun removes the one of a loomrun killed with SIGKILL.
 # UCX's SysV segments leak the same way (one of 12 KiB was found after
 # such runs): loomrun removes those its local ranks created and nobody
 # attached.
 . "$(dirname "$0")/../lib.sh"
-plan 5
+plan 6
 C=$B/tests/bin/coll_check
 
 run_job "$T/o1" "$LOOMRUN" -n 2 sh -c 'echo "dir=$UCX_POSIX_DIR"; exec "$0"' "$C"
 d=$(sed -n 's/^\[0\] dir=//p' "$T/o1")
 [ $rc -eq 0 ] && has "$T/o1" "coll_check: ok P=2" && has "$T/o1" "^\[1\] dir=$d$" &&
-    case "$d" in /dev/shm/loom.??????) true ;; *) false ;; esac && [ ! -e "$d" ]
+    case "$d" in /dev/shm/loom.[0-9]*.??????) true ;; *) false ;; esac && [ ! -e "$d" ]
 ok $? "local ranks share the job's own UCX_POSIX_DIR ($d), gone after the job"
 
 # A rank killed with a segment file in place (as inside UCX's start): the
@@ -51,6 +52,16 @@ gone=1
 [ -n "$id" ] && grep -qE "^ *[0-9]+ +$id " /proc/sysvipc/shm && { gone=0; ipcrm -m "$id"; }
 [ $rc -eq 137 ] && [ -n "$id" ] && [ $gone -eq 1 ]
 ok $? "a killed rank's unattached SysV segment ($id) is removed after the job"
+
+# The directory of a loomrun killed with SIGKILL (its pid gone) is
+# removed by the next loomrun.
+dead=$(sh -c 'echo $$')
+stale=/dev/shm/loom.$dead.Ab1234
+mkdir -p "$stale" && head -c 4096 /dev/zero >"$stale/ucx_shm_posix_5e6f7a8b"
+run_job "$T/o6" "$LOOMRUN" -n 2 "$C"
+gone=1; [ -e "$stale" ] && { gone=0; rm -rf "$stale"; }
+[ $rc -eq 0 ] && [ $gone -eq 1 ]
+ok $? "a dead loomrun's directory (pid $dead) is removed by the next one"
 
 mkdir "$T/mine"
 UCX_POSIX_DIR=$T/mine run_job "$T/o4" "$LOOMRUN" -n 2 sh -c 'echo "dir=$UCX_POSIX_DIR"; exec "$0"' "$C"
