@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 
 #include "../kernels/mf.h"
+#include "../data/mem.h"
 #include "../data/ratings.h"
 #include "common/flags.h"
 #include "common/report.h"
@@ -124,22 +125,79 @@ static int parse(int argc, char **argv, struct opts *o)
     return bad ? loom_flags_complain("loom-mf", bad) : 0;
 }
 
-/* Loads all of path (triples with ids from first_id, or MatrixMarket).
+/* Loads all of path (triples with ids from first_id, or MatrixMarket),
+ * with the ids as read (for dense_ids).
  * Collective: if any rank fails, the job ends with its "FILE:LINE: ..."
  * message. */
 static void load(const char *path, int first_id, loom_ratings *out)
 {
     char err[512], msg[600];
-    int rc = loom_ratings_read(path, NULL, first_id, out, err, sizeof err);
+    int rc = loom_ratings_read_raw(path, first_id, out, err, sizeof err);
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(rc != LOOM_OK, msg);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Dense ids (docs/loom-mf.md, "Ids"): the distinct ids of field `item`
+ * (0 users, 1 items) in both files as read (raw), sorted, become 0, 1,
+ * ...: each rating's u (i) is set to its id's index, so the model has one
+ * row per id that occurs, whatever the ids' values (up to 2^63 - 1).
+ * Returns how many; *ids (malloc'd) holds each dense id's 0-based id.  The
+ * same on every rank (each holds both files whole).  Aborts when out of
+ * memory or past 2^31 - 1 distinct ids. */
+static int32_t dense_ids(loom_ratings *a, loom_ratings *b, int item, int64_t **ids)
+{
+    int64_t n = a->n + b->n, k = 0, m = 0;
+    int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        loom_abort(1, "loom-mf: out of memory numbering the ids of %lld ratings", (long long)n);
+    for (int f = 0; f < 2; f++) {
+        const loom_ratings *r = f ? b : a;
+        for (int64_t x = 0; x < r->n; x++)
+            v[k++] = r->raw[2 * x + item];
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_i64);
+    for (int64_t x = 0; x < n; x++)
+        if (!m || v[x] != v[m - 1])
+            v[m++] = v[x];
+    if (m > INT32_MAX)
+        loom_abort(1, "loom-mf: more than 2147483647 distinct %s ids", item ? "item" : "user");
+    for (int f = 0; f < 2; f++) {
+        loom_ratings *r = f ? b : a;
+        for (int64_t x = 0; x < r->n; x++) {
+            const int64_t *at = bsearch(&r->raw[2 * x + item], v, (size_t)m, sizeof *v, cmp_i64);
+            *(item ? &r->v[x].i : &r->v[x].u) = (int32_t)(at - v);
+        }
+    }
+    *ids = realloc(v, (size_t)(m ? m : 1) * sizeof *v);
+    if (!*ids)
+        *ids = v;
+    return (int32_t)m;
+}
+
+/* path's lines: each dense id's id as the files write it (first_id + the
+ * 0-based id).  0, or -1 with errno. */
+static int save_ids(const char *path, const int64_t *raw, int32_t n, int first_id)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    for (int32_t d = 0; d < n; d++)
+        fprintf(f, "%lld\n", (long long)raw[d] + first_id);
+    return fclose(f) ? -1 : 0;
 }
 
 /* W (all users, this rank's block filled) and H gathered onto rank 0 and
  * written to DIR: W.txt and H.txt (factors), user_bias.txt, item_bias.txt
  * and mean.txt.  Collective. */
 static void save_model(const char *dir, float *W, const float *H, int32_t nu, int32_t ni,
-                       int K, int D, float mu, const loom_user_range *mine)
+                       int K, int D, float mu, const loom_user_range *mine,
+                       int64_t *const raw[2], int first_id)
 {
     size_t nw = (size_t)nu * (size_t)D;
     float *all = calloc(nw ? nw : 1, sizeof *all);
@@ -164,8 +222,13 @@ static void save_model(const char *dir, float *W, const float *H, int32_t nu, in
         FILE *m = fopen(p, "w");
         if (!m || fprintf(m, "%.9g\n", mu) < 0 || fclose(m))
             loom_abort(1, "loom-mf: %s: %s", p, strerror(errno));
+        for (int x = 0; x < 2; x++) { /* row r of W.txt (H.txt) is the r-th line's id */
+            snprintf(p, sizeof p, "%s/%s", dir, x ? "item_ids.txt" : "user_ids.txt");
+            if (save_ids(p, raw[x], x ? ni : nu, first_id))
+                loom_abort(1, "loom-mf: %s: %s", p, strerror(errno));
+        }
         printf("loom-mf: model saved to %s: W.txt (%d x %d), H.txt (%d x %d), user_bias.txt, "
-               "item_bias.txt, mean.txt\n", dir, nu, K, ni, K);
+               "item_bias.txt, mean.txt, user_ids.txt, item_ids.txt\n", dir, nu, K, ni, K);
     }
     free(all);
 }
@@ -190,12 +253,31 @@ int main(int argc, char **argv)
     loom_user_range mine;
     load(o.train, !o.zero_based, &tr);
     load(o.test, !o.zero_based, &te);
-    int32_t nu = tr.nusers > te.nusers ? tr.nusers : te.nusers;
-    int32_t ni = tr.nitems > te.nitems ? tr.nitems : te.nitems;
     int64_t ntrain = tr.nfile, ntest = te.nfile;
     char none[600];
     snprintf(none, sizeof none, "loom-mf: %s has no ratings", ntrain ? o.test : o.train);
     loom_report_agree(ntrain == 0 || ntest == 0, none); /* one message, not one per rank */
+    /* one row per id that occurs: memory follows the distinct ids, not
+     * the largest (a user id of 2^31 - 1 in a 2-line file) */
+    int64_t *raw[2];
+    int32_t nu = dense_ids(&tr, &te, 0, &raw[0]), ni = dense_ids(&tr, &te, 1, &raw[1]);
+    for (int f = 0; f < 2; f++) { /* the ids as read are no longer needed */
+        loom_ratings *r = f ? &te : &tr;
+        free(r->raw);
+        r->raw = NULL;
+    }
+    int first_id = tr.format == LOOM_RATINGS_MATRIXMARKET || !o.zero_based;
+    {
+        int D = loom_mf_stride(o.K);
+        char what[160], why[700], msg[800];
+        snprintf(what, sizeof what, "%d users x %d items at --rank %d", nu, ni, o.K);
+        int bad = loom_mem_check(o.train, what,
+                                 ((double)nu + ni) * (D * 4.0 * 2 + 16) +
+                                     (double)(tr.n + te.n) * 24,
+                                 why, sizeof why) != LOOM_OK;
+        snprintf(msg, sizeof msg, "loom-mf: %s", why);
+        loom_report_agree(bad, msg);
+    }
     float mu = (float)(tr.sum / (double)tr.n);
     loom_ratings_split(&tr, nu, me, R, &mine);
     loom_ratings_keep(&tr, &mine);
@@ -299,7 +381,9 @@ int main(int argc, char **argv)
         printf("loom-mf: %.0f updates/s over %d epochs (%.3f s training)\n",
                (double)ntrain * (o.epochs - done) / busy, o.epochs - done, busy);
     if (o.model)
-        save_model(o.model, W, H, nu, ni, o.K, D, mu, &mine);
+        save_model(o.model, W, H, nu, ni, o.K, D, mu, &mine, raw, first_id);
+    free(raw[0]);
+    free(raw[1]);
     free(j.loss);
     loom_report_final(rep, "test_rmse", test_rmse);
     loom_report_close(rep);

@@ -3,6 +3,7 @@
  * deterministic train/test split by document. */
 #include "corpus.h"
 #include "lines.h"
+#include "mem.h"
 #include "rng.h"
 
 #include <loom.h>
@@ -115,7 +116,7 @@ static int uci_header(struct uci *u, int64_t h[3])
                                          "number of entries NNZ"};
     static const int64_t hi[3] = {INT32_MAX - 1, INT32_MAX, INT64_MAX};
     for (int k = 0; k < 3; k++) {
-        char *line;
+        char *line, shown[44];
         size_t len;
         int have = loom_lines_next(u->in, &line, &len);
         if (have < 0)
@@ -128,8 +129,9 @@ static int uci_header(struct uci *u, int64_t h[3])
         const char *e = line + len, *p = loom_skip_blanks(line, e), *q = uci_int(p, e, 0, hi[k], &h[k]);
         if (!q || loom_skip_blanks(q, e) != e)
             return loom_errf(u->err, u->errlen, LOOM_ERR_FORMAT,
-                             "%s:%ld: bad header line '%.40s' (expected the %s alone)",
-                             u->in->path, u->in->lineno, line, names[k]);
+                             "%s:%ld: bad header line '%s' (expected the %s alone)",
+                             u->in->path, u->in->lineno,
+                             loom_excerpt(line, len, shown, sizeof shown), names[k]);
     }
     return LOOM_OK;
 }
@@ -252,6 +254,15 @@ static int uci_entries(struct uci *u, const int64_t h[3], loom_corpus *c, struct
                              u->in->path, u->in->lineno, (long long)d, (long long)cur + 1);
         for (; cur < d - 1; cur++)
             c->doc_off[cur + 1] = t->n;
+        if (t->n + n > t->cap) { /* a token costs 4 bytes here and 16 in loom-lda */
+            char what[96];
+            snprintf(what, sizeof what, "line %ld: %lld tokens", u->in->lineno,
+                     (long long)(t->n + n));
+            int rc = loom_mem_check(u->in->path, what, 20.0 * (double)(t->n + n), u->err,
+                                    u->errlen);
+            if (rc)
+                return rc;
+        }
         if (tokens_reserve(t, n))
             return loom_errf(u->err, u->errlen, LOOM_ERR_NOMEM,
                              "%s:%ld: out of memory after %lld tokens", u->in->path,
@@ -285,7 +296,12 @@ int loom_corpus_load_uci(const char *docword_path, const char *vocab_path, loom_
     struct uci u = {&in, err, errlen};
     struct tokens t = {0};
     int64_t h[3];
-    if (!(rc = uci_header(&u, h))) {
+    char what[96];
+    if (!(rc = uci_header(&u, h))) /* a declared document costs 24 bytes: its offset here
+                                      and loom-lda's two per document */
+        snprintf(what, sizeof what, "D = %lld documents", (long long)h[0]),
+        rc = loom_mem_check(docword_path, what, 24.0 * ((double)h[0] + 1), err, errlen);
+    if (!rc) {
         c->ndocs = (int32_t)h[0];
         c->nwords = (int32_t)h[1];
         c->doc_off = malloc(sizeof *c->doc_off * ((size_t)h[0] + 1));

@@ -3,6 +3,7 @@
  * parallel into memory buffers and written in order, so output streams at
  * disk speed with bounded memory and does not depend on the thread count. */
 #include "gen.h"
+#include "mem.h"
 #include "lines.h"
 #include "rng.h"
 
@@ -384,6 +385,15 @@ int loom_gen_ratings(const loom_gen_ratings_opts *o, const char *prefix,
     const int32_t K = o->rank, I = o->items;
     struct rgen G = {.o = o, .scale = pow(0.64 / K, 0.25)};
     int nth = omp_get_max_threads(), nslot = 4 * nth;
+    /* the model, the popularity and alias tables, each thread's item
+     * scratch, the users' weights and degrees, before any is touched */
+    char what[96];
+    snprintf(what, sizeof what, "--users %d --items %d --rank %d", o->users, I, K);
+    if ((rc = loom_mem_check(NULL, what,
+                             (double)I * (4.0 * K + 4 + 8 + 16 + nth * (4 + 0.125 + 8)) +
+                                 (double)o->users * (8 + 4 + 4),
+                             err, errlen)))
+        return rc;
     int64_t *cut = NULL, ncut = 0;
     struct rscratch *S = calloc((size_t)nth, sizeof *S);
     struct rchunk *slot = calloc((size_t)nslot, sizeof *slot);
@@ -730,6 +740,12 @@ int loom_gen_lda(const loom_gen_lda_opts *o, const char *prefix, loom_gen_lda_st
         return rc;
     const int32_t V = o->vocab, K = o->topics, D = o->docs;
     int nth = omp_get_max_threads(), nslot = 4 * nth;
+    char what[96];
+    snprintf(what, sizeof what, "--vocab %d --topics %d --docs %d", V, K, D);
+    if ((rc = loom_mem_check(NULL, what,
+                             (double)V * (8.0 * K + 8 + nth * 8.0) + (double)K * 16 * (nth + 1),
+                             err, errlen)))
+        return rc;
     struct lgen G = {.o = o, .topic = calloc((size_t)K, sizeof *G.topic)};
     struct lscratch *S = calloc((size_t)nth, sizeof *S);
     struct lchunk *slot = calloc((size_t)nslot, sizeof *slot);

@@ -209,3 +209,16 @@ const char *loom_token(const char *s, const char *end, char *buf, size_t n)
     buf[k] = '\0';
     return buf;
 }
+
+const char *loom_excerpt(const char *s, size_t len, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (n < 4)
+        return n ? (buf[0] = 0, buf) : buf;
+    for (; k < len && k + 4 < n; k++)
+        buf[k] = (s[k] >= 0x20 && s[k] < 0x7f) ? s[k] : '?';
+    if (k < len)
+        memcpy(buf + k, "...", 3), k += 3;
+    buf[k] = 0;
+    return buf;
+}

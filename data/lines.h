@@ -112,4 +112,9 @@ static inline int loom_is_word(const char *w, size_t n, const char *want)
  * Returns buf. */
 const char *loom_token(const char *s, const char *end, char *buf, size_t n);
 
+/* Copies the first bytes of the len at s (a whole line, blanks and all)
+ * into buf for an error message: at most n - 4 of them, non-printing
+ * bytes shown as '?', "..." after a cut.  Returns buf. */
+const char *loom_excerpt(const char *s, size_t len, char *buf, size_t n);
+
 #endif

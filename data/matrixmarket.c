@@ -54,6 +54,7 @@ static int push(struct ctx *c, int64_t row, int64_t col, double v)
  * out->vector and c->pattern. */
 static int banner(struct ctx *c, const char *line, size_t len)
 {
+    char shown[84];
     const char *p = line + 14, *e = line + len, *w[4];
     size_t n[4];
     for (int k = 0; k < 4; k++)
@@ -68,11 +69,11 @@ static int banner(struct ctx *c, const char *line, size_t len)
     int sym = loom_is_word(w[3], n[3], "general") || (obj == 2 && n[3] == 0);
     if (!obj || !fmt || !field || !sym || (field == 2 && fmt == 2) || loom_skip_blanks(p, e) < e)
         return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
-                         "%s:%ld: unsupported MatrixMarket header '%.80s' (expected "
+                         "%s:%ld: unsupported MatrixMarket header '%s' (expected "
                          "'%%%%MatrixMarket matrix coordinate real general', or array instead "
                          "of coordinate, vector instead of matrix; integer, double and "
                          "(coordinate) pattern values are read too)",
-                         c->in->path, c->in->lineno, line);
+                         c->in->path, c->in->lineno, loom_excerpt(line, len, shown, sizeof shown));
     c->out->vector = obj == 2;
     c->out->array = fmt == 2;
     c->pattern = field == 2;

@@ -19,28 +19,41 @@
 
 #define TRIPLES_SHAPE "'user item rating [timestamp]'"
 
-/* The growing output array. */
+/* The growing output array, and with want_raw the ids as read (two
+ * int64 a rating: loom_ratings_read_raw). */
 struct sink {
     loom_rating *v;
+    int64_t *raw;
     int64_t n, cap;
     double sum;
+    int want_raw;
 };
 
-static int grow(struct sink *s)
+/* Room for cap ratings (cap >= n). */
+static int resize(struct sink *s, int64_t cap)
 {
-    int64_t cap = s->cap ? 2 * s->cap : 4096;
-    loom_rating *v = realloc(s->v, (size_t)cap * sizeof *v);
+    loom_rating *v = realloc(s->v, (size_t)(cap ? cap : 1) * sizeof *v);
     if (!v)
         return -1;
     s->v = v;
+    if (s->want_raw) {
+        int64_t *raw = realloc(s->raw, (size_t)(cap ? cap : 1) * 2 * sizeof *raw);
+        if (!raw)
+            return -1;
+        s->raw = raw;
+    }
     s->cap = cap;
     return 0;
 }
 
-static inline int push(struct sink *s, int32_t u, int32_t i, float r)
+static int grow(struct sink *s) { return resize(s, s->cap ? 2 * s->cap : 4096); }
+
+static inline int push(struct sink *s, int32_t u, int32_t i, int64_t ru, int64_t ri, float r)
 {
     if (s->n == s->cap && grow(s))
         return -1;
+    if (s->want_raw)
+        s->raw[2 * s->n] = ru, s->raw[2 * s->n + 1] = ri;
     s->v[s->n++] = (loom_rating){u, i, r};
     s->sum += r;
     return 0;
@@ -60,16 +73,17 @@ static inline const char *skip_sep(const char *p, const char *e)
     return loom_skip_blanks(p, e);
 }
 
-/* An id field ending at a separator: an integer from 1 to INT32_MAX, or
- * from 0 to INT32_MAX - 1 in a 0-based file (shift 1); *id is 1-based. */
+/* An id field ending at a separator: an integer from 1 to max, or from 0
+ * to max - 1 in a 0-based file (shift 1); *id is 1-based.  max is
+ * INT32_MAX, or INT64_MAX for raw ids. */
 static inline const char *scan_id(const char *p, const char *e, int sep_ok(char), int shift,
-                                  int32_t *id)
+                                  int64_t max, int64_t *id)
 {
     int64_t v;
     const char *q = loom_scan_i64(p, e, &v);
-    if (!q || (q < e && !sep_ok(*q)) || v + shift < 1 || v + shift > INT32_MAX)
+    if (!q || (q < e && !sep_ok(*q)) || v < 1 - shift || v > max - shift)
         return NULL;
-    *id = (int32_t)(v + shift);
+    *id = v + shift;
     return q;
 }
 
@@ -125,25 +139,31 @@ static int csv_header(const char *p, const char *e)
 
 #define ONE_BASED_ID "an integer from 1 to 2147483647; --zero-based reads ids from 0"
 #define ZERO_BASED_ID "an integer from 0 to 2147483646 (--zero-based)"
+#define ONE_BASED_RAW "an integer from 1 to 9223372036854775807; --zero-based reads ids from 0"
+#define ZERO_BASED_RAW "an integer from 0 to 9223372036854775806 (--zero-based)"
 
 /* Triples: "user item rating [timestamp]", '#' comments and blank lines
  * skipped.  line/len is the first line, already read (have == 1). */
 static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings *out)
 {
     int32_t maxu = 0, maxi = 0;
-    int64_t nfile = 0;
+    int64_t nfile = 0, max = c->out->want_raw ? INT64_MAX : INT32_MAX;
+    const char *expect = c->out->want_raw ? (c->shift ? ZERO_BASED_RAW : ONE_BASED_RAW)
+                                          : (c->shift ? ZERO_BASED_ID : ONE_BASED_ID);
     for (; have == 1; have = loom_lines_next(c->in, &line, &len)) {
         const char *e = line + len, *p = loom_skip_blanks(line, e), *q;
         if (p == e || *p == '#' || (c->in->lineno == 1 && csv_header(p, e)))
             continue;
-        int32_t u, i;
+        int64_t ru, ri;
         float r;
-        if (!(q = scan_id(p, e, stop, c->shift, &u)))
-            return bad_field(c, "user id", p, e, c->shift ? ZERO_BASED_ID : ONE_BASED_ID);
+        if (!(q = scan_id(p, e, stop, c->shift, max, &ru)))
+            return bad_field(c, "user id", p, e, expect);
         if ((p = skip_sep(q, e)) == e)
             return missing(c, "item id");
-        if (!(q = scan_id(p, e, stop, c->shift, &i)))
-            return bad_field(c, "item id", p, e, c->shift ? ZERO_BASED_ID : ONE_BASED_ID);
+        if (!(q = scan_id(p, e, stop, c->shift, max, &ri)))
+            return bad_field(c, "item id", p, e, expect);
+        /* raw ids: the int32 fields are filled in later (dense ids) */
+        int32_t u = c->out->want_raw ? 1 : (int32_t)ru, i = c->out->want_raw ? 1 : (int32_t)ri;
         if ((p = skip_sep(q, e)) == e)
             return missing(c, "rating");
         if (!(q = scan_value(p, e, stop, &r)))
@@ -166,7 +186,7 @@ static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings
             maxu = u;
         if (i > maxi)
             maxi = i;
-        if (u - 1 >= c->lo && u - 1 < c->hi && push(c->out, u - 1, i - 1, r))
+        if (u - 1 >= c->lo && u - 1 < c->hi && push(c->out, u - 1, i - 1, ru - 1, ri - 1, r))
             return nomem(c);
     }
     if (have < 0)
@@ -181,6 +201,7 @@ static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings
 /* The banner "%%MatrixMarket matrix coordinate real|integer|double general". */
 static int mm_banner(const struct ctx *c, const char *line, size_t len)
 {
+    char shown[84];
     const char *p = line + 14, *e = line + len, *w[4];
     size_t n[4];
     for (int k = 0; k < 4; k++)
@@ -191,10 +212,10 @@ static int mm_banner(const struct ctx *c, const char *line, size_t len)
         loom_is_word(w[3], n[3], "general") && loom_skip_blanks(p, e) == e)
         return LOOM_OK;
     return loom_errf(c->err, c->errlen, LOOM_ERR_FORMAT,
-                     "%s:%ld: unsupported MatrixMarket header '%.80s' (expected "
+                     "%s:%ld: unsupported MatrixMarket header '%s' (expected "
                      "'%%%%MatrixMarket matrix coordinate real general'; integer and double "
                      "values are read too)",
-                     c->in->path, c->in->lineno, line);
+                     c->in->path, c->in->lineno, loom_excerpt(line, len, shown, sizeof shown));
 }
 
 /* A row or column index in 1..size into *id, *q after it; a message naming
@@ -285,7 +306,7 @@ static int matrixmarket(struct ctx *c, char *line, size_t len, loom_ratings *out
                              c->in->path, c->in->lineno, loom_token(p, e, tok, sizeof tok));
         }
         nfile++;
-        if (u - 1 >= c->lo && u - 1 < c->hi && push(c->out, u - 1, i - 1, r))
+        if (u - 1 >= c->lo && u - 1 < c->hi && push(c->out, u - 1, i - 1, u - 1, i - 1, r))
             return nomem(c);
     }
     if (have < 0)
@@ -331,7 +352,8 @@ static char *slurp(loom_lines *in)
 static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
 {
     free(s->v); /* the caller's guess: this path sizes its own */
-    *s = (struct sink){0};
+    free(s->raw);
+    *s = (struct sink){.want_raw = s->want_raw};
     char *buf = slurp(c->in);
     if (!buf)
         return loom_errf(c->err, c->errlen, LOOM_ERR_IO, "%s: %s", c->in->path, strerror(errno));
@@ -368,9 +390,8 @@ static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
         loom_lines r = {.path = c->in->path, .fd = -1, .eof = 1, .buf = buf + cut[t],
                         .cap = cut[t + 1] - cut[t], .end = cut[t + 1] - cut[t],
                         .lineno = lines[t], .size = c->in->size};
-        part[t].cap = (int64_t)r.cap / 12 + 16;
-        part[t].v = malloc((size_t)part[t].cap * sizeof *part[t].v);
-        if (!part[t].v)
+        part[t].want_raw = s->want_raw;
+        if (resize(&part[t], (int64_t)r.cap / 12 + 16))
             part[t].cap = 0;
         struct ctx ct = {&r, &part[t], c->lo, c->hi, msg[t], sizeof msg[t], c->shift};
         char *line = NULL;
@@ -392,18 +413,21 @@ static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
     }
     if (ret == LOOM_OK) {
         out->format = LOOM_RATINGS_TRIPLES;
-        s->v = malloc((size_t)(n ? n : 1) * sizeof *s->v);
-        s->n = s->cap = s->v ? n : 0;
-        if (!s->v)
+        int bad = resize(s, n);
+        s->n = bad ? 0 : n;
+        if (bad)
             ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory after %lld "
                             "ratings", c->in->path, (long long)n);
         int64_t at = 0;
-        for (int t = 0; t < nt && s->v; at += part[t].n, t++)
+        for (int t = 0; t < nt && !bad; at += part[t].n, t++) {
             memcpy(s->v + at, part[t].v, (size_t)part[t].n * sizeof *s->v);
+            if (s->want_raw)
+                memcpy(s->raw + 2 * at, part[t].raw, (size_t)part[t].n * 2 * sizeof *s->raw);
+        }
     }
 out:
     for (int t = 0; part && t < nt; t++)
-        free(part[t].v);
+        free(part[t].v), free(part[t].raw);
     free(buf);
     free(cut);
     free(lines);
@@ -420,8 +444,9 @@ int loom_ratings_load(const char *path, const loom_user_range *keep, loom_rating
     return loom_ratings_read(path, keep, 1, out, err, errlen);
 }
 
-int loom_ratings_read(const char *path, const loom_user_range *keep, int first_id,
-                      loom_ratings *out, char *err, size_t errlen)
+/* loom_ratings_read, and with raw set loom_ratings_read_raw. */
+static int read_file(const char *path, const loom_user_range *keep, int first_id, int raw,
+                     loom_ratings *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (err && errlen)
@@ -433,15 +458,11 @@ int loom_ratings_read(const char *path, const loom_user_range *keep, int first_i
     int rc = loom_lines_open(&in, path, err, errlen);
     if (rc)
         return rc;
-    struct sink s = {0};
+    struct sink s = {.want_raw = raw};
     /* Most files have lines of 12 bytes or more: one allocation, trimmed
      * at the end (pages never written cost nothing). */
-    if (in.size > 0) {
-        s.cap = in.size / 12 + 16;
-        s.v = malloc((size_t)s.cap * sizeof *s.v);
-        if (!s.v)
-            s.cap = 0;
-    }
+    if (in.size > 0 && resize(&s, in.size / 12 + 16))
+        s.cap = 0;
     struct ctx c = {&in, &s, keep ? keep->lo : 0, keep ? keep->hi : INT32_MAX, err, errlen,
                     first_id == 0};
     char *line = NULL;
@@ -456,6 +477,7 @@ int loom_ratings_read(const char *path, const loom_user_range *keep, int first_i
     loom_lines_close(&in);
     if (rc) {
         free(s.v);
+        free(s.raw);
         memset(out, 0, sizeof *out);
         return rc;
     }
@@ -466,16 +488,36 @@ int loom_ratings_read(const char *path, const loom_user_range *keep, int first_i
                 free(s.v);
             s.v = v;
         }
+        int64_t *r = s.n && s.raw ? realloc(s.raw, (size_t)s.n * 2 * sizeof *r) : NULL;
+        if (r || !s.n) {
+            if (!s.n)
+                free(s.raw);
+            s.raw = r;
+        }
     }
     out->v = s.v;
+    out->raw = s.raw;
     out->n = s.n;
     out->sum = s.sum;
     return LOOM_OK;
 }
 
+int loom_ratings_read(const char *path, const loom_user_range *keep, int first_id,
+                      loom_ratings *out, char *err, size_t errlen)
+{
+    return read_file(path, keep, first_id, 0, out, err, errlen);
+}
+
+int loom_ratings_read_raw(const char *path, int first_id, loom_ratings *out, char *err,
+                          size_t errlen)
+{
+    return read_file(path, NULL, first_id, 1, out, err, errlen);
+}
+
 void loom_ratings_free(loom_ratings *out)
 {
     free(out->v);
+    free(out->raw);
     memset(out, 0, sizeof *out);
 }
 

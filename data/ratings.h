@@ -27,6 +27,8 @@ typedef struct loom_ratings {
                             MatrixMarket the declared number of rows */
     int32_t nitems;      /* likewise for items (MatrixMarket: columns) */
     double sum;          /* the sum of the kept ratings (a cheap checksum) */
+    int64_t *raw;        /* loom_ratings_read_raw: rating k's 0-based ids as read,
+                            user raw[2k], item raw[2k+1]; else NULL */
     loom_ratings_format format;
 } loom_ratings;
 
@@ -53,7 +55,15 @@ int loom_ratings_load(const char *path, const loom_user_range *keep, loom_rating
 int loom_ratings_read(const char *path, const loom_user_range *keep, int first_id,
                       loom_ratings *out, char *err, size_t errlen);
 
-/* Frees out->v and empties *out. */
+/* loom_ratings_read of every rating, for a program that numbers ids
+ * itself (loom-mf: dense ids): triples' ids may run to 2^63 - 1 (2^63 - 2
+ * from 0); each rating's ids as read (0-based) are in out->raw, its u and
+ * i are 0, and nusers and nitems mean nothing.  MatrixMarket files are
+ * read as usual, their ids copied to raw. */
+int loom_ratings_read_raw(const char *path, int first_id, loom_ratings *out, char *err,
+                          size_t errlen);
+
+/* Frees out->v and out->raw and empties *out. */
 void loom_ratings_free(loom_ratings *out);
 
 /* The split of users [0, nusers) into nranks contiguous blocks of about

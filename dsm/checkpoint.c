@@ -74,12 +74,18 @@ int loom_ckpt_read_latest(const char *dir, uint64_t *seq)
         return errno == ENOENT ? -1 : -2;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
-    unsigned long long v;
-    int used = 0;
     if (n <= 0)
         return -2;
     buf[n] = 0;
-    if (sscanf(buf, "ckpt-%llu\n%n", &v, &used) != 1 || used != n || v == 0)
+    /* "ckpt-" and 1 to 15 digits, a newline, nothing else: a number that
+     * would overflow is malformed, never "none" */
+    uint64_t v = 0;
+    ssize_t i = 5;
+    if (strncmp(buf, "ckpt-", 5))
+        return -2;
+    for (; i < n && buf[i] >= '0' && buf[i] <= '9' && i < 5 + 15; i++)
+        v = v * 10 + (uint64_t)(buf[i] - '0');
+    if (i == 5 || i + 1 != n || buf[i] != '\n' || v == 0)
         return -2;
     *seq = v;
     return 0;
@@ -107,8 +113,7 @@ static void test_kill(int point)
     raise(point == LOOM_KILL_STOP ? SIGSTOP : SIGKILL);
 }
 
-/* mkdir -p; 0, or -1 with errno. */
-static int make_dirs(const char *path)
+int loom_ckpt_make_dirs(const char *path)
 {
     char p[1200];
     snprintf(p, sizeof p, "%s", path);
@@ -167,15 +172,15 @@ static int write_small(const char *path, const void *p, size_t len)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    if (write_at(fd, p, len, 0) || sync_fd(fd)) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    if (close(fd))
-        return -1;
-    return rename(tmp, path);
+    int bad = write_at(fd, p, len, 0) || sync_fd(fd);
+    int e = errno;
+    bad = close(fd) || bad;
+    if (!bad && !rename(tmp, path))
+        return 0;
+    e = bad ? e : errno;
+    unlink(tmp); /* a failed write (a full disk) leaves nothing behind */
+    errno = e;
+    return -1;
 }
 
 /* The live allocations in creation order (a malloc'd array; *n of them). */
@@ -515,6 +520,7 @@ static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, i
                                .nranks = (uint32_t)P, .nallocs = (uint32_t)m, .seq = seq,
                                .clock = loom_dsm_clock(), .calls = loom_clock_now()};
     memcpy(h.magic, LOOM_CKPT_MAGIC, 8);
+    memcpy(h.job, loom_ckpt_job(), sizeof h.job);
     h.tabsum = loom_ckpt_sum(rec, (size_t)m * sizeof *rec, 0);
     h.headsum = loom_ckpt_sum(&h, offsetof(struct loom_ckpt_head, headsum), 0);
     if (write_at(fd, &h, sizeof h, 0) || write_at(fd, rec, (size_t)m * sizeof *rec, sizeof h) ||
@@ -531,6 +537,7 @@ static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, i
     goto out;
 io:
     snprintf(why, wn, "%s: %s", tmp, strerror(errno));
+    unlink(tmp); /* a failed write (a full disk) leaves nothing behind */
 out:
     if (fd >= 0)
         close(fd);
@@ -543,12 +550,14 @@ out:
 static int write_info(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n)
 {
     size_t cap = 512 + (size_t)n * 200, len = 0;
-    char *t = malloc(cap), path[1300];
+    char *t = malloc(cap), path[1300], jh[33];
     if (!t)
         return -1;
+    loom_key_format(loom_ckpt_job(), jh);
     len += (size_t)snprintf(t + len, cap - len,
-                            "loom checkpoint %llu\nranks %d\nclock %llu\nloom_clock calls %llu\n",
-                            (unsigned long long)seq, loom_icv.nranks,
+                            "loom checkpoint %llu\njob %s\nranks %d\nclock %llu\n"
+                            "loom_clock calls %llu\n",
+                            (unsigned long long)seq, jh, loom_icv.nranks,
                             (unsigned long long)loom_dsm_clock(),
                             (unsigned long long)loom_clock_now());
     for (int i = 0; i < n; i++)
@@ -595,6 +604,22 @@ static void prune(const char *dir, uint64_t keep)
     closedir(d);
 }
 
+/* A checkpoint that was not taken: this rank's files of it go (and rank
+ * 0's INFO, and the directory once empty), so that a failed write on a
+ * full disk does not keep the disk full.  No committed checkpoint is
+ * touched: this one's number is past every one LATEST ever named. */
+static void discard(const char *cdir)
+{
+    char p[1300];
+    snprintf(p, sizeof p, "%s/rank-%d.ckpt", cdir, loom_icv.rank);
+    unlink(p);
+    if (loom_icv.rank == 0) {
+        snprintf(p, sizeof p, "%s/INFO", cdir);
+        unlink(p);
+    }
+    rmdir(cdir); /* fails while another rank's file is still there */
+}
+
 int loom_checkpoint(const char *dir)
 {
     if (loom_state != 1)
@@ -614,6 +639,19 @@ int loom_checkpoint(const char *dir)
     loom_restart_close();
     int P = loom_icv.nranks;
     double t0 = loom_wtime();
+    /* the job's identity for the headers; the lock of a directory other
+     * than LOOM_CHECKPOINT_DIR (that one is taken at start: restart.c) */
+    loom_ckpt_job_start();
+    if (strcmp(dir, loom_icv.checkpoint_dir)) {
+        char lwhy[1600] = "";
+        int32_t lk = loom_ckpt_lock_all(dir, lwhy, sizeof lwhy) ? 1 : 0, mine = lk;
+        loom_allreduce(LOOM_IN_PLACE, &lk, 1, LOOM_INT32, LOOM_MAX);
+        if (lk) {
+            if (mine)
+                loom_log("checkpoint not taken: %s", lwhy);
+            return LOOM_ERR_IO;
+        }
+    }
     if (P > 1) { /* step 1: the homes hold everything, no SSP allreduce is in flight */
         loom_allreduce_ssp_quiesce();
         loom_release();
@@ -630,7 +668,7 @@ int loom_checkpoint(const char *dir)
     loom_dsm_alloc **v = live_allocs(&n);
     if (!v)
         rc = -1, snprintf(why, sizeof why, "out of memory");
-    else if (make_dirs(cdir) || fsync_dir(dir))
+    else if (loom_ckpt_make_dirs(cdir) || fsync_dir(dir))
         rc = -1, snprintf(why, sizeof why, "cannot create it: %s", strerror(errno));
     else if (write_rank_file(cdir, (uint64_t)seq, v, n, &written, &total, why, sizeof why))
         rc = -1;
@@ -647,6 +685,7 @@ int loom_checkpoint(const char *dir)
         if (loom_icv.rank == 0)
             loom_log("checkpoint %s was not taken; %s/LATEST still names the previous one",
                      cdir, dir);
+        discard(cdir);
         tracks_end(0);
         return LOOM_ERR_IO;
     }

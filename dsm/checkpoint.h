@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #define LOOM_CKPT_MAGIC "LOOMCKPT"
-#define LOOM_CKPT_VERSION 3u
+#define LOOM_CKPT_VERSION 4u
 
 enum { CK_HOME = 1, CK_LOCAL = 2, CK_RING = 3, CK_KEPT = 4 };
 
@@ -44,6 +44,8 @@ struct loom_ckpt_head {
     uint64_t seq;       /* the checkpoint's number (ckpt-NNNNNN) */
     uint64_t clock;     /* the DSM clock (loom_dsm_clock) */
     uint64_t calls;     /* the program's loom_clock calls (loom_clock_now) */
+    uint8_t job[16];    /* the job's identity (ckpt_job.c): every file of a
+                           checkpoint, and of the older ones it uses, the same */
     uint64_t tabsum;    /* checksum of the records */
     uint64_t headsum;   /* checksum of this header up to here */
 };
@@ -88,6 +90,26 @@ uint64_t loom_ckpt_data_sum(const uint64_t *chunk_sums, uint64_t nchunks);
  * the next checkpoint writes only what changes.  Takes both arrays. */
 void loom_ckpt_track_set(uint64_t serial, uint64_t region, uint64_t nchunks, uint64_t *sums,
                          uint64_t *src);
+
+/* mkdir -p; 0, or -1 with errno. */
+int loom_ckpt_make_dirs(const char *path);
+
+/* ckpt_job.c.  Collective, once (later calls return at once): rank 0
+ * draws the job's identity and this run's id and every rank gets them. */
+void loom_ckpt_job_start(void);
+/* The job's identity (zeros before loom_ckpt_job_start). */
+const uint8_t *loom_ckpt_job(void);
+/* A restart: the job is the one whose checkpoint it resumes. */
+void loom_ckpt_job_set(const uint8_t id[16]);
+/* Not collective: take the lock on checkpoint directory dir (creating
+ * it) for this process's lifetime.  0 (taken, held by this run on another
+ * host, or no flock on that file system), or -1 with one line in why
+ * naming the job that holds it. */
+int loom_ckpt_lock(const char *dir, char *why, size_t wn);
+/* Collective: rank 0 takes the lock on dir, then each host's local rank 0
+ * (after a barrier, so that rank 0's line is there to be recognized).
+ * Returns this rank's outcome as loom_ckpt_lock does. */
+int loom_ckpt_lock_all(const char *dir, char *why, size_t wn);
 
 /* ckpt_keep.c -> checkpoint.c: the rows of the local allocation at p
  * (creation serial `serial`) this rank declared current

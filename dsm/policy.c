@@ -45,12 +45,13 @@ void loom_policy_names(char *buf, size_t n)
  * bad variable: the variable, its value, what is allowed. */
 int loom_policy_check_env(char *err, size_t errlen)
 {
+    char sh[LOOM_SHOWN_BUF];
     char names[256];
     loom_policy_names(names, sizeof names);
     const char *v = loom_icv.coherence;
     if (v[0] && !loom_policy_find(v)) {
-        snprintf(err, errlen, "LOOM_COHERENCE='%.*s%s' is not valid: expected %s",
-                 LOOM_SHOWN(strlen(v)), v, strlen(v) > LOOM_SHOWN_MAX ? "..." : "", names);
+        snprintf(err, errlen, "LOOM_COHERENCE='%s' is not valid: expected %s",
+                 loom_shown(v, strlen(v), sh, sizeof sh), names);
         return LOOM_ERR_ENV;
     }
     for (int i = 0; i < loom_icv.ncoherence_named; i++)

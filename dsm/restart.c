@@ -53,6 +53,9 @@ static struct {
                                    older checkpoints' that chunks lie in */
     int nmore;
     uint8_t *claimed;
+    int ref_set;                /* ref: old rank 0's header of the resumed checkpoint, */
+    struct loom_ckpt_head ref;  /* whose job every file must be of (and whose clock */
+    char refpath[1300];         /* every file of that checkpoint must have) */
 } S = {.f.fd = -1};
 
 int loom_restarted(void) { return S.on; }
@@ -70,6 +73,25 @@ static void agree(int bad, const char *why)
         loom_abort(1, "%s", why);
     loom_coll_barrier(); /* ended by that rank's abort */
     _exit(1);
+}
+
+/* 0 if h (of file path) is of the reference's job and, when of the
+ * resumed checkpoint, of its clock; else -1 and one line naming both. */
+static int same_job(const struct loom_ckpt_head *h, const char *path, char *why, size_t wn)
+{
+    if (!S.ref_set || (!memcmp(h->job, S.ref.job, 16) &&
+                       (h->seq != S.ref.seq ||
+                        (h->clock == S.ref.clock && h->calls == S.ref.calls))))
+        return 0;
+    char a[33], b[33];
+    loom_key_format(h->job, a);
+    loom_key_format(S.ref.job, b);
+    snprintf(why, wn, "restart: %s is of job %s at loom_clock %llu (DSM clock %llu), but %s of "
+             "job %s at loom_clock %llu (DSM clock %llu): a checkpoint's files must come from "
+             "one job at one clock (did two jobs share LOOM_CHECKPOINT_DIR?)", path, a,
+             (unsigned long long)h->calls, (unsigned long long)h->clock, S.refpath, b,
+             (unsigned long long)S.ref.calls, (unsigned long long)S.ref.clock);
+    return -1;
 }
 
 static int read_at(int fd, void *p, size_t n, uint64_t off)
@@ -116,6 +138,8 @@ static int open_rank_file(uint64_t seq, uint32_t q, uint32_t P, struct file *f, 
         snprintf(why, wn, "restart: %s is damaged (its header does not check out)", f->path);
         return -1;
     }
+    if (same_job(h, f->path, why, wn))
+        return -1;
     if (P && h->nranks != P) {
         snprintf(why, wn, "restart: %s was written by a job of %u ranks, but the other files of "
                  "its checkpoint by one of %u: it is misplaced or damaged", f->path, h->nranks, P);
@@ -273,15 +297,20 @@ static int unsplittable(char *why, size_t wn)
 
 void loom_restart_init(void)
 {
+    const char *dir = loom_icv.checkpoint_dir;
+    char why[1600] = "";
+    if (!dir[0])
+        return;
+    /* every job that checkpoints to or resumes from DIR holds its lock */
+    loom_ckpt_job_start();
+    agree(loom_ckpt_lock_all(dir, why, sizeof why) != 0, why);
     if (loom_icv.restart == LOOM_RESTART_NO)
         return;
-    const char *dir = loom_icv.checkpoint_dir;
     uint64_t seq = 0;
     int r = loom_ckpt_read_latest(dir, &seq);
     int64_t lo = r ? r : (int64_t)seq, hi = lo; /* -1 none, -2 malformed */
     loom_allreduce(LOOM_IN_PLACE, &lo, 1, LOOM_INT64, LOOM_MIN);
     loom_allreduce(LOOM_IN_PLACE, &hi, 1, LOOM_INT64, LOOM_MAX);
-    char why[1600] = "";
     int bad = 0;
     if (hi == -1 && loom_icv.restart == LOOM_RESTART_AUTO) {
         if (loom_icv.rank == 0)
@@ -310,9 +339,16 @@ void loom_restart_init(void)
     loom_allreduce(LOOM_IN_PLACE, &oldP, 1, LOOM_INT64, LOOM_MAX);
     S.oldP = (uint32_t)oldP;
     S.reshape = S.oldP != P;
+    /* old rank 0's header: the job and clock every file must be of */
+    if (me == 0)
+        S.ref = S.f.head;
+    if (P > 1)
+        loom_bcast(&S.ref, sizeof S.ref, 0);
+    S.ref_set = 1;
+    snprintf(S.refpath, sizeof S.refpath, "%s/rank-0.ckpt", S.cdir);
     if (!S.reshape) {
-        bad = !have;
-        if (have && S.f.head.nranks != P)
+        bad = !have || same_job(&S.f.head, S.f.path, why, sizeof why);
+        if (have && !bad && S.f.head.nranks != P)
             bad = 1, snprintf(why, sizeof why, "restart: %s was written by a job of %u ranks, but "
                               "rank 0's file of its checkpoint by one of %u: it is misplaced or "
                               "damaged", S.f.path, S.f.head.nranks, P);
@@ -329,6 +365,7 @@ void loom_restart_init(void)
         agree(unsplittable(why, sizeof why), why);
     else
         read_kept();
+    loom_ckpt_job_set(S.f.head.job);
     loom_clock_restore(S.f.head.clock, S.f.head.calls);
     loom_ckpt_last_seq = (uint64_t)lo;
     S.on = S.open = 1;

@@ -5,6 +5,7 @@
 #include "lasso.h"
 #include "../data/libsvm.h"
 #include "../data/matrixmarket.h"
+#include "../data/mem.h"
 #include "../data/rng.h"
 
 #include <loom.h>
@@ -180,6 +181,15 @@ static int build_libsvm(loom_lasso *l, const loom_libsvm *s)
     return model_arrays(l, s->y);
 }
 
+/* Bytes a problem of p features, n rows here and nnz values costs the
+ * solver and loom-lasso: per feature its column pointer, coefficient,
+ * norm and the app's up to seven dense vectors (means, scales, X'r, deltas,
+ * the path's saved betas), per row y and r, per value its row and value. */
+static double need_bytes(int64_t p, int64_t n, int64_t nnz)
+{
+    return (double)p * 80 + (double)n * 16 + (double)nnz * 16;
+}
+
 static int load_mm(const loom_lasso_files *f, int part, int parts, loom_lasso *l, char *err,
                    size_t errlen)
 {
@@ -194,7 +204,12 @@ static int load_mm(const loom_lasso_files *f, int part, int parts, loom_lasso *l
     }
     double *y = NULL;
     int64_t n = kept_rows(X.rows, part, parts);
-    if (Y.cols != 1)
+    char what[96];
+    snprintf(what, sizeof what, "%lld x %lld (declared on its size line)", (long long)X.rows,
+             (long long)X.cols);
+    if ((rc = loom_mem_check(f->x_path, what, need_bytes(X.cols, n, X.n), err, errlen)))
+        ;
+    else if (Y.cols != 1)
         rc = loom_errf(err, errlen, LOOM_ERR_FORMAT,
                        "%s: y has %lld columns (expected one column of %lld responses)",
                        f->y_path, (long long)Y.cols, (long long)X.rows);
@@ -237,10 +252,15 @@ int loom_lasso_load(const loom_lasso_files *f, const loom_rows *share, loom_lass
         if ((rc = loom_libsvm_read(f->libsvm_path, share, f->zero_based ? 0 : 1, &s, err,
                                    errlen)))
             return rc;
+        char what[64];
+        snprintf(what, sizeof what, "feature index %lld", (long long)s.cols);
         if (s.cols > INT32_MAX) /* the coefficients are dense: one per index */
             rc = loom_errf(err, errlen, LOOM_ERR_FORMAT, "%s: feature index %lld: loom-lasso "
                            "keeps one coefficient per index, up to 2147483647",
                            f->libsvm_path, (long long)s.cols);
+        else if ((rc = loom_mem_check(f->libsvm_path, what,
+                                      need_bytes(s.cols, s.n, s.nnz), err, errlen)))
+            ;
         else if ((rc = build_libsvm(l, &s)))
             rc = loom_errf(err, errlen, rc, "%s: out of memory for %lld values",
                            f->libsvm_path, (long long)s.nnz);

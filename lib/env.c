@@ -41,7 +41,7 @@ int loom_parse_seconds(const char *s, double *out)
         return -1;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e6)
+    if (errno || end == s || *end || !isfinite(v) || v < 1e-3 || v > 1e6)
         return -1;
     *out = v;
     return 0;
@@ -69,6 +69,77 @@ int loom_parse_bool(const char *s, int *out)
         if (!strcasecmp(s, no[i])) { *out = 0; return 0; }
     }
     return -1;
+}
+
+/* A POSIX shell's word splitting without expansions: blanks separate
+ * words; '...' keeps everything; "..." keeps everything but \ before
+ * $ ` " \ or a newline; \ outside quotes keeps the next byte.  What a shell
+ * would expand or redirect ($ ` | & ; < > ( ) unquoted) is refused: the
+ * words are run with execvp, not by a shell, and must not mean something
+ * else than they would there.  One allocation: the pointers, then the
+ * words (free the result with free).  Returns NULL with the reason in err
+ * when s is not such a list or holds no word. */
+char **loom_parse_words(const char *s, char *err, size_t errlen)
+{
+    size_t len = strlen(s), nmax = len / 2 + 2;
+    char **w = malloc(nmax * sizeof *w + len + 1);
+    if (!w) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    char *o = (char *)(w + nmax);
+    size_t n = 0;
+    const char *why = NULL;
+    while (*s && !why) {
+        while (*s == ' ' || *s == '\t' || *s == '\n')
+            s++;
+        if (!*s)
+            break;
+        w[n++] = o;
+        char q = 0;
+        for (; *s && (q || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+            if (q == '\'') {
+                if (*s == '\'')
+                    q = 0;
+                else
+                    *o++ = *s;
+            } else if (q == '"') {
+                if (*s == '"')
+                    q = 0;
+                else if (*s == '\\' && s[1] && strchr("$`\"\\\n", s[1]))
+                    *o++ = *++s;
+                else if (*s == '$' || *s == '`') {
+                    why = "a shell expansion ($ or `) it would not expand";
+                    break;
+                } else
+                    *o++ = *s;
+            } else if (*s == '\'' || *s == '"')
+                q = *s;
+            else if (*s == '\\') {
+                if (!s[1]) {
+                    why = "a trailing backslash";
+                    break;
+                }
+                *o++ = *++s;
+            } else if (strchr("$`|&;<>()", *s)) {
+                why = "a shell operator or expansion ($ ` | & ; < > ( )) it would not run";
+                break;
+            } else
+                *o++ = *s;
+        }
+        if (q && !why)
+            why = "an unterminated quote";
+        *o++ = 0;
+    }
+    if (!why && !n)
+        why = "no command";
+    if (why) {
+        snprintf(err, errlen, "%s", why);
+        free(w);
+        return NULL;
+    }
+    w[n] = NULL;
+    return w;
 }
 
 /* "host:port" or "[v6addr]:port", port 1..65535. */
@@ -132,7 +203,12 @@ static int set_rendezvous(const char *v)
     /* a host of up to 255 bytes and a port need not fit: refused, not cut */
     return set_string(loom_icv.rendezvous, sizeof loom_icv.rendezvous, v);
 }
-static int set_rsh(const char *v) { return set_string(loom_icv.rsh, sizeof loom_icv.rsh, v); }
+static int set_rsh(const char *v)
+{
+    char why[128], **w = loom_parse_words(v, why, sizeof why);
+    free(w);
+    return w ? set_string(loom_icv.rsh, sizeof loom_icv.rsh, v) : -1;
+}
 static int set_rv_host(const char *v)
 {
     return set_string(loom_icv.rendezvous_host, sizeof loom_icv.rendezvous_host, v);
@@ -253,6 +329,12 @@ static int set_cache(const char *v)
     loom_icv.cache_bytes = (size_t)(x * mult);
     return 0;
 }
+/* LOOM_MEM_LIMIT: checked here, read by the ML library (data/mem.c). */
+static int set_mem_limit(const char *v)
+{
+    double x, mult;
+    return scan_size(v, "-KMGT", &x, &mult) || !(x * mult >= 1 && x * mult < 0x1p62) ? -1 : 0;
+}
 static int set_ckpt_dir(const char *v)
 {
     return set_string(loom_icv.checkpoint_dir, sizeof loom_icv.checkpoint_dir, v);
@@ -337,6 +419,11 @@ static void show_check(char *b, size_t n)
                          : loom_icv.check_dsm ? "dsm" : loom_icv.check_serial ? "serial" : "none");
 }
 static void show_cache(char *b, size_t n) { snprintf(b, n, "%zu", loom_icv.cache_bytes); }
+static void show_mem_limit(char *b, size_t n)
+{
+    const char *v = getenv("LOOM_MEM_LIMIT");
+    snprintf(b, n, "%s", v ? v : "none");
+}
 static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
 static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.checkpoint_dir); }
 static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_every); }
@@ -373,8 +460,8 @@ static const struct var {
     {"LOOM_LOCAL_RANK", set_none, show_local, "an integer >= 0 (set by loomrun)", 0},
     {"LOOM_RENDEZVOUS", set_rendezvous, show_rv, "host:port of the rendezvous, e.g. 10.0.0.1:7000", 0},
     {"LOOM_JOB_KEY", set_key, show_key, "32 hexadecimal digits", 0},
-    {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds > 0 (heartbeat timeout)", 0},
-    {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds > 0 (how long ranks wait for each other at start)", 0},
+    {"LOOM_TIMEOUT", set_timeout, show_timeout, "seconds from 0.001 to 1e6 (heartbeat timeout)", 0},
+    {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds from 0.001 to 1e6 (how long ranks wait for each other at start)", 0},
     {"LOOM_COHERENCE", set_coherence, show_coherence, "a coherence policy's name (docs/dsm.md)", 0},
     {"LOOM_STALENESS", set_staleness, show_staleness, "an integer >= 0 (clocks an ssp read may lag)", 0},
     {"LOOM_BANDWIDTH", set_bandwidth, show_bandwidth, "a number of Mbit/s >= 0 (priority's budget per rank; 0 = no early sending)", 0},
@@ -385,6 +472,7 @@ static const struct var {
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
     {"LOOM_CHECK", set_check, show_check, "a comma-separated list of: dsm, serial, all, none", 0},
     {"LOOM_CACHE_BYTES", set_cache, show_cache, "a byte count >= 0, optionally with K, M or G, e.g. 64M (each allocation's working copies kept per rank; 0 = no cap)", 0},
+    {"LOOM_MEM_LIMIT", set_mem_limit, show_mem_limit, "a byte count >= 1, optionally with K, M, G or T, e.g. 8G (the most memory an app may plan for input-derived sizes; default: MemAvailable and the cgroup limit)", 0},
     {"LOOM_DSM_ARENA", set_arena, show_arena, "a size with G or T, e.g. 1T (address space for allocations)", 0},
     {"LOOM_CHECKPOINT_DIR", set_ckpt_dir, show_ckpt_dir, "a directory path (where checkpoints are written and read)", 0},
     {"LOOM_CHECKPOINT_EVERY", set_ckpt_every, show_ckpt_every, "an integer >= 0 (checkpoint at every N-th loom_clock; 0 = never)", 0},
@@ -394,7 +482,7 @@ static const struct var {
     {"LOOM_TEST_KILL", set_test_kill, show_test_kill, "RANK:CLOCK[:clock|stop|write|commit] (a testing aid: docs/checkpoint.md)", 0},
     {"LOOM_CC", set_none, show_cc, "a C compiler command (loomcc's compiler)", 1},
     {"LOOM_DISPLAY_ENV", set_display, show_display, "true, false or verbose (also 1/0, yes/no, on/off)", 0},
-    {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command, e.g. ssh or \"ip netns exec\"", 1},
+    {"LOOM_RSH", set_rsh, show_rsh, "a remote-shell command as shell words (quotes allowed, no $ | ; & < > ( ) `), e.g. ssh or \"ip netns exec\"", 1},
     {"LOOM_RENDEZVOUS_HOST", set_rv_host, show_rv_host, "the address ranks use to reach loomrun", 1},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
@@ -405,6 +493,7 @@ static const struct var {
  * name is checked as LOOM_COHERENCE's is). */
 static int load_named(char *err, size_t errlen)
 {
+    char sh[LOOM_SHOWN_BUF];
     extern char **environ;
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, COH_PREFIX, strlen(COH_PREFIX)))
@@ -415,9 +504,9 @@ static int load_named(char *err, size_t errlen)
         if (!eq || !nl || nl >= 64 || !pl || pl >= sizeof loom_icv.coherence_named[0].policy ||
             loom_icv.ncoherence_named == 16) {
             size_t vl = strcspn(*e, "=");
-            snprintf(err, errlen, "%.*s%s is not valid: expected LOOM_COHERENCE_<NAME>=<a coherence "
+            snprintf(err, errlen, "%s is not valid: expected LOOM_COHERENCE_<NAME>=<a coherence "
                      "policy's name>, NAME an allocation's name (at most 16 such variables)",
-                     LOOM_SHOWN(vl), *e, vl > LOOM_SHOWN_MAX ? "..." : "");
+                     loom_shown(*e, vl, sh, sizeof sh));
             return LOOM_ERR_ENV;
         }
         int k = loom_icv.ncoherence_named++;
@@ -430,6 +519,7 @@ static int load_named(char *err, size_t errlen)
 
 int loom_env_load(char *err, size_t errlen)
 {
+    char sh[LOOM_SHOWN_BUF];
     /* Start from the defaults: a variable unset since the last load must
      * not keep its old value.  The rank fields belong to
      * loom_discover_rank and are kept. */
@@ -442,8 +532,8 @@ int loom_env_load(char *err, size_t errlen)
     for (size_t i = 0; i < NVARS; i++) {
         const char *v = getenv(vars[i].name);
         if (v && vars[i].set(v)) {
-            snprintf(err, errlen, "%s='%.*s%s' is not valid: expected %s", vars[i].name,
-                     LOOM_SHOWN(strlen(v)), v, strlen(v) > LOOM_SHOWN_MAX ? "..." : "",
+            snprintf(err, errlen, "%s='%s' is not valid: expected %s", vars[i].name,
+                     loom_shown(v, strlen(v), sh, sizeof sh),
                      vars[i].allowed);
             return LOOM_ERR_ENV;
         }
@@ -452,9 +542,8 @@ int loom_env_load(char *err, size_t errlen)
     if (!loom_icv.checkpoint_dir[0] && (loom_icv.checkpoint_every || loom_icv.restart)) {
         const char *name = loom_icv.checkpoint_every ? "LOOM_CHECKPOINT_EVERY" : "LOOM_RESTART";
         const char *v = getenv(name);
-        snprintf(err, errlen, "%s='%.*s%s' is not usable without LOOM_CHECKPOINT_DIR (the "
-                 "directory %s)", name, LOOM_SHOWN(strlen(v)), v,
-                 strlen(v) > LOOM_SHOWN_MAX ? "..." : "",
+        snprintf(err, errlen, "%s='%s' is not usable without LOOM_CHECKPOINT_DIR (the "
+                 "directory %s)", name, loom_shown(v, strlen(v), sh, sizeof sh),
                  loom_icv.checkpoint_every ? "to write checkpoints to"
                                            : "of the checkpoints to resume from");
         return LOOM_ERR_ENV;

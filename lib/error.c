@@ -21,6 +21,20 @@ static const char *const messages[LOOM_ERR_COUNT] = {
     [LOOM_ERR_FORMAT] = "malformed input",
 };
 
+const char *loom_shown(const void *s, size_t len, char *buf, size_t n)
+{
+    const unsigned char *p = s;
+    size_t k = 0, max = len < LOOM_SHOWN_MAX ? len : LOOM_SHOWN_MAX;
+    if (!n)
+        return buf;
+    for (size_t i = 0; i < max && k + 4 < n; i++)
+        buf[k++] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?';
+    if (k < len && k + 3 < n) /* cut: say so */
+        memcpy(buf + k, "...", 3), k += 3;
+    buf[k] = 0;
+    return buf;
+}
+
 const char *loom_strerror(int err)
 {
     if (err < 0 || err >= LOOM_ERR_COUNT)

@@ -34,6 +34,7 @@ int loom_initialized(void) { return loom_state == 1; }
 static int try_launcher(const char *rv, const char *sv, const char *lv,
                         char *err, size_t errlen)
 {
+    char sh[LOOM_SHOWN_BUF];
     const char *r = getenv(rv), *s = getenv(sv), *l = lv ? getenv(lv) : NULL;
     long rank, size, local = 0;
     if (!r && !s)
@@ -43,18 +44,18 @@ static int try_launcher(const char *rv, const char *sv, const char *lv,
         return -1;
     }
     if (loom_parse_int(s, 1, 1 << 20, &size)) {
-        snprintf(err, errlen, "%s='%.*s%s' is not valid: expected an integer >= 1", sv,
-                 LOOM_SHOWN(strlen(s)), s, strlen(s) > LOOM_SHOWN_MAX ? "..." : "");
+        snprintf(err, errlen, "%s='%s' is not valid: expected an integer >= 1", sv,
+                 loom_shown(s, strlen(s), sh, sizeof sh));
         return -1;
     }
     if (loom_parse_int(r, 0, size - 1, &rank)) {
-        snprintf(err, errlen, "%s='%.*s%s' is not valid: expected an integer 0..%ld", rv,
-                 LOOM_SHOWN(strlen(r)), r, strlen(r) > LOOM_SHOWN_MAX ? "..." : "", size - 1);
+        snprintf(err, errlen, "%s='%s' is not valid: expected an integer 0..%ld", rv,
+                 loom_shown(r, strlen(r), sh, sizeof sh), size - 1);
         return -1;
     }
     if (l && loom_parse_int(l, 0, 1 << 20, &local)) {
-        snprintf(err, errlen, "%s='%.*s%s' is not valid: expected an integer >= 0", lv,
-                 LOOM_SHOWN(strlen(l)), l, strlen(l) > LOOM_SHOWN_MAX ? "..." : "");
+        snprintf(err, errlen, "%s='%s' is not valid: expected an integer >= 0", lv,
+                 loom_shown(l, strlen(l), sh, sizeof sh));
         return -1;
     }
     loom_icv.rank = (int)rank;

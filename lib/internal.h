@@ -93,11 +93,19 @@ void loom_env_display(int verbose);
  * comma-separated into buf; returns how many. */
 int loom_env_unknown(char *buf, size_t len);
 
-/* How much of a rejected value a message quotes ("%.*s", then "..." when
- * cut): a long value must not push "is not valid: expected ..." out of
- * the message buffer. */
+/* How much of a rejected value a message quotes (then "..." when cut): a
+ * long value must not push "is not valid: expected ..." out of the message
+ * buffer. */
 #define LOOM_SHOWN_MAX 64
-#define LOOM_SHOWN(len) ((int)((len) < LOOM_SHOWN_MAX ? (len) : LOOM_SHOWN_MAX))
+/* A message's quote of input (a value, a file's line, a peer's text): the
+ * first LOOM_SHOWN_MAX of len bytes of s into buf (size n, >= 4), every
+ * byte that is not printable ASCII shown as '?' (no escape sequence of a
+ * file or a peer reaches the terminal), "..." after a cut.  Returns buf. */
+#define LOOM_SHOWN_BUF (LOOM_SHOWN_MAX + 4)
+const char *loom_shown(const void *s, size_t len, char *buf, size_t n);
+/* loom_shown of the string s into a buffer that lives to the end of the
+ * enclosing block: loom_log("X='%s' ...", LOOM_QUOTE(x)). */
+#define LOOM_QUOTE(s) loom_shown((s), strlen(s), (char[LOOM_SHOWN_BUF]){0}, LOOM_SHOWN_BUF)
 
 /* Low-level parsers, exported for the launcher and the unit tests.  Each
  * returns 0 on success, -1 if s is not a valid value. */
@@ -105,6 +113,10 @@ int loom_parse_seconds(const char *s, double *out);
 int loom_parse_int(const char *s, long lo, long hi, long *out);
 int loom_parse_bool(const char *s, int *out);
 int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
+/* Split a command line into words as a POSIX shell would, without any
+ * expansion (LOOM_RSH, --rsh): a NULL-terminated array in one allocation
+ * (free it with free), or NULL with the reason in err. */
+char **loom_parse_words(const char *s, char *err, size_t errlen);
 
 /* ---- error.c --------------------------------------------------------- */
 

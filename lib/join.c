@@ -6,7 +6,10 @@
  * table of every rank's, which it accepts only if the server signed it
  * with the job key over both nonces: a process squatting on the port
  * without the key, or replaying a recorded exchange, is refused before
- * this rank trusts a single address (jobkey.c has the MACs).  It then
+ * this rank trusts a single address (jobkey.c has the MACs).  A server
+ * that refuses it "busy" (full of connections that have not joined: a
+ * crowd of strangers, rendezvous.c) or closes before greeting is dialled
+ * again, with a growing pause, until LOOM_JOIN_TIMEOUT.  It then
  * keeps the socket as the job's control line: a thread sends a PING every timeout/4 and watches
  * for the server's.  If the server goes silent or away, the rank exits
  * (no orphans when the launcher or its host dies); if the server sends
@@ -175,22 +178,19 @@ static void *heartbeat(void *arg)
     }
 }
 
-int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
+/* 1 if frame t (payload p, n bytes) is the rendezvous' busy refusal. */
+static int busy_refusal(int t, const uint8_t *p, size_t n)
 {
-    char host[256];
-    int port;
-    if (!loom_icv.rendezvous[0]) {
-        loom_log("LOOM_RENDEZVOUS is not set: start the job with loomrun, or set "
-                 "LOOM_RENDEZVOUS=host:port (see docs/launcher.md)");
-        return LOOM_ERR_ENV;
-    }
-    if (!loom_icv.have_key) {
-        loom_log("LOOM_JOB_KEY is not set: start the job with loomrun, or export the "
-                 "same 32-hex-digit LOOM_JOB_KEY to every rank");
-        return LOOM_ERR_ENV;
-    }
-    loom_parse_hostport(loom_icv.rendezvous, host, sizeof host, &port);
-    double deadline = loom_wtime() + loom_icv.join_timeout;
+    return t == LOOM_F_REFUSE && n >= 5 && !memcmp(p, "busy:", 5);
+}
+
+/* One attempt of loom_join: dial, read the HELLO, send the JOIN, read the
+ * TABLE.  *busy is set (1: refused busy or reset before the answer; 2:
+ * closed before greeting) when the attempt may be retried, and then
+ * nothing is printed; otherwise the outcome is loom_join's. */
+static int join_once(const char *host, int port, double deadline, const void *addr,
+                     size_t addrlen, loom_peer **peers, int *busy)
+{
     int fd = dial(host, port, deadline);
     if (fd < 0)
         return LOOM_ERR_NET;
@@ -199,8 +199,10 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
     int t = loom_frame_recv(fd, &ctl_in, deadline, &p, &n);
     if (t != LOOM_F_HELLO || n != 24 || loom_get32(p) != LOOM_PROTO_MAGIC ||
         loom_get32(p + 4) != LOOM_PROTO_VERSION) {
-        loom_log("the rendezvous at %s did not greet as a Loom rendezvous of "
-                 "protocol %u", loom_icv.rendezvous, LOOM_PROTO_VERSION);
+        *busy = busy_refusal(t, p, n) ? 1 : t == 0 ? 2 : 0;
+        if (!*busy)
+            loom_log("the rendezvous at %s did not greet as a Loom rendezvous of "
+                     "protocol %u", loom_icv.rendezvous, LOOM_PROTO_VERSION);
         free(p);
         close(fd);
         return LOOM_ERR_NET;
@@ -213,7 +215,7 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
     uint8_t *j = malloc(jl), snonce[16], rnonce[16];
     memcpy(snonce, p + 8, 16);
     free(p);
-    p = NULL; /* a JOIN answer that times out leaves it untouched */
+    p = NULL; /* the branches below free what the next receive gives, or nothing */
     if (!j || loom_key_generate(rnonce)) {
         free(j);
         close(fd);
@@ -231,8 +233,15 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
                loom_frame_send(fd, LOOM_F_JOIN, j, jl);
     free(j);
     t = sent ? -1 : loom_frame_recv(fd, &ctl_in, deadline, &p, &n);
+    if (busy_refusal(t, p, n) || (t < 0 && errno == ECONNRESET && loom_wtime() < deadline)) {
+        *busy = 1; /* made room for another connection: try again */
+        free(p);
+        close(fd);
+        return LOOM_ERR_NET;
+    }
     if (t == LOOM_F_REFUSE) {
-        loom_log("the rendezvous refused this rank: %.*s", (int)n, (const char *)p);
+        char sh[LOOM_SHOWN_BUF];
+        loom_log("the rendezvous refused this rank: %s", loom_shown(p, n, sh, sizeof sh));
         free(p);
         close(fd);
         return LOOM_ERR_KEY;
@@ -267,6 +276,44 @@ int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
     }
     hb_running = 1;
     return LOOM_OK;
+}
+
+int loom_join(const void *addr, size_t addrlen, loom_peer **peers)
+{
+    char host[256];
+    int port;
+    if (!loom_icv.rendezvous[0]) {
+        loom_log("LOOM_RENDEZVOUS is not set: start the job with loomrun, or set "
+                 "LOOM_RENDEZVOUS=host:port (see docs/launcher.md)");
+        return LOOM_ERR_ENV;
+    }
+    if (!loom_icv.have_key) {
+        loom_log("LOOM_JOB_KEY is not set: start the job with loomrun, or export the "
+                 "same 32-hex-digit LOOM_JOB_KEY to every rank");
+        return LOOM_ERR_ENV;
+    }
+    loom_parse_hostport(loom_icv.rendezvous, host, sizeof host, &port);
+    double deadline = loom_wtime() + loom_icv.join_timeout;
+    for (double wait = 0.02;; wait = wait < 0.5 ? wait * 2 : 1.0) {
+        int busy = 0, rc = join_once(host, port, deadline, addr, addrlen, peers, &busy);
+        if (!busy)
+            return rc;
+        loom_fbuf_free(&ctl_in);
+        if (loom_wtime() + wait >= deadline) {
+            if (busy == 1)
+                loom_log("the rendezvous at %s stayed busy (too many connections that have "
+                         "not joined) for %.0f s (LOOM_JOIN_TIMEOUT)", loom_icv.rendezvous,
+                         loom_icv.join_timeout);
+            else
+                loom_log("the rendezvous at %s closed every connection before greeting for "
+                         "%.0f s (LOOM_JOIN_TIMEOUT): it is not a Loom rendezvous of protocol "
+                         "%u, or it is overloaded", loom_icv.rendezvous,
+                         loom_icv.join_timeout, LOOM_PROTO_VERSION);
+            return LOOM_ERR_TIMEOUT;
+        }
+        struct timespec ts = {0, (long)(wait * 1e9)};
+        nanosleep(&ts, NULL);
+    }
 }
 
 void loom_join_peer_lost(int rank, const char *why)

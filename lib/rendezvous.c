@@ -12,6 +12,11 @@
  *        or TABLE  mac[16], every rank's host and UCX address, once all
  *                  have joined; mac = SipHash128(job key, "TABL" | rnonce
  *                  | nonce | table): the rank checks it (jobkey.c)
+ *   A connection that has not joined within STRAY_S seconds is refused;
+ *   when 2N + 16 connections are open, a new one takes the place of the
+ *   oldest that has not joined, which is refused "busy" (a rank retries
+ *   a busy refusal until LOOM_JOIN_TIMEOUT: join.c), so idle connections
+ *   of another user cannot keep the ranks out.
  *   then both sides send PING every timeout/4; a silent side is dead after
  *   `timeout` seconds of silence while the server was running (a stall of
  *   the server itself, e.g. the machine frozen in an fsync, is not counted
@@ -46,8 +51,16 @@ struct conn {
     size_t addrlen;
 };
 
+/* Seconds an unjoined connection may stay: a rank sends its JOIN as soon
+ * as the HELLO arrives. */
+#define STRAY_S 5.0
+/* The reason a rank retries (join.c checks the prefix). */
+#define BUSY "busy: too many connections that have not joined; retry"
+/* Refusals logged per job: strangers cannot flood the launcher's output. */
+#define LOGGED_MAX 20
+
 struct loom_rv {
-    int lfd, port, nranks;
+    int lfd, port, nranks, nlogged;
     uint8_t key[16];
     double timeout, last_ping, last_tick;
     struct conn *conns;
@@ -158,6 +171,23 @@ static void drop(loom_rv *rv, struct conn *c)
         rv->by_rank[rv->conns[i].rank] = &rv->conns[i];
 }
 
+static void refuse(loom_rv *rv, struct conn *c, const char *why);
+
+/* The table is full: refuse the oldest connection that has not joined
+ * ("busy"), making room for a new one.  0 if every connection has joined
+ * (cannot happen while 2N + 16 > N, kept for safety). */
+static int make_room(loom_rv *rv)
+{
+    struct conn *old = NULL;
+    for (int i = 0; i < rv->nconns; i++)
+        if (rv->conns[i].rank < 0 && (!old || rv->conns[i].opened < old->opened))
+            old = &rv->conns[i];
+    if (!old)
+        return 0;
+    refuse(rv, old, BUSY);
+    return 1;
+}
+
 static void accept_one(loom_rv *rv)
 {
     struct sockaddr_storage ss;
@@ -174,9 +204,8 @@ static void accept_one(loom_rv *rv)
         inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, ip, sizeof ip);
         port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
     }
-    if (rv->nconns == rv->maxconns) {
-        loom_log("rendezvous: refused a connection from %s:%d: too many connections",
-                 ip, port);
+    if (rv->nconns == rv->maxconns && !make_room(rv)) {
+        loom_frame_send(fd, LOOM_F_REFUSE, BUSY, strlen(BUSY));
         close(fd);
         return;
     }
@@ -193,10 +222,13 @@ static void accept_one(loom_rv *rv)
         drop(rv, c);
 }
 
-/* Refuse a JOIN: tell the process why, log it, drop it. */
+/* Refuse a connection: tell the process why, log it (the first
+ * LOGGED_MAX times), drop it. */
 static void refuse(loom_rv *rv, struct conn *c, const char *why)
 {
-    loom_log("rendezvous: refused a connection from %s: %s", c->peer, why);
+    if (rv->nlogged < LOGGED_MAX)
+        loom_log("rendezvous: refused a connection from %s: %s%s", c->peer, why,
+                 ++rv->nlogged == LOGGED_MAX ? " (further refusals are not logged)" : "");
     loom_frame_send(c->fd, LOOM_F_REFUSE, why, strlen(why));
     drop(rv, c);
 }
@@ -286,6 +318,7 @@ static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
 /* Handle one frame from c.  Returns 0, or -1 if c was dropped. */
 static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, size_t n)
 {
+    char sh[LOOM_SHOWN_BUF];
     c->last_heard = loom_wtime();
     if (type == LOOM_F_JOIN) {
         int before = rv->nconns;
@@ -306,16 +339,16 @@ static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, siz
         }
         break;
     case LOOM_F_ABORT:
-        push(rv, LOOM_RV_ABORT, c->rank, loom_exit_status(n >= 4 ? loom_get32(p) : 1), "%.*s",
-             n > 4 ? (int)(n - 4) : 0, n > 4 ? (const char *)p + 4 : "");
+        push(rv, LOOM_RV_ABORT, c->rank, loom_exit_status(n >= 4 ? loom_get32(p) : 1), "%s",
+             loom_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
         break;
     case LOOM_F_PEERLOST: {
         int peer = n >= 4 ? (int)loom_get32(p) : -1;
         if (peer >= 0 && peer < rv->nranks)
             push(rv, LOOM_RV_LOST, peer, 0,
-                 "rank %d (host %s) lost its connection to rank %d (%.*s)",
-                 c->rank, c->host, peer, n > 4 ? (int)(n - 4) : 0,
-                 n > 4 ? (const char *)p + 4 : "");
+                 "rank %d (host %s) lost its connection to rank %d (%s)",
+                 c->rank, c->host, peer,
+                 loom_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
         break;
     }
     default:
@@ -377,11 +410,8 @@ static void tick(loom_rv *rv)
     for (int i = rv->nconns - 1; i >= 0; i--) {
         struct conn *c = &rv->conns[i];
         if (c->rank < 0) {
-            if (now - c->opened > 30.0) { /* a stray that never joins */
-                loom_log("rendezvous: dropped a connection from %s that did not join",
-                         c->peer);
-                drop(rv, c);
-            }
+            if (now - c->opened > STRAY_S) /* a stray that never joins */
+                refuse(rv, c, "did not join within 5 s");
             continue;
         }
         if (!rv->table_sent || c->bye)

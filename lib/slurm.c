@@ -257,14 +257,14 @@ static int bootstrap_step(loom_rv **server)
     }
     long jid, sid;
     if (loom_parse_int(job, 0, 0x7fffffffL, &jid) || loom_parse_int(step, 0, 0x7fffffffL, &sid)) {
-        loom_log("SLURM_JOB_ID='%.*s' and SLURM_STEP_ID='%.*s' must be whole numbers",
-                 LOOM_SHOWN(strlen(job)), job, LOOM_SHOWN(strlen(step)), step);
+        loom_log("SLURM_JOB_ID='%s' and SLURM_STEP_ID='%s' must be whole numbers",
+                 LOOM_QUOTE(job), LOOM_QUOTE(step));
         return LOOM_ERR_ENV;
     }
     char err[300], me[256];
     struct pick first = {0};
     if (loom_hostlist_expand(nodes, pick_one, &first, err, sizeof err) < 0) {
-        loom_log("SLURM_STEP_NODELIST='%.*s': %s", LOOM_SHOWN(strlen(nodes)), nodes, err);
+        loom_log("SLURM_STEP_NODELIST='%s': %s", LOOM_QUOTE(nodes), err);
         return LOOM_ERR_ENV;
     }
     /* The port: the step's first reserved one, else 10000-32767 by job
@@ -275,8 +275,8 @@ static int bootstrap_step(loom_rv **server)
     if (resv && *resv) {
         snprintf(pbuf, sizeof pbuf, "%.*s", (int)strcspn(resv, "-,"), resv);
         if (loom_parse_int(pbuf, 1, 65535, &port)) {
-            loom_log("SLURM_STEP_RESV_PORTS='%.*s' does not start with a port",
-                     LOOM_SHOWN(strlen(resv)), resv);
+            loom_log("SLURM_STEP_RESV_PORTS='%s' does not start with a port",
+                     LOOM_QUOTE(resv));
             return LOOM_ERR_ENV;
         }
     } else

@@ -5,7 +5,8 @@
 # to OUTFILE, and sets $rc), need FILE WHAT (fails the file, naming FILE,
 # when data the claims are about is missing), need_movielens (sets $D to
 # ../shared/data/movielens-100k and needs its u1.base and u1.test), skip N
-# REASON (N skipped tests).
+# REASON (N skipped tests), ckpt_cmp A B (two jobs' rank files equal but for
+# the job's identity).
 B=${LOOMTEST_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 LOOMRUN=$B/bin/loomrun
 T=$(mktemp -d /tmp/loomtest.XXXXXX)
@@ -38,6 +39,10 @@ has() {
     { diag "expected /$2/ in:"; sed 's/^/#   /' "$1"; } >&2; return 1
 }
 finish() { exit $_failed; }
+# ckpt_cmp A B: two rank files of two jobs hold the same bytes but the
+# header's job identity (bytes 48-63, dsm/checkpoint.h) and the header's
+# checksum over it (bytes 72-79); cmp(1)'s report on a difference
+ckpt_cmp() { cmp -n 48 "$1" "$2" && cmp -i 64 -n 8 "$1" "$2" && cmp -i 80 "$1" "$2"; }
 # threads N: N, or 1 under ThreadSanitizer (libgomp is not instrumented, so
 # its barriers are invisible to TSan and OpenMP teams give false reports)
 threads() { if [ "${LOOMTEST_SANITIZE:-}" = thread ]; then echo 1; else echo "$1"; fi; }

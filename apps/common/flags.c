@@ -13,8 +13,13 @@
 #define MAXFLAGS 64
 #define HELP_COL 24 /* where descriptions start in --help */
 
-int loom_flags_complain(const char *app, const char *why)
+int loom_flags_complain(const char *app, const char *why0)
 {
+    char why[1024]; /* a flag's value is quoted: no control byte reaches the terminal */
+    size_t k = 0;
+    for (; why0[k] && k + 1 < sizeof why; k++)
+        why[k] = (unsigned char)why0[k] < 0x20 || why0[k] == 0x7f ? '?' : why0[k];
+    why[k] = 0;
     if (!loom_initialized() || loom_size() == 1) {
         fprintf(stderr, "%s: %s; try --help\n", app, why);
         return -1;

@@ -96,7 +96,7 @@ static int slurm(loom_hostlist *out, char *err, size_t errlen)
     }
     char e2[300];
     if (loom_slurm_hostlist(nl, out, e2, sizeof e2) < 0) {
-        snprintf(err, errlen, "%s='%.*s': %s", nlv, LOOM_SHOWN(strlen(nl)), nl, e2);
+        snprintf(err, errlen, "%s='%s': %s", nlv, LOOM_QUOTE(nl), e2);
         return -1;
     }
     const char *cv = "SLURM_TASKS_PER_NODE", *c = getenv(cv);
@@ -109,8 +109,7 @@ static int slurm(loom_hostlist *out, char *err, size_t errlen)
     }
     int total = 0;
     if (c && loom_slurm_counts(c, counts, out->n, e2, sizeof e2)) {
-        snprintf(err, errlen, "%s: %s (%s='%.*s%s')", cv, e2, nlv, LOOM_SHOWN(strlen(nl)), nl,
-                 strlen(nl) > LOOM_SHOWN_MAX ? "..." : "");
+        snprintf(err, errlen, "%s: %s (%s='%s')", cv, e2, nlv, LOOM_QUOTE(nl));
         free(counts);
         return -1;
     }
@@ -121,9 +120,9 @@ static int slurm(loom_hostlist *out, char *err, size_t errlen)
     long ntasks;
     if (nt && c && !strcmp(cv, "SLURM_TASKS_PER_NODE") &&
         (loom_parse_int(nt, 1, 1 << 20, &ntasks) || ntasks != total)) {
-        snprintf(err, errlen, "the Slurm allocation's task counts disagree: SLURM_NTASKS=%.*s "
-                 "but SLURM_TASKS_PER_NODE='%.*s' adds up to %d", LOOM_SHOWN(strlen(nt)), nt,
-                 LOOM_SHOWN(strlen(c)), c, total);
+        snprintf(err, errlen, "the Slurm allocation's task counts disagree: SLURM_NTASKS=%s "
+                 "but SLURM_TASKS_PER_NODE='%s' adds up to %d", LOOM_QUOTE(nt),
+                 LOOM_QUOTE(c), total);
         return -1;
     }
     return 0;
@@ -171,8 +170,8 @@ static int lsf(const char *mcpu, const char *hosts, loom_hostlist *out, char *er
         if (mcpu) {
             char *s = strtok_r(NULL, " \t", &save);
             if (!s || loom_parse_int(s, 1, 1 << 16, &slots)) {
-                snprintf(err, errlen, "%s='%.*s': expected 'host slots host slots ...'", name,
-                         LOOM_SHOWN(strlen(v)), v);
+                snprintf(err, errlen, "%s='%s': expected 'host slots host slots ...'", name,
+                         LOOM_QUOTE(v));
                 free(copy);
                 return -1;
             }

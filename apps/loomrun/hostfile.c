@@ -51,6 +51,25 @@ static int add_host(loom_hostlist *hl, const char *name, int slots)
     return 0;
 }
 
+/* One line of f into buf (size n, NUL-terminated, its newline kept) and
+ * its length, NUL bytes included, into *len.  Returns 0, 1 when the line
+ * does not fit (the rest is not read), or -1 at the end of the file. */
+static int read_line(FILE *f, char *buf, size_t n, size_t *len)
+{
+    size_t k = 0;
+    int c = EOF;
+    while (k + 1 < n && (c = getc(f)) != EOF) {
+        buf[k++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    buf[k] = 0;
+    *len = k;
+    if (k + 1 == n && c != '\n' && (c = getc(f)) != EOF && c != '\n')
+        return 1;
+    return k || c != EOF ? 0 : -1;
+}
+
 int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -59,12 +78,19 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char line[4096];
-    int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
+    char line[4096], sh[LOOM_SHOWN_BUF];
+    size_t len;
+    int lineno = 0, got;
+    long total = 0;
+    while ((got = read_line(f, line, sizeof line, &len)) >= 0) {
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
+        if (got) {
             snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+            goto fail;
+        }
+        if (len != strlen(line)) {
+            snprintf(err, errlen, "%s:%d: a NUL byte at column %zu: this is not a text file",
+                     path, lineno, strlen(line) + 1);
             goto fail;
         }
         char *hash = strchr(line, '#');
@@ -74,7 +100,8 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
         if (!tok)
             continue; /* blank or comment */
         if (!valid_host(tok)) {
-            snprintf(err, errlen, "%s:%d: '%s' is not a host name", path, lineno, tok);
+            snprintf(err, errlen, "%s:%d: '%s' is not a host name", path, lineno,
+                     loom_shown(tok, strlen(tok), sh, sizeof sh));
             goto fail;
         }
         char host[256];
@@ -85,7 +112,7 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
             char *eq = strchr(tok, '=');
             if (!eq) {
                 snprintf(err, errlen, "%s:%d: unexpected '%s' (expected slots=N)", path,
-                         lineno, tok);
+                         lineno, loom_shown(tok, strlen(tok), sh, sizeof sh));
                 goto fail;
             }
             *eq = 0;
@@ -93,16 +120,21 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
             int is_max = !strcmp(tok, "max_slots") || !strcmp(tok, "max-slots");
             if (!is_slots && !is_max) {
                 snprintf(err, errlen, "%s:%d: unknown attribute '%s' (expected slots=N)",
-                         path, lineno, tok);
+                         path, lineno, loom_shown(tok, strlen(tok), sh, sizeof sh));
                 goto fail;
             }
             if (loom_parse_int(eq + 1, 1, 1 << 16, &v)) {
                 snprintf(err, errlen, "%s:%d: %s='%s' is not a whole number from 1 to 65536",
-                         path, lineno, tok, eq + 1);
+                         path, lineno, tok, loom_shown(eq + 1, strlen(eq + 1), sh, sizeof sh));
                 goto fail;
             }
             if (is_slots)
                 slots = (int)v;
+        }
+        if ((total += slots) > LOOM_SLOTS_MAX) {
+            snprintf(err, errlen, "%s:%d: more than %d slots in all", path, lineno,
+                     LOOM_SLOTS_MAX);
+            goto fail;
         }
         if (add_host(out, host, slots)) {
             snprintf(err, errlen, "%s: out of memory", path);

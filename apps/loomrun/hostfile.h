@@ -15,6 +15,9 @@ typedef struct loom_hostlist {
     int n;
 } loom_hostlist;
 
+/* The most slots a hostfile may give in all: loomrun's largest -n. */
+#define LOOM_SLOTS_MAX (1 << 20)
+
 /* Parse a hostfile: lines "host [slots=N] [max_slots=N]", '#' comments and
  * blank lines allowed; a host named twice adds up its slots.  Returns 0, or
  * -1 with "FILE:LINE: what is wrong" (or "FILE: reason") in err. */

@@ -87,6 +87,9 @@ static void msg(const char *fmt, ...)
     va_end(ap);
     if (n > (int)sizeof buf - 2)
         n = (int)sizeof buf - 2;
+    for (int k = 0; k < n; k++) /* what it quotes (an argument, a rank's text) stays text */
+        if ((unsigned char)buf[k] < 0x20 || buf[k] == 0x7f)
+            buf[k] = '?';
     buf[n++] = '\n';
     ssize_t w = write(2, buf, (size_t)n);
     (void)w;
@@ -153,6 +156,10 @@ static void on_exit_status(rank_proc *p, int st)
         }
         if (!exit_code)
             exit_code = code;
+        return;
+    }
+    if (J.n == 1 && p->host->local) { /* like the program run alone: its own message */
+        stop_job(code, NULL);
         return;
     }
     if (!joined && !p->host->local && (code == 255 || code == 127))
@@ -293,17 +300,6 @@ static int runnable(const char *prog)
     return 0;
 }
 
-/* Split a command string into words at spaces (no quoting). */
-static char **split_words(const char *s)
-{
-    char *copy = strdup(s), *save, *t;
-    char **w = calloc(strlen(s) / 2 + 2, sizeof *w);
-    int n = 0;
-    for (t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
-        w[n++] = t;
-    return w;
-}
-
 /* After a job of n > 1 ranks that all ended well: if none of them called
  * loom_init, the program ran n times over, each copy doing all the work
  * (an OpenMP program not yet ported): say so once. */
@@ -427,6 +423,19 @@ static int from_allocation(loom_hostlist *hl, int *n, const char **what, char *e
     return 0;
 }
 
+/* The local ranks' leaked SysV segments (shm.c). */
+static void sweep_sysv(void)
+{
+    pid_t *pids = calloc((size_t)J.n + 1, sizeof *pids);
+    int k = 0;
+    for (int r = 0; pids && r < J.n; r++)
+        if (J.ranks[r].host->local && J.ranks[r].pid > 0)
+            pids[k++] = J.ranks[r].pid;
+    if (pids)
+        loom_shm_sweep_sysv(pids, k);
+    free(pids);
+}
+
 int main(int argc, char **argv)
 {
     int n = 0, tag = -1, only = -1;
@@ -520,7 +529,12 @@ int main(int argc, char **argv)
     J.n = n;
     J.argv = argv + i;
     J.tag = tag >= 0 ? tag : n > 1;
-    J.rsh = split_words(rsh ? rsh : loom_icv.rsh);
+    J.rsh = loom_parse_words(rsh ? rsh : loom_icv.rsh, err, sizeof err);
+    if (!J.rsh) {
+        msg("%s is not a command loomrun can run: %s", rsh ? "--rsh" : "LOOM_RSH", err);
+        loom_hostlist_free(&hl);
+        return 2;
+    }
     J.ranks = calloc((size_t)n, sizeof *J.ranks);
     int *host_of = calloc((size_t)n, sizeof *host_of), *lrank = calloc((size_t)n, sizeof *lrank);
     int placed = loom_place(&hl, n, host_of, lrank, hostfile ? hostfile : what, err,
@@ -582,15 +596,18 @@ int main(int argc, char **argv)
         msg("--output-rank %d: the job has ranks 0 to %d", only, n - 1);
         return 2;
     }
+    if (any_local)
+        J.shm_dir = loom_shm_dir_make();
     for (int r = 0; r < n && !stopping; r++)
         if (loom_spawn(&J, &J.ranks[r]) || loom_out_route(&J.ranks[r], outdir, only))
             stop_job(1, "could not start every rank");
     event_loop();
     never_joined(n);
+    loom_shm_dir_remove(J.shm_dir);
+    sweep_sysv();
     loom_rv_close(rv);
     free(J.ranks);
-    free(J.rsh[0]); /* split_words' copy of the string */
-    free(J.rsh);
+    free(J.rsh); /* one allocation (loom_parse_words) */
     loom_hostlist_free(&hl);
     return exit_code;
 }

@@ -35,12 +35,22 @@ typedef struct job {
     char rendezvous[300];
     char key_hex[33];
     int tag;            /* tag output lines with the rank */
+    const char *shm_dir;/* UCX_POSIX_DIR for local ranks (shm.c), or NULL */
 } job;
 
 /* spawn.c: start rank p of job j.  Returns 0, or -1 (message printed). */
 int loom_spawn(const job *j, rank_proc *p);
 /* spawn.c: 1 if rsh names ssh/rsh (the remote side runs a shell). */
 int loom_rsh_is_shell(char **rsh);
+
+/* shm.c: make the job's directory for UCX's shared-memory files (NULL
+ * when the user set UCX_POSIX_DIR, or none can be made); remove it and
+ * what is left in it after the job. */
+const char *loom_shm_dir_make(void);
+void loom_shm_dir_remove(const char *dir);
+/* shm.c: after the job, remove the SysV segments the processes pids (n of
+ * them: the local ranks) created and nobody has attached. */
+void loom_shm_sweep_sysv(const pid_t *pids, int n);
 
 /* output.c: forward what stream s has; prefix "[rank] " when tag.
  * Returns 0 at EOF (s->fd closed), else 1. */

@@ -2,7 +2,7 @@
  *
  * A rank's environment is the launcher's, plus LOOM_RANK, LOOM_NRANKS,
  * LOOM_LOCAL_RANK, LOOM_RENDEZVOUS and LOOM_JOB_KEY.  A local child simply
- * inherits it.  A remote one gets the job variables and every LOOM_*,
+ * inherits it (and gets the job's UCX_POSIX_DIR: shm.c).  A remote one gets the job variables and every LOOM_*,
  * OMP_* and UCX_* variable of the launcher on the command line through
  * env(1):  RSH... HOST env VAR=VALUE... PROGRAM ARGS...
  * For ssh and rsh, whose remote side runs a shell, every word is quoted
@@ -156,6 +156,8 @@ int loom_spawn(const job *j, rank_proc *p)
             exec_remote(j, p, jobvars);
         for (int i = 0; jobvars[i]; i++)
             putenv(jobvars[i]);
+        if (j->shm_dir)
+            setenv("UCX_POSIX_DIR", j->shm_dir, 1);
         execvp(j->argv[0], j->argv);
         fprintf(stderr, "loomrun: cannot run '%s': %s\n", j->argv[0], strerror(errno));
         _exit(127);

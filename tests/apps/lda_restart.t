@@ -31,7 +31,7 @@ rc1=$rc
 lda k1 1 --restart
 [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/k1.out" "resuming from .*ckpt-000001 \(loom_clock 2" &&
     [ -n "$(ll k1)" ] && [ "$(ll k1)" = "$(ll ref1)" ] && diff -r "$T/ref1.m" "$T/k1.m" >/dev/null &&
-    cmp "$T/ref1/ckpt-000003/rank-0.ckpt" "$T/k1/ckpt-000003/rank-0.ckpt"
+    ckpt_cmp "$T/ref1/ckpt-000003/rank-0.ckpt" "$T/k1/ckpt-000003/rank-0.ckpt"
 ok $? "1 rank killed after iteration 3, restarted: the same model and checkpoint bits (loglik $(ll k1) = $(ll ref1))"
 [ "$(grep -c '^iter,' "$T/k1.csv")" -eq 1 ] && [ "$(tail -1 "$T/k1.csv" | cut -d, -f1)" = 6 ] &&
     [ "$(tail -1 "$T/k1.csv" | cut -d, -f2)" = "$(tail -1 "$T/ref1.csv" | cut -d, -f2)" ]

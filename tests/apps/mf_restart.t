@@ -32,7 +32,7 @@ same_model() {
 }
 same_ckpt() { # A B RANKS: their ckpt-000004 (epoch 12) files are identical
     for r in $(seq 0 $(($3 - 1))); do
-        cmp "$T/$1/ckpt-000004/rank-$r.ckpt" "$T/$2/ckpt-000004/rank-$r.ckpt" || return 1
+        ckpt_cmp "$T/$1/ckpt-000004/rank-$r.ckpt" "$T/$2/ckpt-000004/rank-$r.ckpt" || return 1
     done
 }
 

@@ -22,7 +22,7 @@ ok $? "without it a 0-based file is refused at its first 0, naming --zero-based"
 
 printf '%s\t1\t4\n' -1 >"$T/neg"
 run_job "$T/mn" "$B/bin/loom-mf" --train "$T/neg" --test "$T/neg" --zero-based
-[ $rc -eq 1 ] && has "$T/mn" "neg:1: bad user id '-1' \(expected an integer from 0 to 2147483646"
+[ $rc -eq 1 ] && has "$T/mn" "neg:1: bad user id '-1' \(expected an integer from 0 to 9223372036854775806"
 ok $? "with it an id of -1 is refused"
 
 "$B/bin/loom-gen" lasso --samples 60 --features 30 --nonzeros 4 --seed 2 --out "$T/l" >/dev/null

@@ -8,10 +8,15 @@
  *   replay  session 1 as honest (a recorded exchange), then session 2
  *           replays session 1's HELLO nonces and signed TABLE frames to
  *           new ranks, rank by rank
+ *   busy    refuses each rank's first connection "busy" (as the real
+ *           server does when full), then serves as honest
+ *   close   greets each rank, reads its JOIN and closes the connection
+ *           (a stranger on the port that knows the HELLO; the ranks must
+ *           fail with a message, not crash)
  * It never checks the ranks' MACs: a squatter would not.  Writes its port
  * to PORTFILE, serves the sessions, and after each table keeps reading
  * until every rank has closed.
- *   rv_squat honest|nokey|replay PORTFILE NRANKS */
+ *   rv_squat honest|nokey|replay|busy|close PORTFILE NRANKS */
 #include "internal.h"
 
 #include <netinet/in.h>
@@ -99,10 +104,30 @@ static void session(int lfd, int nranks, const uint8_t key[16], int replay,
     }
 }
 
+/* Accept one connection, send a good HELLO, read the JOIN, close. */
+static void greet_and_close(int lfd)
+{
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0)
+        fail("accept failed");
+    uint8_t hello[24], *p = NULL;
+    size_t n;
+    loom_fbuf fb = {0};
+    loom_put32(hello, LOOM_PROTO_MAGIC);
+    loom_put32(hello + 4, LOOM_PROTO_VERSION);
+    memset(hello + 8, 7, 16);
+    if (loom_frame_send(fd, LOOM_F_HELLO, hello, sizeof hello) ||
+        loom_frame_recv(fd, &fb, loom_wtime() + 30, &p, &n) != LOOM_F_JOIN)
+        fail("no JOIN");
+    free(p);
+    loom_fbuf_free(&fb);
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4 || atoi(argv[3]) < 1 || atoi(argv[3]) > MAXR)
-        fail("usage: rv_squat honest|nokey|replay PORTFILE NRANKS");
+        fail("usage: rv_squat honest|nokey|replay|busy|close PORTFILE NRANKS");
     const char *mode = argv[1];
     int nranks = atoi(argv[3]);
     uint8_t key[16];
@@ -120,6 +145,19 @@ int main(int argc, char **argv)
     if (!f || fprintf(f, "127.0.0.1:%d\n", ntohs(sa.sin_port)) < 0 || fclose(f))
         fail("cannot write the port file");
     /* nonces: [0, MAXR) by connection this session, [MAXR, 2 MAXR) by rank */
+    if (!strcmp(mode, "close")) {
+        for (int c = 0; c < nranks; c++)
+            greet_and_close(lfd);
+        close(lfd);
+        return 0;
+    }
+    for (int c = 0; !strcmp(mode, "busy") && c < nranks; c++) {
+        int fd = accept(lfd, NULL, NULL);
+        static const char busy[] = "busy: too many connections that have not joined; retry";
+        if (fd < 0 || loom_frame_send(fd, LOOM_F_REFUSE, busy, sizeof busy - 1))
+            fail("accept failed");
+        close(fd);
+    }
     uint8_t nonce[2 * MAXR][16], *table[MAXR] = {0};
     size_t tlen[MAXR];
     session(lfd, nranks, key, 0, nonce, table, tlen);

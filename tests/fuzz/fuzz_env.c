@@ -26,7 +26,7 @@ static void each_value(const char *v)
         FUZZ_CHECK(port >= 1 && port <= 65535 && host[0] && strlen(host) < sizeof host,
                    "'%s' parsed as host '%s' port %d", v, host, port);
     if (!loom_parse_seconds(v, &sec))
-        FUZZ_CHECK(sec > 0 && sec <= 1e6, "'%s' parsed as %g s", v, sec);
+        FUZZ_CHECK(sec >= 1e-3 && sec <= 1e6, "'%s' parsed as %g s", v, sec);
     if (!loom_parse_int(v, -5, 5, &x))
         FUZZ_CHECK(x >= -5 && x <= 5, "'%s' parsed as %ld", v, x);
     if (!loom_parse_bool(v, &b))

@@ -4,7 +4,7 @@
 # value (in loomrun and in a rank), an unresolvable host, exit codes,
 # tagged output, the rank variables, and forwarding through a remote shell.
 . "$(dirname "$0")/../lib.sh"
-plan 14
+plan 15
 
 printf '# nodes\n\nlocalhost slots=2\nlocalhost slots=two\n' >"$T/bad1"
 run_job "$T/o1" "$LOOMRUN" -H "$T/bad1" -n 2 true
@@ -26,7 +26,7 @@ run_job "$T/o4" "$LOOMRUN" -n 2 ./no-such-program
 ok $? "a missing program is named (exit 127)"
 
 LOOM_TIMEOUT=soon run_job "$T/o5" "$LOOMRUN" -n 2 true
-[ $rc -ne 0 ] && has "$T/o5" "LOOM_TIMEOUT='soon' is not valid: expected seconds > 0"
+[ $rc -ne 0 ] && has "$T/o5" "LOOM_TIMEOUT='soon' is not valid: expected seconds from 0.001 to 1e6"
 ok $? "a bad LOOM_* value in loomrun names the variable and what is allowed"
 
 LOOM_DISPLAY_ENV=maybe run_job "$T/o6" "$B/tests/bin/coll_check"
@@ -45,6 +45,10 @@ ok $? "an unresolvable host is named"
 run_job "$T/o9" "$LOOMRUN" -n 3 sh -c 'exit $((LOOM_RANK == 2 ? 7 : 0))'
 [ $rc -eq 7 ] && has "$T/o9" "rank 2 .* exited with status 7"
 ok $? "the first non-zero exit code is returned and the rank named"
+
+run_job "$T/o9b" "$LOOMRUN" -n 1 sh -c 'echo "prog: bad input" >&2; exit 3'
+[ $rc -eq 3 ] && has "$T/o9b" "^prog: bad input$" && [ "$(wc -l <"$T/o9b")" -eq 1 ]
+ok $? "a 1-rank job that fails: its own message only, its exit code (rc $rc)"
 
 run_job "$T/o10" "$LOOMRUN" -n 3 sh -c 'echo "r=$LOOM_RANK n=$LOOM_NRANKS l=$LOOM_LOCAL_RANK"'
 [ $rc -eq 0 ] && has "$T/o10" '^\[0\] r=0 n=3 l=0$' && has "$T/o10" '^\[2\] r=2 n=3 l=2$'
