@@ -51,8 +51,41 @@ static int ctl_send(int type, const void *p, size_t n)
     return r;
 }
 
+/* connect(2) that gives up at the deadline: on a host whose packets are
+ * dropped (a firewall) a blocking connect waits for the kernel's SYN
+ * retries, about two minutes, far past LOOM_JOIN_TIMEOUT.  Returns 0 with
+ * fd connected (and blocking again), else -1 with errno set (ETIMEDOUT at
+ * the deadline). */
+static int connect_by(int fd, const struct sockaddr *sa, socklen_t len, double deadline)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return -1;
+    int rc = connect(fd, sa, len);
+    if (rc < 0 && errno == EINPROGRESS) {
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int n;
+        do {
+            double left = deadline - loom_wtime();
+            n = poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+        } while (n < 0 && errno == EINTR);
+        int err = 0;
+        socklen_t el = sizeof err;
+        if (n == 0)
+            err = ETIMEDOUT;
+        else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+            err = errno;
+        if (err) {
+            errno = err;
+            return -1;
+        }
+        rc = 0;
+    }
+    return rc == 0 ? fcntl(fd, F_SETFL, fl) : -1;
+}
+
 /* Connect to host:port, retrying until the deadline (under srun the
- * server in rank 0 may start after us). */
+ * server in rank 0 may start after us); no attempt outlasts it. */
 static int dial(const char *host, int port, double deadline)
 {
     char ports[16];
@@ -67,7 +100,7 @@ static int dial(const char *host, int port, double deadline)
         }
         for (struct addrinfo *a = ai; a; a = a->ai_next) {
             int fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-            if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+            if (fd >= 0 && connect_by(fd, a->ai_addr, a->ai_addrlen, deadline) == 0) {
                 int one = 1;
                 setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
                 freeaddrinfo(ai);
