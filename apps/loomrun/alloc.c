@@ -14,25 +14,11 @@
 
 #define MAX_HOSTS LOOM_HOSTLIST_MAX
 
-/* Append host name with `slots` slots; a host already listed gains them. */
+/* Append host name with `slots` slots (a host already listed gains
+ * them), at most MAX_HOSTS hosts. */
 static int alloc_add(loom_hostlist *hl, const char *name, int slots)
 {
-    for (int i = 0; i < hl->n; i++)
-        if (!strcmp(hl->hosts[i].name, name)) {
-            hl->hosts[i].slots += slots;
-            return 0;
-        }
-    if (hl->n >= MAX_HOSTS)
-        return -1;
-    loom_host *nh = realloc(hl->hosts, (size_t)(hl->n + 1) * sizeof *nh);
-    if (!nh)
-        return -1;
-    hl->hosts = nh;
-    loom_host *h = &hl->hosts[hl->n++];
-    snprintf(h->name, sizeof h->name, "%s", name);
-    h->slots = slots;
-    h->local = loom_host_is_local(name);
-    return 0;
+    return hl->n >= MAX_HOSTS ? -1 : loom_hostlist_add(hl, name, slots);
 }
 
 static int add_one(const char *name, void *hl)

@@ -33,7 +33,7 @@ static int valid_host(const char *s)
     return 1;
 }
 
-static int add_host(loom_hostlist *hl, const char *name, int slots)
+int loom_hostlist_add(loom_hostlist *hl, const char *name, int slots)
 {
     for (int i = 0; i < hl->n; i++)
         if (!strcmp(hl->hosts[i].name, name)) {
@@ -136,7 +136,7 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
                      LOOM_SLOTS_MAX);
             goto fail;
         }
-        if (add_host(out, host, slots)) {
+        if (loom_hostlist_add(out, host, slots)) {
             snprintf(err, errlen, "%s: out of memory", path);
             goto fail;
         }
@@ -161,7 +161,7 @@ fail:
 void loom_hostlist_local(loom_hostlist *out, int slots)
 {
     *out = (loom_hostlist){0};
-    add_host(out, "localhost", slots);
+    loom_hostlist_add(out, "localhost", slots);
 }
 
 int loom_place(const loom_hostlist *hl, int n, int *host_of, int *local_rank,

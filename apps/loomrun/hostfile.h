@@ -25,6 +25,9 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
 
 /* The one-host list used without -H: localhost with `slots` slots. */
 void loom_hostlist_local(loom_hostlist *out, int slots);
+/* Append host name with `slots` slots; a host already listed gains them
+ * instead.  Returns 0, or -1 without memory. */
+int loom_hostlist_add(loom_hostlist *hl, const char *name, int slots);
 
 /* 1 if name is this machine: localhost, a loopback address, or our
  * hostname. */
