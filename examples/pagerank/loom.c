@@ -2,7 +2,7 @@
  * is the plain OpenMP program, loom.c its port to Loom (`diff omp.c
  * loom.c` shows the port).
  *
- *   pagerank [N]      N pages (default 300000), 1 to 16 links out of each
+ *   pagerank [N]      N pages (default 1000000), 1 to 16 links out of each
  *
  * Each iteration gives every page (1 - d) / N plus d times the rank its
  * in-links pass on (a source's rank shared over its out-links), pages
@@ -33,12 +33,15 @@ static unsigned long mix(unsigned long x)
     return x ^ (x >> 33);
 }
 
-/* Page v's k-th link: pages with small numbers are linked to most. */
+/* Page v's k-th link: a few pages are linked to most (a power law), and
+ * they are spread over the numbers (x -> 1000003 x + 12345 mod n permutes
+ * them), as a real crawl's ids are not sorted by popularity. */
 static long target(long n, long v, int k)
 {
     unsigned long h = mix((unsigned long)v * 131 + (unsigned long)k);
     double r = (double)(h >> 11) / 9007199254740992.0;
-    return (long)((double)n * r * r * r) % n;
+    long x = (long)((double)n * r * r * r) % n;
+    return (x * 1000003 + 12345) % n;
 }
 
 static int make_graph(graph *g, long n)
@@ -101,7 +104,7 @@ int main(int argc, char **argv)
 {
     if (loom_init(&argc, &argv))
         return 1;
-    long n = argc > 1 ? atol(argv[1]) : 300000;
+    long n = argc > 1 ? atol(argv[1]) : 1000000;
     const double d = 0.85;
     graph g;
     if (make_graph(&g, n))
