@@ -143,19 +143,34 @@ static char *single_write(loom_dsm_alloc *a, size_t row, char *p)
     return p;
 }
 
+/* 1 if a row reached by address arithmetic needs nothing more: inside a
+ * loop, or one rank; not under LOOM_CHECK=dsm, not in a LOOM_SINGLE
+ * block.  One test on the accessors' fast path. */
+static inline int plain_row(const loom_dsm_alloc *a)
+{
+    return !(a->readmark || loom_sched_single || (a->state && !loom_dsm_looping));
+}
+
+/* The rest for a row plain_row() refused: the checker notes the read; a
+ * LOOM_SINGLE block's write (write = 1) is marked put; a dropped row is
+ * made current first. */
+static char *between(loom_dsm_alloc *a, size_t row, int write, char *p)
+{
+    if (a->readmark) /* LOOM_CHECK=dsm */
+        loom_dsm_note_read_row(a, row);
+    if (write && loom_sched_single)
+        return single_write(a, row, p);
+    return stale(a, row) ? refreshed(a, row) : p;
+}
+
 void *loom_at(void *array, size_t row)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at");
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    if (__builtin_expect(direct(a), 1)) {
-        if (__builtin_expect(a->readmark != NULL, 0)) /* LOOM_CHECK=dsm */
-            loom_dsm_note_read_row(a, row);
-        if (__builtin_expect(loom_sched_single, 0))
-            return single_write(a, row, p);
-        return __builtin_expect(stale(a, row), 0) ? refreshed(a, row) : p;
-    }
+    if (__builtin_expect(direct(a), 1))
+        return __builtin_expect(plain_row(a), 1) ? p : between(a, row, 1, p);
     return slow(a, row, 1, p);
 }
 
@@ -165,11 +180,8 @@ const void *loom_at_r(void *array, size_t row)
     if (__builtin_expect(row >= a->nunits, 0))
         loom_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
-    if (__builtin_expect(direct(a), 1)) {
-        if (__builtin_expect(a->readmark != NULL, 0)) /* LOOM_CHECK=dsm */
-            loom_dsm_note_read_row(a, row);
-        return __builtin_expect(stale(a, row), 0) ? refreshed(a, row) : p;
-    }
+    if (__builtin_expect(direct(a), 1))
+        return __builtin_expect(plain_row(a), 1) ? p : between(a, row, 0, p);
     return slow(a, row, 0, p);
 }
 

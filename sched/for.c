@@ -274,9 +274,8 @@ static int serializable(long begin, long end, const loom_body *b, const loom_for
      * rank wrote current, for plain loads after the loop (ring arrays are
      * their owners', left as they are) */
     for (int id = 0; !rc && loom_icv.nranks > 1 && !o->accessor_reads && id < LOOM_MAX_ALLOCS; id++)
-        if (p->written[id] && id < atomic_load(&loom_nallocs) && loom_allocs[id] &&
-            loom_allocs[id]->live && loom_row_refresh(loom_allocs[id]) == LOOM_ERR_NOMEM)
-            loom_die(2, "loom_for: out of memory refreshing '%s'", loom_allocs[id]->name);
+        if (p->written[id])
+            loom_sched_refresh(id);
     if (!loom_plan_cached(p))
         loom_plan_free(p);
     return rc;

@@ -106,14 +106,17 @@ struct loom_ts {
                                    whose rows are reached by address arithmetic */
 };
 extern __thread struct loom_ts loom_ts;
-/* dsm.h's loom_dsm_looping is non-zero while this rank runs a loom_for /
- * loom_for_range / loom_for_records (for.c sets it on the calling thread
- * before its team starts).  Outside loops the accessors make a dropped
- * row current before they give its address (access.c): code between
- * loops reads what the row path would. */
 /* Non-zero on rank 0 of several inside a LOOM_SINGLE block (single.c):
- * loom_at there marks the row put, so the block's writes reach every rank. */
+ * loom_at there marks the row put, so the block's writes reach every rank.
+ * (dsm.h's loom_dsm_looping, set by for.c around every loom_for /
+ * loom_for_range / loom_for_records, tells the accessors that no loop
+ * runs: they then make a dropped row current before giving its address.) */
 extern int loom_sched_single;
+
+/* Makes every rank's copy of allocation id current (dsm's
+ * loom_row_refresh) if it is still live; stops the job without memory.
+ * For the ends of loops and LOOM_SINGLE blocks (stage.c, for.c, single.c). */
+void loom_sched_refresh(int id);
 
 /* The allocation at base `array` if it is a live row allocation, else
  * stops the job naming fn. */

@@ -43,11 +43,9 @@ int loom_single_end(void)
     }
     loom_allreduce(LOOM_IN_PLACE, changed, (size_t)N + 1, LOOM_INT32, LOOM_MAX);
     loom_dsm_barrier();
-    for (int id = 0; id < N; id++) {
-        loom_dsm_alloc *a = changed[id] ? loom_allocs[id] : NULL;
-        if (a && a->live && loom_row_refresh(a) == LOOM_ERR_NOMEM)
-            loom_die(2, "LOOM_SINGLE: out of memory refreshing '%s'", a->name);
-    }
+    for (int id = 0; id < N; id++)
+        if (changed[id])
+            loom_sched_refresh(id);
     free(changed);
     return 0;
 }

@@ -293,12 +293,17 @@ void loom_stage_settle(loom_stage **ss, int n, int barrier)
             if (ss[i]->arr[x].a->id < N)
                 reached[ss[i]->arr[x].a->id] = 1;
     loom_allreduce(LOOM_IN_PLACE, reached, (size_t)N + 1, LOOM_INT32, LOOM_MAX);
-    for (int id = 0; id < N; id++) {
-        loom_dsm_alloc *a = reached[id] ? loom_allocs[id] : NULL;
-        if (a && a->live && loom_row_refresh(a) == LOOM_ERR_NOMEM)
-            loom_die(2, "loom_for: out of memory refreshing '%s'", a->name);
-    }
+    for (int id = 0; id < N; id++)
+        if (reached[id])
+            loom_sched_refresh(id);
     free(reached);
+}
+
+void loom_sched_refresh(int id)
+{
+    loom_dsm_alloc *a = id < atomic_load(&loom_nallocs) ? loom_allocs[id] : NULL;
+    if (a && a->live && loom_row_refresh(a) == LOOM_ERR_NOMEM)
+        loom_die(2, "out of memory refreshing '%s'", a->name);
 }
 
 void loom_stage_each(loom_stage **ss, int n,
