@@ -12,7 +12,8 @@
  *     at sync points), bsp (private copies, summed, barrier) or ssp
  *     (private copies, a clock: reads may lag s clocks), a sync point
  *     every --sync-every samples of each rank, where the ranks' changes
- *     add up or (--merge avg) are averaged.
+ *     are averaged with block momentum (--merge avg, the multinomial
+ *     model's default) or add up (--merge sum, the sparse binary model's).
  * After an epoch, every rank evaluates its blocks against its view of W
  * (loom_row_get) and the sums meet in one loom_allreduce; then a
  * loom_clock, so LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and a
@@ -84,7 +85,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
     static char paths[4][4096];
     *o = (struct opts){.epochs = -1, .step = NAN, .decay = NAN, .lambda = 1e-5, .tol = 1e-4,
-                       .sync = "hybrid", .sync_every = -1, .merge = "sum"};
+                       .sync = "hybrid", .sync_every = -1};
     const char *dir = NULL;
     const loom_flag flags[] = {
         {"fashion-mnist", LOOM_FLAG_STR, &dir, "DIR", 0, 0,
@@ -114,12 +115,14 @@ static int parse(int argc, char **argv, struct opts *o)
         {"staleness", LOOM_FLAG_INT, &o->staleness, "S", 0, 1000,
          "clocks a read may lag (ssp model; default 0 =\nbsp)"},
         {"sync-every", LOOM_FLAG_LONG, &o->sync_every, "M", 1, HUGE_VAL,
-         "samples of each rank between sync points\n(default 40 / ((ranks - 1)(staleness + 1) p),\n"
-         "rounded up: ~40 unseen updates of a weight;\np = 1, or in the sparse binary model the\n"
-         "busiest feature's share of the samples;\n1000 with --merge avg)"},
+         "samples of each rank between sync points\n(default, --merge avg: 100, fewer when a rank's\n"
+         "samples / (3 x ranks) is less, so that an epoch\nhas 3 x ranks sync points; --merge sum:\n"
+         "40 / ((ranks - 1)(staleness + 1) p), rounded up:\n~40 unseen updates of a weight; p = 1, or in the\n"
+         "sparse binary model the busiest feature's share\nof the samples)"},
         {"merge", LOOM_FLAG_STR, &o->merge, "HOW", 0, 0,
-         "sum (default) or avg: at a sync point the\nranks' changes add up, or each weight becomes\n"
-         "the mean of the ranks' versions"},
+         "avg or sum: at a sync point each weight becomes\nthe mean of the ranks' versions plus block\n"
+         "momentum (default for images and several\nclasses), or the ranks' changes add up (default\n"
+         "for the sparse binary model)"},
         {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
          "CSV: iter,samples,seconds,train_logloss,\ntest_accuracy"},
         {"model", LOOM_FLAG_STR, &o->model, "FILE", 0, 0,
@@ -164,7 +167,7 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
                       : strcmp(o->sync, "hybrid") && strcmp(o->sync, "bsp") && strcmp(o->sync, "ssp")
                           ? "--sync must be hybrid, bsp or ssp"
-                      : strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
+                      : o->merge && strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
                           ? "--merge must be sum or avg"
                           : NULL;
     return bad ? loom_flags_complain("loom-lr", bad) : 0;
@@ -460,18 +463,24 @@ static void runaway(const struct opts *o, double loss, int C, int e)
 }
 
 /* The sync interval (--sync-every, else the default: docs/loom-lr.md,
- * "Why sync so often").  Summing, the default keeps the updates of one
- * weight that a rank may not have seen from the others at about 40:
- * M (R - 1)(S + 1) p <= 40 for R ranks at staleness S, p the largest
- * fraction of the samples that update one summed weight (1 where every
- * sample updates every weight, as in the multinomial model), and M at
- * most n, an epoch's samples; averaging, 1000. */
+ * "How often ranks meet"), n a rank's samples an epoch.  Averaging with
+ * block momentum, 100 samples, whatever the ranks: each sync point costs a
+ * rank about two model's worth of bytes, so adding ranks takes syncs away;
+ * but at most n / 3R, since the momentum (1 - 1/R) needs about R sync
+ * points to build up and an epoch should hold several times that.
+ * Summing, the default keeps the updates of one weight that a rank may not
+ * have seen from the others at about 40: M (R - 1)(S + 1) p <= 40 for R
+ * ranks at staleness S, p the largest fraction of the samples that update
+ * one summed weight (1 where every sample updates every weight, as in the
+ * multinomial model), and M at most n. */
 static long long sync_every(const struct opts *o, double p, int64_t n)
 {
     if (o->sync_every > 0)
         return o->sync_every;
-    if (!strcmp(o->merge, "avg"))
-        return 1000;
+    if (!strcmp(o->merge, "avg")) {
+        long long m = (long long)(n / (3 * (int64_t)loom_size()));
+        return m > 100 ? 100 : m > 1 ? m : 1;
+    }
     double unseen = (double)(loom_size() > 1 ? loom_size() - 1 : 1) * (o->staleness + 1) * p,
            m = unseen > 0 ? ceil(40 / unseen) : (double)n;
     return m < (double)n ? (long long)m : n > 1 ? (long long)n : 1;
@@ -507,7 +516,8 @@ static loom_alloc_opts weight_opts(const struct opts *o, const char *name, size_
                              .row_size = row_size, .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT,
                              .coherence = o->staleness ? "ssp" : "bsp",
                              .staleness = o->staleness, .staleness_set = 1,
-                             .average = !strcmp(o->merge, "avg")};
+                             .average = !strcmp(o->merge, "avg"),
+                             .momentum = !strcmp(o->merge, "avg")};
 }
 
 /* Dense weights for features 0..F-1, the bias's plain slot F (in w, that
@@ -686,7 +696,8 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
                (long long)features, ws.map ? "; indices up to 2^63, a distributed map" : "", R,
                omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
     if (me == 0 && R > 1 && !strcmp(o->merge, "avg"))
-        printf("loom-lr: a sync point every %lld samples of each rank (weights averaged)\n", every);
+        printf("loom-lr: a sync point every %lld samples of each rank (weights averaged, block "
+               "momentum)\n", every);
     else if (me == 0 && R > 1 && own)
         printf("loom-lr: a sync point every %lld samples of each rank (summed; threads with "
                "copies of their own add their changes to the bias)\n", every);
@@ -795,6 +806,9 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
     loom_report_agree(!rep, msg);
     loom_sync mode = sync_mode(o);
     long long every = sync_every(o, 1, (tr->total + R - 1) / R);
+    if (me == 0 && R > 1 && !o->serial)
+        printf("loom-lr: a sync point every %lld samples of each rank (%s)\n", every,
+               !strcmp(o->merge, "avg") ? "weights averaged, block momentum" : "changes summed");
     struct job j = {tr, W, 0, (float)o->lambda};
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
@@ -880,6 +894,9 @@ static int svm(const struct opts *o)
         printf("%s\n", C > 12 ? " ..." : "");
     }
     int64_t F = tr.cols > te.cols ? tr.cols : te.cols;
+    struct opts m = *o; /* the merge's default follows the model (docs/loom-lr.md) */
+    m.merge = o->merge ? o->merge : C == 2 ? "sum" : "avg";
+    o = &m;
     if (C == 2)
         return binary(o, &tr, &te, F);
     snprintf(msg, sizeof msg, "loom-lr: %s: feature index %lld: the multinomial model (%d "
@@ -914,6 +931,7 @@ int main(int argc, char **argv)
         loom_abort(2, "loom-lr: --serial runs on one rank (got %d)", R);
     if (o.svm[0])
         return svm(&o) ? 1 : loom_finalize();
+    o.merge = o.merge ? o.merge : "avg";
     struct data tr, te;
     load(o.img[0], o.lab[0], me, R, &tr);
     load(o.img[1], o.lab[1], me, R, &te);

@@ -158,6 +158,7 @@ static void destroy(loom_dsm_alloc *a)
     free(a->avg_sum);
     free(a->avg_n);
     free(a->avg_round);
+    free(a->avg_move);
     free(a);
 }
 
@@ -259,6 +260,8 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
              (o->unit != LOOM_UNIT_ROW || o->merge != LOOM_MERGE_ADD ||
               (o->type != LOOM_FLOAT && o->type != LOOM_DOUBLE)))
         snprintf(why, n, ".average needs row units, LOOM_MERGE_ADD and a float or double type");
+    else if (o->momentum && o->average != 1)
+        snprintf(why, n, ".momentum needs .average = 1 (got %d)", o->average);
     else if (o->merge == LOOM_MERGE_ADD &&
              (o->unit == LOOM_UNIT_ROW ? o->row_size : o->page_unit ? o->page_unit : 65536) %
                  loom_type_size(o->type))
@@ -284,8 +287,9 @@ static int averages(const loom_dsm_alloc *a, const loom_alloc_opts *o)
     return k >= loom_icv.nranks ? 0 : k;
 }
 
-/* The home's averaging state, per home slot (diff.c), averaging by k. */
-static int make_average(loom_dsm_alloc *a, int k)
+/* The home's averaging state, per home slot (diff.c), averaging by k,
+ * with block momentum when asked (k is then 1). */
+static int make_average(loom_dsm_alloc *a, int k, int momentum)
 {
     size_t n = a->nhome ? a->nhome : 1;
     a->average = k;
@@ -293,7 +297,8 @@ static int make_average(loom_dsm_alloc *a, int k)
     a->avg_sum = malloc(n * a->unit);
     a->avg_n = calloc(n, sizeof *a->avg_n);
     a->avg_round = calloc(n, sizeof *a->avg_round);
-    return !a->avg_base || !a->avg_sum || !a->avg_n || !a->avg_round;
+    a->avg_move = momentum ? calloc(n, a->unit) : NULL;
+    return !a->avg_base || !a->avg_sum || !a->avg_n || !a->avg_round || (momentum && !a->avg_move);
 }
 
 /* Run the policy's init (once, before a is published); say why it failed. */
@@ -337,9 +342,9 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     }
     /* Agree on everything that shapes the allocation. */
     uint64_t h = fnv(0xcbf29ce484222325ULL, &bytes, sizeof bytes);
-    size_t shape[9] = {(size_t)o->unit, o->row_size, o->page_unit, (size_t)o->dist,
-                       (size_t)o->merge, (size_t)o->type, (size_t)o->staleness_set,
-                       (size_t)o->staleness, (size_t)o->average};
+    size_t shape[10] = {(size_t)o->unit, o->row_size, o->page_unit, (size_t)o->dist,
+                        (size_t)o->merge, (size_t)o->type, (size_t)o->staleness_set,
+                        (size_t)o->staleness, (size_t)o->average, (size_t)!!o->momentum};
     h = fnv(h, shape, sizeof shape);
     h = fnv(h, pol ? pol->name : "?", pol ? strlen(pol->name) : 1);
     int64_t sizes[2] = {(int64_t)bytes, -(int64_t)bytes};
@@ -433,7 +438,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
              !(a->readmark = calloc(a->nunits, 1))))
             rc = LOOM_ERR_NOMEM;
         int k = rc ? 0 : averages(a, o);
-        if (k && make_average(a, k))
+        if (k && make_average(a, k, o->momentum))
             rc = LOOM_ERR_NOMEM;
         /* every rank must get this far before keys are exchanged */
         int32_t st = rc;
@@ -693,7 +698,9 @@ static void print_stats(const loom_dsm_alloc *a)
                  (unsigned long long)s.raw_handoffs);
     char merge[40] = "";
     if (a->average)
-        snprintf(merge, sizeof merge, a->average == 1 ? ", averaged" : ", capped at %d ranks",
+        snprintf(merge, sizeof merge, a->avg_move       ? ", averaged, block momentum"
+                                      : a->average == 1 ? ", averaged"
+                                                        : ", capped at %d ranks",
                  a->average);
     loom_log("stats '%s' (%s%s): sent %llu B, received %llu B, hits %llu, misses %llu "
              "(prefetched %llu), "

@@ -28,6 +28,8 @@
  * that is the average of their rows.  With a->average = k > 1 the mean
  * is taken k times once more than k ranks wrote (x0 + sum * min(k, n) /
  * n): up to k ranks' changes add, more average to k times their mean.
+ * With block momentum (.momentum) the row also keeps (1 - 1/n) of its
+ * last round's move (average() below).
  * A record of an older round (ssp) joins the current round's mean.
  *
  * Check mode (LOOM_CHECK=dsm): the home remembers which rank wrote each
@@ -149,29 +151,53 @@ static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
  * writers so far the row is x0 + sum * m / n, m = min(a->average, n): the
  * mean for average 1 (sum * 1 / n is sum / n bit for bit), the sum while
  * n <= a->average (bit for bit for n = 1 and 2: scaling by 2 is exact), and
- * a->average times the mean beyond. */
+ * a->average times the mean beyond.
+ * Block momentum (a->avg_move, average 1): the row is x0 + (1 - 1/n) v +
+ * sum / n, where v is the row's move in the round before (the row at this
+ * round's first record minus that round's x0): BMUF's block momentum
+ * 1 - 1/n, under which n writers' mean moves as far as their sum once the
+ * moves settle, with the mean's noise; one writer has none. */
+#define MOVE(T) do { T *v_ = (T *)(void *)move, *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base; \
+                     for (size_t i = 0; i < ne; i++) v_[i] = x_[i] - b_[i]; } while (0)
 #define MEAN(T) do { T *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base, *s_ = (T *)(void *)sum; \
                      for (size_t i = 0; i < ne; i++) { T d_; memcpy(&d_, payload + i * sizeof d_, sizeof d_); \
                          s_[i] += d_; x_[i] = b_[i] + s_[i] * (T)m / (T)n; } } while (0)
+#define MOMENTUM(T) do { T *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base, *s_ = (T *)(void *)sum, \
+                         *v_ = (T *)(void *)move, mu_ = 1 - (T)1 / (T)n; \
+                     for (size_t i = 0; i < ne; i++) { T d_; memcpy(&d_, payload + i * sizeof d_, sizeof d_); \
+                         s_[i] += d_; x_[i] = b_[i] + mu_ * v_[i] + s_[i] / (T)n; } } while (0)
 static void average(loom_dsm_alloc *a, const struct loom_rec_hdr *r, const uint8_t *payload,
                     uint32_t round)
 {
     size_t s = a->slot[r->unit], ne = a->unit / a->esize;
     char *dst = a->store + s * a->unit, *base = a->avg_base + s * a->unit,
-         *sum = a->avg_sum + s * a->unit;
+         *sum = a->avg_sum + s * a->unit, *move = a->avg_move ? a->avg_move + s * a->unit : NULL;
+    int dbl = a->type == LOOM_DOUBLE;
     if (a->avg_round[s] < round + 1) { /* the round's first record */
+        if (move && a->avg_round[s]) { /* the round before moved the row from base to dst */
+            if (dbl)
+                MOVE(double);
+            else
+                MOVE(float);
+        }
         memcpy(base, dst, a->unit);
         memset(sum, 0, a->unit);
         a->avg_n[s] = 0;
         a->avg_round[s] = round + 1;
     }
     uint32_t n = ++a->avg_n[s], m = n < (uint32_t)a->average ? n : (uint32_t)a->average;
-    if (a->type == LOOM_FLOAT)
-        MEAN(float);
-    else
+    if (move && dbl)
+        MOMENTUM(double);
+    else if (move)
+        MOMENTUM(float);
+    else if (dbl)
         MEAN(double);
+    else
+        MEAN(float);
 }
+#undef MOVE
 #undef MEAN
+#undef MOMENTUM
 
 /* Apply one record from rank src, already checked by rec_valid, to the
  * home store. */

@@ -149,6 +149,8 @@ struct loom_dsm_alloc {
     int average;                 /* add merge by averaging at the home (diff.c) */
     char *avg_base, *avg_sum;    /* averaging, per home slot: the row when the round */
     uint32_t *avg_n, *avg_round; /* began, the deltas' sum, their count, round + 1 */
+    char *avg_move;              /* .momentum: per home slot, the row's last round's move
+                                  * (NULL: no momentum) */
     struct {                     /* what loom_stats reports */
         _Atomic uint64_t bytes_sent, bytes_recv, hits, misses, blocked, blocked_ns,
             forwarded, early_bytes, age[8], refreshed, prefetched, evicted, cached, rehomed,

@@ -2,8 +2,9 @@
 # lr.t — loom-lr (multinomial logistic regression, data-parallel SGD) on
 # Debian's Fashion-MNIST (first 20 000 training images): the serial twin reaches test accuracy >= 0.83 in
 # 7 epochs, and 1 rank x 2 threads and 2-4 ranks under hybrid, bsp and
-# ssp (staleness 0-3), and 2 ranks averaging (--merge avg), end within 0.5%
-# of it (the 2-rank log lines show the bytes moved); a truncated IDX file is
+# ssp (staleness 0-3), and 2 and 8 ranks at the defaults (averaging with
+# block momentum every 100 samples), end within 0.5% of it, 8 ranks sending
+# no more bytes an epoch than 2 (the log lines show the bytes moved); a truncated IDX file is
 # named with the byte offset and a non-zero exit.  The sparse binary model
 # on LIBSVM data with a planted linear rule (loom-gen lasso, labels by
 # sign; 10 epochs): the serial twin reaches >= 0.85 and 2 and 4 ranks end within 1%
@@ -20,7 +21,7 @@
 # Fashion-MNIST only its six tests skip; the LIBSVM ones need no data.
 . "$(dirname "$0")/../lib.sh"
 F=/usr/share/datasets/fashion-mnist
-plan 20
+plan 21
 lr() { # NAME RANKS THREADS ARGS...: run loom-lr, leave its final accuracy in $T/NAME.a
     name=$1 n=$2 t=$3; shift 3
     lim=120; [ -n "${LOOMTEST_SANITIZE:-}" ] && lim=300 # ASan: ~17 s an epoch on 3 ranks here
@@ -54,11 +55,20 @@ if [ -f $F/train-images-idx3-ubyte.gz ]; then
         awk -v a="$a" -v s="$s" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
         ok $? "$1 rank(s) x $2 thread(s), $3, staleness $4: accuracy $a within 0.5% of serial $s"
     done
-    LOOM_STATS=1 lr avg21 2 1 $FD --merge avg
-    a=$(cat "$T/avg21.a")
+    # the default merge: averaging with block momentum, a sync point every
+    # 100 samples of each rank whatever the ranks, so that 8 ranks send no
+    # more bytes an epoch than 2 and end as close to the serial twin
+    for n in 2 8; do LOOM_STATS=1 OMP_NUM_THREADS=1 lr "avg$n" $n 1 $FD; done
+    a=$(cat "$T/avg2.a")
     awk -v a="$a" -v s="$s" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }' &&
-        has "$T/avg21" "rank0_recv_MB [0-9]" && has "$T/avg21" "stats '[^']*' \(bsp, averaged\)"
-    ok $? "2 ranks, averaging merge every 1000 samples (the stats say so): accuracy $a within 0.5% of serial $s; the log shows the bytes"
+        has "$T/avg2" "rank0_recv_MB [0-9]" && has "$T/avg2" "stats '[^']*' \(bsp, averaged, block momentum\)" &&
+        has "$T/avg2" "a sync point every 100 samples of each rank \(weights averaged, block momentum\)"
+    ok $? "2 ranks, defaults: averaging with block momentum every 100 samples (the stats say so): accuracy $a within 0.5% of serial $s; the log shows the bytes"
+    mb() { sed -n 's/.*iter 7 .*rank0_sent_MB \([0-9.]*\).*/\1/p' "$T/$1"; }
+    a=$(cat "$T/avg8.a")
+    awk -v a="$a" -v s="$s" -v m8="$(mb avg8)" -v m2="$(mb avg2)" 'BEGIN { d = (a - s) / s; if (d < 0) d = -d
+        exit !(a > 0 && d <= 0.005 && m8 > 0 && m8 <= m2) }'
+    ok $? "8 ranks, defaults: accuracy $a within 0.5% of serial $s; rank 0 sent $(mb avg8) MB in epoch 7, 2 ranks $(mb avg2) MB"
     head -c 1000 $F/t10k-labels-idx1-ubyte.gz | gzip -dc 2>/dev/null | head -c 100 >"$T/short-labels"
     run_job "$T/bad" "$LOOMRUN" -n 2 "$B/bin/loom-lr" --train-images $F/train-images-idx3-ubyte.gz \
         --train-labels $F/train-labels-idx1-ubyte.gz --test-images $F/t10k-images-idx3-ubyte.gz \
@@ -67,7 +77,7 @@ if [ -f $F/train-images-idx3-ubyte.gz ]; then
         [ "$(grep -c 'short-labels' "$T/bad")" -eq 1 ]
     ok $? "a truncated IDX file is named with its byte offset, once"
 else
-    skip 6 "$F is missing (apt-get install dataset-fashion-mnist)"
+    skip 7 "$F is missing (apt-get install dataset-fashion-mnist)"
 fi
 printf '1 3:0.5 7:1\n0 2:x\n' >"$T/bad.svm"
 run_job "$T/bads" "$LOOMRUN" -n 2 "$B/bin/loom-lr" --train "$T/bad.svm" --test "$T/bad.svm"
@@ -166,8 +176,8 @@ ok $? "the saved model (3 lines of 40 weights + bias, file units) predicts $(cat
     [ ! -e "$T/big.model" ]
 ok $? "one rank with a runaway step: one message naming --step, no model saved"
 OMP_NUM_THREADS=1 run_job "$T/big2" "$LOOMRUN" -n 2 "$B/bin/loom-lr" --train "$T/m.train" \
-    --test "$T/m.test" --epochs 2 --step 1000 --model "$T/big2.model"
+    --test "$T/m.test" --epochs 2 --step 1000 --merge sum --model "$T/big2.model"
 [ $rc -eq 3 ] && has "$T/big2" "untrained model scores 1.099; nothing was saved.  Use --merge avg" &&
     [ "$(grep -c 'training diverged' "$T/big2")" -eq 1 ] && [ ! -e "$T/big2.model" ]
-ok $? "2 ranks, 3 classes, a runaway step: one message naming --merge avg, no model saved"
+ok $? "2 ranks, 3 classes, summing (--merge sum), a runaway step: one message naming --merge avg, no model saved"
 finish

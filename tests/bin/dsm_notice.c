@@ -25,8 +25,15 @@
  * writers' changes times min(K, writers): for K = 1 row 0 + 6 on 3 ranks
  * (mean of 3, 6, 9), row 1 + 3, row 2 unchanged, row 3 + 5; for K = 2
  * row 0 + 12, row 1 + 6 (the sum of two), row 3 + 5.  Twice: across a
- * barrier, then across a clock.  First, .average = -1 must be refused. */
+ * barrier, then across a clock.  First, .average = -1 must be refused.
+ *
+ * avg 1 momentum: the same writes with block momentum, three times
+ * (barrier, clock, barrier): a row written by n ranks moves by their mean
+ * change plus (1 - 1/n) times its move of the round before, as the home
+ * computes it in float (row 3's one writer: +5 each time, no momentum;
+ * row 2 unchanged).  First, .momentum with .average = 2 must be refused. */
 #include <loom.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +166,7 @@ static int sparse(int pages, const char *policy, int staleness)
     return 0;
 }
 
-static int avg(int k)
+static int avg(int k, int momentum)
 {
     if (P < 3) {
         printf("dsm_notice: avg needs 3 ranks or more\n");
@@ -170,6 +177,12 @@ static int avg(int k)
     if (loom_alloc(4 * 4 * sizeof(float), &o) && fails++ < 5) /* refused, on every rank */
         printf("rank %d: an allocation with .average = -1 was made\n", me);
     o.average = k;
+    if (momentum) {
+        o.average = 2, o.momentum = 1;
+        if (loom_alloc(4 * 4 * sizeof(float), &o) && fails++ < 5) /* refused, on every rank */
+            printf("rank %d: an allocation with .momentum and .average = 2 was made\n", me);
+        o.average = 1;
+    }
     float *a = loom_alloc(4 * 4 * sizeof(float), &o);
     if (!a)
         return 1;
@@ -177,8 +190,8 @@ static int avg(int k)
         for (int r = 0; r < 4; r++)
             loom_row_put(a, (size_t)r, (float[4]){r, r, r, r});
     loom_barrier();
-    float base[4] = {0, 1, 2, 3}, want[4];
-    for (int pass = 0; pass < 2; pass++) {
+    float base[4] = {0, 1, 2, 3}, want[4], move[4] = {0}, writers[4] = {(float)P, 2, 0, 1};
+    for (int pass = 0; pass < 2 + momentum; pass++) {
         for (int r = 0; r < 4; r++)
             (void)loom_row_get(a, (size_t)r); /* every rank holds every row */
         float d0 = 3 * (me + 1), d1 = me == 0 ? 2 : me == 2 ? 4 : 0, d3 = me == 1 ? 5 : 0;
@@ -187,7 +200,7 @@ static int avg(int k)
             loom_row_add(a, 1, (float[4]){d1, d1, d1, d1});
         if (d3)
             loom_row_add(a, 3, (float[4]){d3, d3, d3, d3});
-        if (pass == 0)
+        if (pass != 1)
             loom_barrier();
         else
             loom_clock();
@@ -196,12 +209,19 @@ static int avg(int k)
         want[0] = base[0] + 3.0f * (float)(P + 1) / 2 * (float)(k < P ? k : P);
         want[1] = base[1] + 3.0f * (float)(k < 2 ? k : 2);
         want[2] = base[2], want[3] = base[3] + 5;
+        for (int r = 0; momentum && r < 4; r++) /* the home's float arithmetic */
+            if (writers[r] > 0) {
+                float mean = r == 0 ? 3.0f * (float)(P + 1) / 2 : r == 1 ? 3.0f : 5.0f;
+                want[r] = base[r] + (1 - 1.0f / writers[r]) * move[r] + mean;
+                move[r] = want[r] - base[r];
+            }
         for (int r = 0; r < 4; r++) {
             const float *x = loom_row_get(a, (size_t)r);
-            for (int f = 0; f < 4; f++)
-                if (x[f] != want[r] && fails++ < 5)
-                    printf("rank %d avg pass %d: row %d element %d is %g, want %g\n", me, pass,
-                           r, f, (double)x[f], (double)want[r]);
+            for (int f = 0; f < 4; f++) /* exact, or (momentum) to float rounding */
+                if ((momentum ? fabsf(x[f] - want[r]) > 1e-5f * fabsf(want[r]) : x[f] != want[r]) &&
+                    fails++ < 5)
+                    printf("rank %d avg pass %d: row %d element %d is %.9g, want %.9g\n", me,
+                           pass, r, f, (double)x[f], (double)want[r]);
         }
         memcpy(base, want, sizeof base);
         loom_barrier();
@@ -223,7 +243,7 @@ int main(int argc, char **argv)
             N = NMAX, spread = 256;
         rc = sparse(pages, "bsp", 0) || sparse(pages, "ssp", 0) || sparse(pages, "ssp", 2);
     } else if (argc > 1 && !strcmp(argv[1], "avg"))
-        rc = avg(argc > 2 ? atoi(argv[2]) : 1);
+        rc = avg(argc > 2 ? atoi(argv[2]) : 1, argc > 3 && !strcmp(argv[3], "momentum"));
     else {
         fprintf(stderr, "usage: dsm_notice sparse rows|pages|wide|prefetch | dsm_notice avg\n");
         rc = 2;

@@ -13,9 +13,11 @@
 # more than two wrote (their sum when two did); with .average = 3 on 3
 # ranks no row can have more writers than that, so the merge is the sum
 # and runs as one (LOOM_STATS names no averaging, where .average = 2's
-# line says "capped at 2 ranks").
+# line says "capped at 2 ranks"); with block momentum (.momentum) a row
+# moves by its writers' mean change plus (1 - 1/writers) times its move of
+# the round before, over three rounds (barrier, clock, barrier).
 . "$(dirname "$0")/../lib.sh"
-plan 11
+plan 13
 for c in "2 rows" "3 rows" "2 pages" "3 wide" "2 prefetch" "3 prefetch"; do
     set -- $c
     run_job "$T/s$1$2" "$LOOMRUN" -n $1 "$B/tests/bin/dsm_notice" sparse $2
@@ -30,6 +32,12 @@ for n in 3 4; do
     [ $rc -eq 0 ] && has "$T/c$n" "dsm_notice: ok P=$n avg" &&
         [ "$(grep -c "stats 'mean' (bsp, capped at 2 ranks)" "$T/c$n")" -eq $n ]
     ok $? "$n ranks, .average = 2: two writers' changes add, more average to twice their mean"
+done
+for n in 3 4; do
+    run_job "$T/m$n" env LOOM_STATS=1 "$LOOMRUN" -n $n "$B/tests/bin/dsm_notice" avg 1 momentum
+    [ $rc -eq 0 ] && has "$T/m$n" "dsm_notice: ok P=$n avg" &&
+        [ "$(grep -c "stats 'mean' (bsp, averaged, block momentum)" "$T/m$n")" -eq $n ]
+    ok $? "$n ranks, .momentum: a row moves by its writers' mean change plus (1 - 1/writers) of its last move"
 done
 run_job "$T/k3" env LOOM_STATS=1 "$LOOMRUN" -n 3 "$B/tests/bin/dsm_notice" avg 3
 [ $rc -eq 0 ] && has "$T/k3" "dsm_notice: ok P=3 avg" && [ "$(grep -c "stats 'mean' (bsp)" "$T/k3")" -eq 3 ]
