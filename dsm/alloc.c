@@ -260,8 +260,8 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
              (o->unit != LOOM_UNIT_ROW || o->merge != LOOM_MERGE_ADD ||
               (o->type != LOOM_FLOAT && o->type != LOOM_DOUBLE)))
         snprintf(why, n, ".average needs row units, LOOM_MERGE_ADD and a float or double type");
-    else if (o->momentum && o->average != 1)
-        snprintf(why, n, ".momentum needs .average = 1 (got %d)", o->average);
+    else if (o->momentum && o->average < 1)
+        snprintf(why, n, ".momentum needs .average >= 1 (got %d)", o->average);
     else if (o->merge == LOOM_MERGE_ADD &&
              (o->unit == LOOM_UNIT_ROW ? o->row_size : o->page_unit ? o->page_unit : 65536) %
                  loom_type_size(o->type))
@@ -288,7 +288,7 @@ static int averages(const loom_dsm_alloc *a, const loom_alloc_opts *o)
 }
 
 /* The home's averaging state, per home slot (diff.c), averaging by k,
- * with block momentum when asked (k is then 1). */
+ * with block momentum when asked. */
 static int make_average(loom_dsm_alloc *a, int k, int momentum)
 {
     size_t n = a->nhome ? a->nhome : 1;
@@ -696,12 +696,12 @@ static void print_stats(const loom_dsm_alloc *a)
     if (s.raw_handoffs)
         snprintf(cache + strlen(cache), sizeof cache - strlen(cache), ", raw hand-offs %llu",
                  (unsigned long long)s.raw_handoffs);
-    char merge[40] = "";
-    if (a->average)
-        snprintf(merge, sizeof merge, a->avg_move       ? ", averaged, block momentum"
-                                      : a->average == 1 ? ", averaged"
-                                                        : ", capped at %d ranks",
-                 a->average);
+    char merge[48] = "";
+    const char *mom = a->avg_move ? ", block momentum" : "";
+    if (a->average == 1)
+        snprintf(merge, sizeof merge, ", averaged%s", mom);
+    else if (a->average)
+        snprintf(merge, sizeof merge, ", capped at %d ranks%s", a->average, mom);
     loom_log("stats '%s' (%s%s): sent %llu B, received %llu B, hits %llu, misses %llu "
              "(prefetched %llu), "
              "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "

@@ -152,20 +152,20 @@ static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
  * mean for average 1 (sum * 1 / n is sum / n bit for bit), the sum while
  * n <= a->average (bit for bit for n = 1 and 2: scaling by 2 is exact), and
  * a->average times the mean beyond.
- * Block momentum (a->avg_move, average 1): the row is x0 + (1 - 1/n) v +
- * sum / n, where v is the row's move in the round before (the row at this
- * round's first record minus that round's x0): BMUF's block momentum
- * 1 - 1/n, under which n writers' mean moves as far as their sum once the
- * moves settle, with the mean's noise; one writer has none. */
+ * Block momentum (a->avg_move): the row is x0 + (1 - m/n) v + sum * m / n,
+ * where v is the row's move in the round before (the row at this round's
+ * first record minus that round's x0): BMUF's block momentum, 1 - 1/n for
+ * the mean, under which the merged change moves as far as the sum once the
+ * moves settle, with the mean's noise; up to k writers (m = n) get none. */
 #define MOVE(T) do { T *v_ = (T *)(void *)move, *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base; \
                      for (size_t i = 0; i < ne; i++) v_[i] = x_[i] - b_[i]; } while (0)
 #define MEAN(T) do { T *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base, *s_ = (T *)(void *)sum; \
                      for (size_t i = 0; i < ne; i++) { T d_; memcpy(&d_, payload + i * sizeof d_, sizeof d_); \
                          s_[i] += d_; x_[i] = b_[i] + s_[i] * (T)m / (T)n; } } while (0)
 #define MOMENTUM(T) do { T *x_ = (T *)(void *)dst, *b_ = (T *)(void *)base, *s_ = (T *)(void *)sum, \
-                         *v_ = (T *)(void *)move, mu_ = 1 - (T)1 / (T)n; \
+                         *v_ = (T *)(void *)move, mu_ = 1 - (T)m / (T)n; \
                      for (size_t i = 0; i < ne; i++) { T d_; memcpy(&d_, payload + i * sizeof d_, sizeof d_); \
-                         s_[i] += d_; x_[i] = b_[i] + mu_ * v_[i] + s_[i] / (T)n; } } while (0)
+                         s_[i] += d_; x_[i] = b_[i] + mu_ * v_[i] + s_[i] * (T)m / (T)n; } } while (0)
 static void average(loom_dsm_alloc *a, const struct loom_rec_hdr *r, const uint8_t *payload,
                     uint32_t round)
 {

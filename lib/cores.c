@@ -38,6 +38,15 @@ int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n)
     return t > 1 ? t : 1;
 }
 
+/* Contract: see internal.h.  A rank per CPU (or more), from 8 CPUs on: on
+ * 2 or 4 a free core is half or a quarter of the machine; ranks of several
+ * threads (the default share) compute in OpenMP teams that leave the
+ * agents the moments between loops. */
+int loom_cores_full(int ranks, long long threads, int cpus)
+{
+    return ranks > 1 && cpus >= 8 && ranks >= cpus && threads >= cpus;
+}
+
 /* What each rank tells the others: its mask, then the threads it will
  * run (no padding: every byte sent is set). */
 struct mine {
@@ -90,6 +99,12 @@ void loom_rt_share_cores(void)
                  "threads will wait for each other's CPU, many times slower; lower "
                  "OMP_NUM_THREADS or leave it unset (each rank then takes its share), or "
                  "set OMP_WAIT_POLICY=passive (docs/launcher.md, \"Threads per rank\")",
+                 ranks, loom_tp_host(me), (long long)threads, CPU_COUNT(&cpus));
+    else if (first == me && loom_cores_full(ranks, threads, CPU_COUNT(&cpus)))
+        loom_log("warning: %d ranks on host %s run %lld OpenMP threads on its %d CPUs, leaving "
+                 "none to their progress agents and UCX threads; on a 16-core host 12 ranks "
+                 "ran as fast as 16 for every app measured: leave a core or more free "
+                 "(docs/launcher.md, \"Ranks or threads\")",
                  ranks, loom_tp_host(me), (long long)threads, CPU_COUNT(&cpus));
     if (loom_icv.stats)
         loom_log("%lld OpenMP thread%s (%s), %d CPUs in its mask", (long long)m.threads,

@@ -325,6 +325,12 @@ void loom_rt_share_cores(void);
  * host: Σ over mine's CPUs of 1 / (ranks that have it), rounded down, at
  * least 1. */
 int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n);
+/* Whether `ranks` ranks of a host running `threads` OpenMP threads in all
+ * on its `cpus` CPUs put a rank on every CPU of a host of 8 or more,
+ * leaving none to their progress agents and UCX threads
+ * (loom_rt_share_cores warns).
+ * Pure; test_cores.c checks it. */
+int loom_cores_full(int ranks, long long threads, int cpus);
 
 /* ---- transport.c ----------------------------------------------------- */
 

@@ -156,11 +156,12 @@ typedef struct loom_alloc_opts {
                               k > 1: the changes of up to k writers add, more
                               average to k times their mean; with k or fewer
                               ranks that is the sum, and it runs as one */
-    int momentum;          /* with .average = 1: block momentum (BMUF, Chen &
-                              Huo 2016): at each sync point a row moves by its
-                              n writers' mean change plus (1 - 1/n) times its
-                              previous move, so R ranks averaging progress
-                              about as fast as one; docs/dsm.md */
+    int momentum;          /* with .average = k >= 1: block momentum (BMUF,
+                              Chen & Huo 2016): at each sync point a row moves
+                              by its n writers' merged change (k = 1: their
+                              mean) plus (1 - min(k, n)/n) times its previous
+                              move, so that R ranks averaging progress about
+                              as far as their summed changes would; docs/dsm.md */
 } loom_alloc_opts;
 
 /* Collective.  Returns the allocation's address, the same on every rank, or

@@ -27,11 +27,12 @@
  * row 0 + 12, row 1 + 6 (the sum of two), row 3 + 5.  Twice: across a
  * barrier, then across a clock.  First, .average = -1 must be refused.
  *
- * avg 1 momentum: the same writes with block momentum, three times
- * (barrier, clock, barrier): a row written by n ranks moves by their mean
- * change plus (1 - 1/n) times its move of the round before, as the home
- * computes it in float (row 3's one writer: +5 each time, no momentum;
- * row 2 unchanged).  First, .momentum with .average = 2 must be refused. */
+ * avg K momentum: the same writes with block momentum, three times
+ * (barrier, clock, barrier): a row written by n ranks moves by their sum
+ * times m/n, m = min(K, n), plus (1 - m/n) times its move of the round
+ * before, as the home computes it in float (row 3's one writer: +5 each
+ * time, no momentum; row 2 unchanged).  First, .momentum with .average = 0
+ * must be refused. */
 #include <loom.h>
 #include <math.h>
 #include <stdio.h>
@@ -178,10 +179,10 @@ static int avg(int k, int momentum)
         printf("rank %d: an allocation with .average = -1 was made\n", me);
     o.average = k;
     if (momentum) {
-        o.average = 2, o.momentum = 1;
+        o.average = 0, o.momentum = 1;
         if (loom_alloc(4 * 4 * sizeof(float), &o) && fails++ < 5) /* refused, on every rank */
-            printf("rank %d: an allocation with .momentum and .average = 2 was made\n", me);
-        o.average = 1;
+            printf("rank %d: an allocation with .momentum and .average = 0 was made\n", me);
+        o.average = k;
     }
     float *a = loom_alloc(4 * 4 * sizeof(float), &o);
     if (!a)
@@ -211,8 +212,9 @@ static int avg(int k, int momentum)
         want[2] = base[2], want[3] = base[3] + 5;
         for (int r = 0; momentum && r < 4; r++) /* the home's float arithmetic */
             if (writers[r] > 0) {
-                float mean = r == 0 ? 3.0f * (float)(P + 1) / 2 : r == 1 ? 3.0f : 5.0f;
-                want[r] = base[r] + (1 - 1.0f / writers[r]) * move[r] + mean;
+                float sum = r == 0 ? 3.0f * (float)(P * (P + 1)) / 2 : r == 1 ? 6.0f : 5.0f,
+                      m = writers[r] < (float)k ? writers[r] : (float)k;
+                want[r] = base[r] + (1 - m / writers[r]) * move[r] + sum * m / writers[r];
                 move[r] = want[r] - base[r];
             }
         for (int r = 0; r < 4; r++) {

@@ -15,9 +15,11 @@
 # and runs as one (LOOM_STATS names no averaging, where .average = 2's
 # line says "capped at 2 ranks"); with block momentum (.momentum) a row
 # moves by its writers' mean change plus (1 - 1/writers) times its move of
-# the round before, over three rounds (barrier, clock, barrier).
+# the round before, over three rounds (barrier, clock, barrier), and with
+# .average = 2 by min(2, writers) times their mean plus (1 - min(2,
+# writers)/writers) of it.
 . "$(dirname "$0")/../lib.sh"
-plan 13
+plan 14
 for c in "2 rows" "3 rows" "2 pages" "3 wide" "2 prefetch" "3 prefetch"; do
     set -- $c
     run_job "$T/s$1$2" "$LOOMRUN" -n $1 "$B/tests/bin/dsm_notice" sparse $2
@@ -39,6 +41,10 @@ for n in 3 4; do
         [ "$(grep -c "stats 'mean' (bsp, averaged, block momentum)" "$T/m$n")" -eq $n ]
     ok $? "$n ranks, .momentum: a row moves by its writers' mean change plus (1 - 1/writers) of its last move"
 done
+run_job "$T/m2k" env LOOM_STATS=1 "$LOOMRUN" -n 4 "$B/tests/bin/dsm_notice" avg 2 momentum
+[ $rc -eq 0 ] && has "$T/m2k" "dsm_notice: ok P=4 avg" &&
+    [ "$(grep -c "stats 'mean' (bsp, capped at 2 ranks, block momentum)" "$T/m2k")" -eq 4 ]
+ok $? "4 ranks, .average = 2 with .momentum: twice the mean of 4 writers plus half the last move; two writers' sum, no momentum"
 run_job "$T/k3" env LOOM_STATS=1 "$LOOMRUN" -n 3 "$B/tests/bin/dsm_notice" avg 3
 [ $rc -eq 0 ] && has "$T/k3" "dsm_notice: ok P=3 avg" && [ "$(grep -c "stats 'mean' (bsp)" "$T/k3")" -eq 3 ]
 ok $? "3 ranks, .average = 3: every writer's change adds, on the summing path"

@@ -396,3 +396,7 @@ tests/perf/ordered.sh "$BUILD" "$BUILD/perf/ordered.md"
 
 # Two ranks x 1 thread against 1 rank x 2 threads, app by app (issues 13 and 15), into docs/bench-ranks.md.
 tests/perf/ranks.sh "$BUILD"
+
+# What adding ranks costs the data-parallel apps: bytes, sync points and quality at 1-8 ranks (issue 42).
+tests/perf/structure.sh "$BUILD" >docs/bench-structure.md.tmp && mv docs/bench-structure.md.tmp docs/bench-structure.md
+echo "run.sh: wrote docs/bench-structure.md"

@@ -18,7 +18,7 @@ static cpu_set_t cpus(int lo, int hi)
 
 int main(void)
 {
-    plan(9);
+    plan(13);
     cpu_set_t all = cpus(0, 16), same[15];
     for (int i = 0; i < 15; i++)
         same[i] = all;
@@ -37,5 +37,11 @@ int main(void)
     is_int(loom_cores_share(&a, &b, 1), 8, "overlapping masks: 4 own CPUs + 8 halves = 8");
     cpu_set_t half[2] = {lo, hi};
     is_int(loom_cores_share(&all, half, 2), 8, "whole host beside two bound halves: 16 halves = 8");
+    /* the warning of a host whose ranks fill every CPU (lib/cores.c) */
+    ok(loom_cores_full(16, 16, 16), "16 ranks x 1 thread on 16 CPUs: full, warn");
+    ok(!loom_cores_full(2, 16, 16), "2 ranks x 8 threads (the default share) on 16 CPUs: no warning");
+    ok(!loom_cores_full(12, 12, 16), "12 ranks on 16 CPUs: cores left free, no warning");
+    ok(!loom_cores_full(2, 2, 2) && !loom_cores_full(1, 16, 16),
+       "2 ranks on 2 CPUs, or one rank (no agent): no warning");
     return done_testing();
 }
