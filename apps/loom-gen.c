@@ -18,6 +18,7 @@
 #include "common/flags.h"
 #include "../data/gen.h"
 #include "../data/gen_lasso.h"
+#include "../data/gen_text.h"
 
 #include <loom.h>
 
@@ -34,7 +35,8 @@ static double now(void)
 static const char USAGE[] =
     "loom-gen ratings --users U --items I --rank K --samples N --out PREFIX [OPTION]...\n"
     "loom-gen lda --docs D --vocab V --topics K --doc-length L --out PREFIX [OPTION]...\n"
-    "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX [OPTION]...";
+    "loom-gen lasso --samples N --features P --nonzeros K --out PREFIX [OPTION]...\n"
+    "loom-gen text --samples N --features V --classes C --out PREFIX [OPTION]...";
 
 static const char ABOUT[] =
     "Writes synthetic data sets from planted models (docs/data.md):\n"
@@ -44,6 +46,8 @@ static const char ABOUT[] =
     "           PREFIX.topics.txt (the planted topics, K lines of V probabilities)\n"
     "  lasso    PREFIX.X.mtx, PREFIX.y.mtx (MatrixMarket), PREFIX.svm (LIBSVM) and\n"
     "           PREFIX.beta.txt (the planted coefficients), y = X beta + noise\n"
+    "  text     PREFIX.train.svm and PREFIX.test.svm (LIBSVM): documents of C\n"
+    "           classes with words of their own over a shared Zipf vocabulary\n"
     "Counts may be written as 1e7.";
 
 static const char MORE[] =
@@ -57,6 +61,8 @@ static const char *out;
 static loom_gen_ratings_opts gr;
 static loom_gen_lda_opts gl;
 static loom_gen_lasso_opts gs;
+static loom_gen_text_opts gt;
+static long long classes, words = -1, test = -1;
 
 #define OUT_FLAG {"out", LOOM_FLAG_STR, &out, "PREFIX", 0, 0, "where the files go (required)"}
 #define SEED_FLAG {"seed", LOOM_FLAG_ULONG, &seed, "S", 0, 0, "random seed (default 1)"}
@@ -96,6 +102,18 @@ static const loom_flag lasso_flags[] = {
      "fraction of X that is non-zero (default 1)"},
     OUT_FLAG, SEED_FLAG, {0}};
 
+static const loom_flag text_flags[] = {
+    {"samples", LOOM_FLAG_LONG, &samples, "N", 1, INT32_MAX, "training documents (required)"},
+    {"test", LOOM_FLAG_LONG, &test, "M", 0, INT32_MAX, "test documents (default N / 4)"},
+    {"features", LOOM_FLAG_LONG, &features, "V", 2, INT32_MAX, "vocabulary (required)"},
+    {"classes", LOOM_FLAG_LONG, &classes, "C", 2, 1024, "classes (required)"},
+    {"length", LOOM_FLAG_NUM, &gt.length, "L", 0, 0, "mean tokens a document (default 80)"},
+    {"words", LOOM_FLAG_LONG, &words, "W", 1, INT32_MAX, "each class's own words (default 300)"},
+    {"own", LOOM_FLAG_NUM, &gt.own, "Q", 0, 0,
+     "a token's chance of being its class's own\n(default 0.04)"},
+    {"zipf", LOOM_FLAG_NUM, &gt.zipf, "A", 0, 0, "Zipf exponent of the vocabulary (default 1)"},
+    OUT_FLAG, SEED_FLAG, {0}};
+
 static void help(void)
 {
     const loom_cli cli = {.usage = USAGE, .about = ABOUT, .flags = (loom_flag[]){{0}},
@@ -107,6 +125,8 @@ static void help(void)
     loom_flags_table(stdout, lda_flags);
     printf("\nOptions of loom-gen lasso:\n");
     loom_flags_table(stdout, lasso_flags);
+    printf("\nOptions of loom-gen text:\n");
+    loom_flags_table(stdout, text_flags);
 }
 
 /* Parses one command's flags; returns 1 with the exit status in *rc (0
@@ -248,6 +268,36 @@ static int gen_lasso(int argc, char **argv)
     return 0;
 }
 
+static int gen_text(int argc, char **argv)
+{
+    loom_gen_text_defaults(&gt);
+    int rc;
+    const char *app = "loom-gen text";
+    if (parse(app, "loom-gen text --samples N --features V --classes C --out PREFIX ...",
+              text_flags, argc, argv, &rc))
+        return rc;
+    const char *miss = !samples ? "--samples" : !features ? "--features" : !classes ? "--classes"
+                       : !out ? "--out" : NULL;
+    if (miss)
+        return missing(app, miss);
+    gt.samples = samples;
+    gt.test = test;
+    gt.features = features;
+    gt.classes = (int32_t)classes;
+    gt.words = words > 0 ? (int32_t)(words < features ? words : features) : (int32_t)(300 < features ? 300 : features);
+    gt.seed = seed;
+    char err[512];
+    int64_t nnz;
+    double t0 = now();
+    if ((rc = loom_gen_text(&gt, out, &nnz, err, sizeof err)))
+        return failed(app, rc, err);
+    printf("loom-gen text: %s.train.svm %lld and %s.test.svm %lld documents of %d classes, "
+           "%lld words, %lld non-zeros; %.2f s\n", out, (long long)samples, out,
+           (long long)(test >= 0 ? test : samples / 4), (int)classes, (long long)features,
+           (long long)nnz, now() - t0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -264,9 +314,11 @@ int main(int argc, char **argv)
         return gen_lda(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "lasso"))
         return gen_lasso(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "text"))
+        return gen_text(argc, argv);
     char why[200];
-    snprintf(why, sizeof why, argc >= 2 ? "unknown command '%s' (expected ratings, lda or lasso)"
-                                        : "missing command%s (expected ratings, lda or lasso)",
+    snprintf(why, sizeof why, argc >= 2 ? "unknown command '%s' (expected ratings, lda, lasso or text)"
+                                        : "missing command%s (expected ratings, lda, lasso or text)",
              argc >= 2 ? argv[1] : "");
     loom_flags_complain("loom-gen", why);
     return 2;

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../data/idx.h"
 #include "../data/libsvm.h"
@@ -135,8 +136,9 @@ static int parse(int argc, char **argv, struct opts *o)
         .usage = "loom-lr [--fashion-mnist DIR] [OPTION]...\n"
                  "loom-lr --train-images F --train-labels F --test-images F --test-labels F ...\n"
                  "loom-lr --train F.svm --test F.svm [OPTION]...",
-        .about = "Logistic regression by data-parallel SGD: multinomial on IDX images,\n"
-                 "binary on LIBSVM files.  Runs on the ranks loomrun starts.",
+        .about = "Logistic regression by data-parallel SGD: multinomial on IDX images;\n"
+                 "on LIBSVM files binary for two classes, sparse multinomial for more.\n"
+                 "Runs on the ranks loomrun starts.",
         .flags = flags,
         .more = "Threads: OMP_NUM_THREADS.  See docs/loom-lr.md."};
     int rc = loom_flags_parse(&cli, argc, argv, 1);
@@ -418,26 +420,6 @@ static void rescale(loom_libsvm *d, const float *s)
 {
     for (int64_t k = 0; k < d->nnz; k++)
         d->val[k] /= s[d->idx[k]];
-}
-
-/* This rank's LIBSVM rows as dense rows of D = F + 1 floats (the last a
- * constant 1), for the multinomial model. */
-static void densify(const loom_libsvm *s, int64_t F, int C, struct data *d)
-{
-    *d = (struct data){.n = s->n, .total = s->nfile, .D = (int)F + 1, .C = C};
-    d->X = calloc((size_t)(s->n ? s->n : 1) * (size_t)d->D, sizeof *d->X);
-    d->y = malloc((size_t)(s->n ? s->n : 1) * sizeof *d->y);
-    if (!d->X || !d->y)
-        loom_abort(1, "loom-lr: out of memory for %lld x %d dense features (the multinomial "
-                   "model keeps LIBSVM rows dense)", (long long)s->n, d->D);
-    for (int64_t i = 0; i < s->n; i++) {
-        float *x = d->X + i * d->D;
-        for (int64_t k = s->ptr[i]; k < s->ptr[i + 1]; k++)
-            if (s->idx[k] < F)
-                x[s->idx[k]] = (float)s->val[k];
-        x[F] = 1;
-        d->y[i] = (int32_t)s->y[i];
-    }
 }
 
 /* After an epoch with training loss `loss` (the same on every rank): 1
@@ -777,10 +759,241 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
     return 0;
 }
 
-/* The multinomial model over dense rows (IDX images, or LIBSVM rows made
- * dense with features scaled by scale[], NULL for none): trains, reports,
+/* ---- the sparse multinomial model (LIBSVM input, three classes or more) ---- */
+
+#define CHUNK 256 /* feature rows a step gathers at a time */
+
+/* Row f of the model is feature f's C weights (row F: the bias, a value
+ * of 1 in every sample): a Loom row allocation, or the serial twin's plain
+ * memory. */
+struct mjob {
+    const loom_libsvm *d;
+    float *W;
+    int64_t F;
+    int C, plain;
+    float step, lambda;
+};
+
+/* Row f: by address where the weights are plain (base not NULL), else
+ * through loom_at. */
+static inline float *mrow(const struct mjob *j, float *base, int64_t f)
+{
+    return base ? base + f * j->C : (float *)loom_at(j->W, (size_t)f);
+}
+
+/* z += the sample's features' rows times their values, CHUNK rows at a
+ * time; with g, the step instead (kernels/lr.c). */
+static void sample_rows(const struct mjob *j, float *base, long i, float *z, const float *g)
+{
+    const loom_libsvm *d = j->d;
+    float *rows[CHUNK];
+    for (int64_t k = d->ptr[i]; k < d->ptr[i + 1]; k += CHUNK) {
+        int64_t m = d->ptr[i + 1] - k < CHUNK ? d->ptr[i + 1] - k : CHUNK;
+        for (int64_t t = 0; t < m; t++)
+            rows[t] = mrow(j, base, d->idx[k + t]);
+        if (g)
+            loom_lr_sparse_step(rows, d->val + k, m, j->C, g, j->step, j->lambda);
+        else
+            loom_lr_sparse_logits(z, rows, d->val + k, m, j->C);
+    }
+}
+
+/* One SGD step per sample of [lo, hi), in order: the serial twin's whole
+ * epoch, or a thread's part of a round (loom_for_range); the same body. */
+static void sgd_multi(long lo, long hi, void *ctx)
+{
+    struct mjob *j = ctx;
+    float *base = j->plain ? j->W : loom_at_base(j->W);
+    float z[LOOM_LR_MAXC];
+    static const double one = 1;
+    for (long i = lo; i < hi; i++) {
+        float *bias = mrow(j, base, j->F);
+        memcpy(z, bias, (size_t)j->C * sizeof *z);
+        sample_rows(j, base, i, z, NULL);
+        int y = (int)j->d->y[i];
+        loom_lr_softmax_z(z, j->C, y);
+        z[y] -= 1; /* the gradient's class factors, p - onehot(y) */
+        sample_rows(j, base, i, NULL, z);
+        loom_lr_sparse_step(&bias, &one, 1, j->C, z, j->step, j->lambda);
+        if (!((i - lo + 1) & 4095))
+            loom_report_tick(4096);
+    }
+    loom_report_tick((hi - lo) & 4095);
+}
+
+/* Summed loss and correct predictions of block d against the plain model
+ * W (F + 1 rows of C floats, the bias last). */
+static void evaluate_multi(const loom_libsvm *d, const float *W, int64_t F, int C, double *loss,
+                           double *right)
+{
+    double l = 0, r = 0;
+#pragma omp parallel for schedule(static) reduction(+ : l, r)
+    for (int64_t i = 0; i < d->n; i++) {
+        float z[LOOM_LR_MAXC];
+        memcpy(z, W + F * C, (size_t)C * sizeof *z);
+        loom_lr_sparse_logits_plain(z, W, d->idx + d->ptr[i], d->val + d->ptr[i],
+                                    d->ptr[i + 1] - d->ptr[i], C);
+        int best = 0;
+        for (int c = 1; c < C; c++)
+            best = z[c] > z[best] ? c : best;
+        r += best == (int)d->y[i];
+        l += loom_lr_softmax_z(z, C, (int)d->y[i]);
+    }
+    *loss = l, *right = r;
+}
+
+/* The rows this rank's evaluation reads: the features of its training and
+ * test samples, and the bias; into *need, returns how many. */
+static size_t used_rows(const loom_libsvm *tr, const loom_libsvm *te, int64_t F, size_t **need)
+{
+    uint8_t *seen = calloc((size_t)F + 1, 1);
+    size_t n = 0;
+    if (!seen)
+        loom_abort(1, "loom-lr: out of memory for %lld features", (long long)F);
+    for (int64_t k = 0; k < tr->nnz; k++)
+        seen[tr->idx[k]] = 1;
+    for (int64_t k = 0; k < te->nnz; k++)
+        seen[te->idx[k]] = 1;
+    seen[F] = 1;
+    for (int64_t f = 0; f <= F; f++)
+        n += seen[f];
+    *need = malloc(n * sizeof **need);
+    if (!*need)
+        loom_abort(1, "loom-lr: out of memory for %zu feature rows", n);
+    n = 0;
+    for (int64_t f = 0; f <= F; f++)
+        if (seen[f])
+            (*need)[n++] = (size_t)f;
+    free(seen);
+    return n;
+}
+
+/* plain's rows need[0..n) = this rank's view of the model's. */
+static void refresh_multi(float *W, const size_t *need, size_t n, int C, float *plain)
+{
+    loom_row_prefetch(W, need, n);
+    for (size_t i = 0; i < n; i++)
+        memcpy(plain + need[i] * (size_t)C, loom_row_get(W, need[i]), (size_t)C * sizeof(float));
+}
+
+/* Rank 0: the model file as the dense model's (docs/loom-lr.md): line c =
+ * class c, the F weights in the file's units, then the bias. */
+static void save_multi(const char *path, const float *W, int64_t F, int C, const float *scale)
+{
+    FILE *f = fopen(path, "w");
+    for (int c = 0; f && c < C; c++)
+        for (int64_t x = 0; x <= F; x++)
+            fprintf(f, "%.7g%c", W[x * C + c] / (x < F ? scale[x] : 1), x < F ? ' ' : '\n');
+    if (!f || fclose(f))
+        loom_abort(1, "loom-lr: %s: %s", path, strerror(errno));
+}
+
+/* The multinomial model on sparse rows (LIBSVM, C >= 3 classes, features
+ * scaled by scale[]): memory for the samples' non-zeros and (F + 1) x C
+ * weights, twice (the Loom rows and the plain view evaluation reads), no
+ * dense rows.  Trains, reports, saves.  Collective. */
+static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, int64_t F, int C,
+                        const float *scale)
+{
+    int R = loom_size(), me = loom_rank();
+    if (me == 0)
+        printf("loom-lr: %lld training and %lld test samples, %lld features (sparse), %d classes, "
+               "%d rank(s) x %d thread(s), %s\n", (long long)tr->nfile, (long long)te->nfile,
+               (long long)F, C, R, omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
+    loom_alloc_opts wo = weight_opts(o, "W", (size_t)C * sizeof(float));
+    size_t cells = (size_t)(F + 1) * (size_t)C;
+    float *W = o->serial ? NULL : loom_alloc(cells * sizeof(float), &wo);
+    float *plain = calloc(cells, sizeof(float));
+    if ((!o->serial && !W) || !plain)
+        loom_abort(1, "loom-lr: cannot allocate the model (%lld x %d floats)", (long long)F + 1, C);
+    size_t *need, nneed = used_rows(tr, te, F, &need);
+    loom_sync mode = sync_mode(o);
+    /* averaging, one sync point an epoch: a round's sparse samples reach
+     * most of the rows, so each sync point moves about the whole model
+     * (docs/loom-lr.md, "The sparse multinomial model") */
+    int64_t n = (tr->nfile + R - 1) / R;
+    long long every = o->sync_every <= 0 && !strcmp(o->merge, "avg") ? (n > 1 ? n : 1)
+                                                                       : sync_every(o, 1, n);
+    if (me == 0 && R > 1 && !o->serial)
+        printf("loom-lr: a sync point every %lld samples of each rank (%s)\n", every,
+               !strcmp(o->merge, "avg") ? "weights averaged, block momentum" : "changes summed");
+    char err[512] = "", msg[600];
+    loom_report *rep = loom_report_open("loom-lr", o->log,
+                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
+                                        sizeof err);
+    snprintf(msg, sizeof msg, "loom-lr: %s", err);
+    loom_report_agree(!rep, msg);
+    struct mjob j = {.d = tr, .W = o->serial ? plain : W, .F = F, .C = C, .plain = o->serial,
+                     .lambda = (float)o->lambda};
+    double busy = 0, acc = 0, loss = 0;
+    int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
+    int last = done, stop = 0;
+    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
+    if (done) {
+        double unused;
+        refresh_multi(W, need, nneed, C, plain);
+        evaluate_multi(tr, plain, F, C, &prev, &unused);
+        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
+        prev /= (double)tr->nfile;
+    }
+    for (int e = done + 1; e <= o->epochs && !stop; e++) {
+        j.step = (float)(o->step * pow(o->decay, e - 1));
+        loom_report_begin(rep, e, tr->n);
+        double t0 = loom_wtime();
+        if (o->serial)
+            sgd_multi(0, (long)tr->n, &j);
+        else if (loom_for_range(0, tr->n, sgd_multi, &j,
+                                &(loom_for_opts){.schedule = LOOM_STATIC, .local = 1,
+                                                 .sync = mode, .sync_every = every,
+                                                 .repeated = 1, .accessor_reads = 1}))
+            loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
+        busy += loom_wtime() - t0;
+        if (!o->serial)
+            refresh_multi(W, need, nneed, C, plain);
+        double s[2], unused;
+        evaluate_multi(tr, plain, F, C, &s[0], &unused);
+        evaluate_multi(te, plain, F, C, &unused, &s[1]);
+        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
+        acc = s[1] / (double)te->nfile;
+        loss = s[0] / (double)tr->nfile;
+        loom_report_row(rep, (double[]){e, (double)tr->nfile * e, busy, loss, acc});
+        runaway(o, loss, C, e); /* before the checkpoint and the save */
+        stop = converged(o, &prev, loss);
+        last = e;
+        if (!o->serial)
+            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (me == 0 && busy > 0)
+        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s; rank 0's peak "
+               "memory %.0f MB\n", (double)tr->nfile * (last - done) / busy, last - done, busy,
+               stop ? ", converged (--tol)" : "", ru.ru_maxrss / 1024.0);
+    if (o->model) { /* rank 0 reads every row; the others' views are not needed */
+        if (!o->serial && me == 0) {
+            size_t *all = malloc((size_t)(F + 1) * sizeof *all);
+            if (!all)
+                loom_abort(1, "loom-lr: out of memory saving the model");
+            for (int64_t f = 0; f <= F; f++)
+                all[f] = (size_t)f;
+            refresh_multi(W, all, (size_t)F + 1, C, plain);
+            free(all);
+        }
+        if (me == 0)
+            save_multi(o->model, plain, F, C, scale);
+    }
+    loom_report_final(rep, "test_accuracy", acc);
+    loom_report_close(rep);
+    free(plain);
+    free(need);
+    if (W)
+        loom_free(W);
+    return 0;
+}
+
+/* The multinomial model over dense rows (IDX images): trains, reports,
  * saves.  Frees the rows.  Collective. */
-static int multinomial(const struct opts *o, struct data *tr, struct data *te, const float *scale)
+static int multinomial(const struct opts *o, struct data *tr, struct data *te)
 {
     int R = loom_size(), me = loom_rank();
     char msg[200];
@@ -851,8 +1064,7 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
             FILE *f = fopen(o->model, "w");
             for (int c = 0; f && c < C; c++)
                 for (int x = 0; x < D; x++)
-                    fprintf(f, "%.7g%c", rows[c][x] / (scale && x + 1 < D ? scale[x] : 1),
-                            x + 1 < D ? ' ' : '\n');
+                    fprintf(f, "%.7g%c", rows[c][x], x + 1 < D ? ' ' : '\n');
             if (!f || fclose(f))
                 loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
         }
@@ -900,18 +1112,15 @@ static int svm(const struct opts *o)
     if (C == 2)
         return binary(o, &tr, &te, F);
     snprintf(msg, sizeof msg, "loom-lr: %s: feature index %lld: the multinomial model (%d "
-             "classes) keeps dense rows of at most %lld features; two classes take any index",
+             "classes) keeps a row of weights for every index up to %lld; two classes take any index",
              tr.cols > te.cols ? o->svm[0] : o->svm[1], (long long)F, C, (long long)DENSE_MAX);
     loom_report_agree(F > DENSE_MAX, msg);
     float *scale = scales(&tr, F);
     rescale(&tr, scale);
     rescale(&te, scale);
-    struct data dtr, dte;
-    densify(&tr, F, C, &dtr);
-    densify(&te, F, C, &dte);
+    int rc = sparse_multi(o, &tr, &te, F, C, scale);
     loom_libsvm_free(&tr);
     loom_libsvm_free(&te);
-    int rc = multinomial(o, &dtr, &dte, scale);
     free(scale);
     return rc;
 }
@@ -942,5 +1151,5 @@ int main(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-lr: %s holds one class only (label %d): nothing to learn",
              o.lab[0], tr.C - 1);
     loom_report_agree(tr.present < 2, msg);
-    return multinomial(&o, &tr, &te, NULL) ? 1 : loom_finalize();
+    return multinomial(&o, &tr, &te) ? 1 : loom_finalize();
 }

@@ -19,13 +19,53 @@ static int logits(float *const *W, int C, const float *x, int D, float *z)
 
 double loom_lr_softmax(float *const *W, int C, const float *x, int D, int y, float *p)
 {
-    float m = p[logits(W, C, x, D, p)];
+    logits(W, C, x, D, p);
+    return loom_lr_softmax_z(p, C, y);
+}
+
+double loom_lr_softmax_z(float *z, int C, int y)
+{
+    float m = z[0];
+    for (int c = 1; c < C; c++)
+        m = z[c] > m ? z[c] : m;
     double s = 0;
     for (int c = 0; c < C; c++)
-        s += (p[c] = expf(p[c] - m));
+        s += (z[c] = expf(z[c] - m));
     for (int c = 0; c < C; c++)
-        p[c] = (float)(p[c] / s);
-    return y >= 0 ? -log(p[y] > 1e-30f ? p[y] : 1e-30f) : 0;
+        z[c] = (float)(z[c] / s);
+    return y >= 0 ? -log(z[y] > 1e-30f ? z[y] : 1e-30f) : 0;
+}
+
+void loom_lr_sparse_logits(float *z, float *const *rows, const double *val, int64_t nnz, int C)
+{
+    for (int64_t k = 0; k < nnz; k++) {
+        const float *w = rows[k], v = (float)val[k];
+#pragma omp simd
+        for (int c = 0; c < C; c++)
+            z[c] += v * w[c];
+    }
+}
+
+void loom_lr_sparse_logits_plain(float *z, const float *W, const int64_t *idx, const double *val,
+                                 int64_t nnz, int C)
+{
+    for (int64_t k = 0; k < nnz; k++) {
+        const float *w = W + idx[k] * C, v = (float)val[k];
+#pragma omp simd
+        for (int c = 0; c < C; c++)
+            z[c] += v * w[c];
+    }
+}
+
+void loom_lr_sparse_step(float *const *rows, const double *val, int64_t nnz, int C, const float *g,
+                         float step, float lambda)
+{
+    for (int64_t k = 0; k < nnz; k++) {
+        float *w = rows[k], v = (float)val[k];
+#pragma omp simd
+        for (int c = 0; c < C; c++)
+            w[c] -= step * (g[c] * v + lambda * w[c]);
+    }
 }
 
 void loom_lr_softmax_step(float *const *W, int C, const float *x, int D, int y, const float *p,

@@ -134,7 +134,7 @@ head -5000 "$T/m3.svm" >"$T/m.train"; tail -1000 "$T/m3.svm" >"$T/m.test"
 lr mserial 1 1 --serial --train "$T/m.train" --test "$T/m.test" --log "$T/m.csv" --model "$T/m.model"
 ms=$(cat "$T/mserial.a")
 awk -v a="$ms" 'BEGIN { exit !(a >= 0.8) }' && has "$T/mserial" "3 classes, labels 1 4 9" &&
-    has "$T/mserial" "40 features, 3 classes"
+    has "$T/mserial" "40 features (sparse), 3 classes"
 ok $? "multinomial on LIBSVM (labels 1 4 9, values x1000), serial twin: accuracy $ms >= 0.8"
 lr m2 2 1 --train "$T/m.train" --test "$T/m.test"
 a=$(cat "$T/m2.a")
