@@ -101,11 +101,13 @@ static int parse(int argc, char **argv, struct opts *o)
         {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
          "the LIBSVM files' indices start at 0 (as\nscikit-learn's dump_svmlight_file writes)"},
         {"epochs", LOOM_FLAG_INT, &o->epochs, "N", 1, HUGE_VAL,
-         "passes over the training samples at most\n(default: 7 for IDX, 100 for LIBSVM)"},
+         "passes over the training samples at most\n(default 100; --tol stops sooner)"},
         {"step", LOOM_FLAG_NUM, &o->step, "G", 0, 0,
-         "SGD step size (default: 0.02 for IDX, 0.1 for\nLIBSVM); epoch e uses G * D^(e-1)"},
+         "SGD step size; epoch e uses G * D^(e-1)\n(default: 3.3 / the samples' mean squared\n"
+         "length, features scaled, 1 for the bias)"},
         {"decay", LOOM_FLAG_NUM, &o->decay, "D", 0, 0,
-         "step decay per epoch, 0 < D <= 1 (default: 0.5\nfor IDX, 0.9 for LIBSVM)"},
+         "step decay per epoch, 0 < D <= 1 (default: the\nstep halves every 60 000 samples, at most\n"
+         "once an epoch)"},
         {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL,
          "L2 regularization (default 1e-5)"},
         {"tol", LOOM_FLAG_NUM, &o->tol, "T", 0, HUGE_VAL,
@@ -144,13 +146,9 @@ static int parse(int argc, char **argv, struct opts *o)
     int rc = loom_flags_parse(&cli, argc, argv, 1);
     if (rc)
         return rc;
-    /* Measured defaults (docs/loom-lr.md): Fashion-MNIST's 60 000 images
-     * need few passes; LIBSVM sets of 10^2-10^4 rows need many, stopped
-     * by --tol. */
-    int svm = o->svm[0] || o->svm[1];
-    o->epochs = o->epochs > 0 ? o->epochs : svm ? 100 : 7;
-    o->step = !isnan(o->step) ? o->step : svm ? 0.1 : 0.02;
-    o->decay = !isnan(o->decay) ? o->decay : svm ? 0.9 : 0.5;
+    /* --step and --decay follow from the data when not given (schedule());
+     * every format stops on --tol */
+    o->epochs = o->epochs > 0 ? o->epochs : 100;
     if (!o->img[0] && !o->lab[0] && !o->img[1] && !o->lab[1] && !o->svm[0] && !o->svm[1]) {
         const char *names[4] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
@@ -165,8 +163,9 @@ static int parse(int argc, char **argv, struct opts *o)
                       : !o->svm[0] && (!o->img[0] || !o->lab[0] || !o->img[1] || !o->lab[1])
                           ? "give all four of --train-images, --train-labels, --test-images, "
                             "--test-labels (or --fashion-mnist DIR)"
-                      : !(o->step > 0) ? "--step must be > 0"
-                      : !(o->decay > 0 && o->decay <= 1) ? "--decay must be in (0, 1]"
+                      : !isnan(o->step) && !(o->step > 0) ? "--step must be > 0"
+                      : !isnan(o->decay) && !(o->decay > 0 && o->decay <= 1)
+                          ? "--decay must be in (0, 1]"
                       : strcmp(o->sync, "hybrid") && strcmp(o->sync, "bsp") && strcmp(o->sync, "ssp")
                           ? "--sync must be hybrid, bsp or ssp"
                       : o->merge && strcmp(o->merge, "sum") && strcmp(o->merge, "avg")
@@ -176,8 +175,14 @@ static int parse(int argc, char **argv, struct opts *o)
 }
 
 /* Loads one images/labels pair and keeps this rank's block (rank `me` of
- * R).  Collective: a bad file ends the job with one message. */
-static void load(const char *img, const char *lab, int me, int R, struct data *d)
+ * R), each pixel divided by its largest byte in the training images (1
+ * when always 0), so that every feature reaches [0, 1] as LIBSVM input's
+ * do: training images (*scale NULL) set *scale (the file's pixels, on
+ * every rank alike), test images use it (or 255 where their size
+ * differs: the caller refuses them).  Collective: a bad file ends the job
+ * with one message. */
+static void load(const char *img, const char *lab, int me, int R, struct data *d, float **scale,
+                 int64_t *nscale)
 {
     char err[600] = "", msg[700];
     loom_idx xi, yi;
@@ -210,16 +215,32 @@ static void load(const char *img, const char *lab, int me, int R, struct data *d
     d->present = present;
     d->X = malloc((size_t)(d->n ? d->n : 1) * (size_t)d->D * sizeof *d->X);
     d->y = malloc((size_t)(d->n ? d->n : 1) * sizeof *d->y);
-    if (!d->X || !d->y)
+    float *inv = malloc((size_t)F * sizeof *inv);
+    if (!d->X || !d->y || !inv)
         loom_abort(1, "loom-lr: out of memory for %lld samples", (long long)d->n);
+    if (!*scale) { /* training: the largest byte of each pixel over the whole file */
+        uint8_t *top = calloc((size_t)F, 1);
+        if (!top || !(*scale = malloc((size_t)F * sizeof **scale)))
+            loom_abort(1, "loom-lr: out of memory for %lld pixels", (long long)F);
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t f = 0; f < F; f++)
+                top[f] = xi.data[i * F + f] > top[f] ? xi.data[i * F + f] : top[f];
+        for (int64_t f = 0; f < F; f++)
+            (*scale)[f] = top[f] ? top[f] : 1;
+        *nscale = F;
+        free(top);
+    }
+    for (int64_t f = 0; f < F; f++)
+        inv[f] = 1.0f / (*nscale == F ? (*scale)[f] : 255);
     for (int64_t i = 0; i < d->n; i++) {
         const uint8_t *src = xi.data + (d->first + i) * F;
         float *x = d->X + i * d->D;
         for (int64_t f = 0; f < F; f++)
-            x[f] = src[f] * (1.0f / 255);
+            x[f] = src[f] * inv[f];
         x[F] = 1;
         d->y[i] = yi.data[d->first + i];
     }
+    free(inv);
     loom_idx_free(&xi);
     loom_idx_free(&yi);
 }
@@ -420,6 +441,49 @@ static void rescale(loom_libsvm *d, const float *s)
 {
     for (int64_t k = 0; k < d->nnz; k++)
         d->val[k] /= s[d->idx[k]];
+}
+
+/* The schedule's defaults (docs/loom-lr.md, "Step and decay"): unless
+ * given, the step is 3.3 over the training samples' mean squared length
+ * (features scaled, plus 1 for the bias: sumsq is this rank's samples'
+ * sum of them), the step that suits Fashion-MNIST's 0.02 and a 30-feature
+ * set's 1.4 alike; and it halves every 60 000 samples of the job's N, at
+ * most once an epoch: D = max(0.5, 0.5^(N / 60000)), so a set of a few
+ * hundred samples takes its many epochs and Fashion-MNIST its few.
+ * Collective; rank 0 says what it chose. */
+static void schedule(struct opts *o, double sumsq, int64_t N)
+{
+    int step = isnan(o->step), decay = isnan(o->decay);
+    loom_allreduce(LOOM_IN_PLACE, &sumsq, 1, LOOM_DOUBLE, LOOM_SUM);
+    double len = N > 0 && sumsq > 0 ? sumsq / (double)N : 1;
+    if (step)
+        o->step = 3.3 / len;
+    if (decay)
+        o->decay = fmax(0.5, pow(0.5, (double)N / 60000));
+    char a[120] = "", b[120] = "";
+    if (step)
+        snprintf(a, sizeof a, " (3.3 / %.4g, the samples' mean squared length)", len);
+    if (decay)
+        snprintf(b, sizeof b, " (the step halves every 60 000 samples)");
+    if (loom_rank() == 0 && (step || decay))
+        printf("loom-lr: step %.4g%s, decay %.4g an epoch%s\n", o->step, a, o->decay, b);
+}
+
+/* Summed squared lengths of block d's samples (the bias's 1 included). */
+static double sumsq_dense(const struct data *d)
+{
+    double s = 0;
+    for (int64_t i = 0; i < d->n * d->D; i++)
+        s += (double)d->X[i] * d->X[i];
+    return s;
+}
+
+static double sumsq_sparse(const loom_libsvm *d)
+{
+    double s = (double)d->n;
+    for (int64_t k = 0; k < d->nnz; k++)
+        s += d->val[k] * d->val[k];
+    return s;
 }
 
 /* After an epoch with training loss `loss` (the same on every rank): 1
@@ -672,6 +736,9 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
     ws.scale[ws.bias] = 1;
     rescale(&tr, ws.scale);
     rescale(&te, ws.scale);
+    struct opts m = *o;
+    schedule(&m, sumsq_sparse(&tr), tr.nfile);
+    o = &m;
     if (me == 0)
         printf("loom-lr: %lld training and %lld test samples, %lld features (sparse, binary%s), "
                "%d rank(s) x %d thread(s), %s\n", (long long)tr.nfile, (long long)te.nfile,
@@ -991,9 +1058,10 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
     return 0;
 }
 
-/* The multinomial model over dense rows (IDX images): trains, reports,
- * saves.  Frees the rows.  Collective. */
-static int multinomial(const struct opts *o, struct data *tr, struct data *te)
+/* The multinomial model over dense rows (IDX images, pixel f divided by
+ * scale[f]): trains, reports, saves (weights for pixels / 255).  Frees the
+ * rows.  Collective. */
+static int multinomial(const struct opts *o, struct data *tr, struct data *te, const float *scale)
 {
     int R = loom_size(), me = loom_rank();
     char msg[200];
@@ -1064,7 +1132,8 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te)
             FILE *f = fopen(o->model, "w");
             for (int c = 0; f && c < C; c++)
                 for (int x = 0; x < D; x++)
-                    fprintf(f, "%.7g%c", rows[c][x], x + 1 < D ? ' ' : '\n');
+                    fprintf(f, "%.7g%c", rows[c][x] * (x + 1 < D ? 255 / scale[x] : 1),
+                            x + 1 < D ? ' ' : '\n');
             if (!f || fclose(f))
                 loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
         }
@@ -1118,6 +1187,7 @@ static int svm(const struct opts *o)
     float *scale = scales(&tr, F);
     rescale(&tr, scale);
     rescale(&te, scale);
+    schedule(&m, sumsq_sparse(&tr), tr.nfile);
     int rc = sparse_multi(o, &tr, &te, F, C, scale);
     loom_libsvm_free(&tr);
     loom_libsvm_free(&te);
@@ -1142,8 +1212,10 @@ int main(int argc, char **argv)
         return svm(&o) ? 1 : loom_finalize();
     o.merge = o.merge ? o.merge : "avg";
     struct data tr, te;
-    load(o.img[0], o.lab[0], me, R, &tr);
-    load(o.img[1], o.lab[1], me, R, &te);
+    float *scale = NULL;
+    int64_t nscale = 0;
+    load(o.img[0], o.lab[0], me, R, &tr, &scale, &nscale);
+    load(o.img[1], o.lab[1], me, R, &te, &scale, &nscale);
     char msg[200];
     snprintf(msg, sizeof msg, "loom-lr: the training and test images differ in size (%d and %d "
              "features) or the test labels exceed the training classes", tr.D - 1, te.D - 1);
@@ -1151,5 +1223,8 @@ int main(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-lr: %s holds one class only (label %d): nothing to learn",
              o.lab[0], tr.C - 1);
     loom_report_agree(tr.present < 2, msg);
-    return multinomial(&o, &tr, &te) ? 1 : loom_finalize();
+    schedule(&o, sumsq_dense(&tr), tr.total);
+    rc = multinomial(&o, &tr, &te, scale);
+    free(scale);
+    return rc ? 1 : loom_finalize();
 }

@@ -17,12 +17,12 @@
 # the script fails.  python3-sklearn (tests/apps/lasso.t compares with
 # scikit-learn) and python3-nltk, python3-numpy, wordnet-base (w2v.t scores
 # the vectors against WordNet) are always optional: their absence only
-# skips those checks.
+# skips those checks; so does liblinear-tools' (lr_text.t compares with liblinear).
 set -eu
 pkgs="gcc make libc6-dev libucx-dev libnuma-dev zlib1g-dev iproute2 perl procps"
 # data the app tests train on: Fashion-MNIST (loom-lr), the King James Bible (loom-w2v)
 pkgs="$pkgs dataset-fashion-mnist bible-kjv"
-opt="python3-sklearn python3-nltk python3-numpy wordnet-base"
+opt="python3-sklearn python3-nltk python3-numpy wordnet-base liblinear-tools"
 optional=0
 for g in "$@"; do
     case $g in

@@ -40,7 +40,7 @@ app lr5 loom-lr --train-images "$T/i.img" --train-labels "$T/one.lab" \
 refused "$T/lr5" "one.lab holds one class only"
 ok $? "loom-lr: one class (IDX) is refused"
 app lr6 loom-lr --train "$T/three.svm" --test "$T/three.svm" --epochs 1
-[ $rc -eq 0 ] && has "$T/lr6" "4 classes, labels 0 1 2 5" && has "$T/lr6" "3 features, 4 classes"
+[ $rc -eq 0 ] && has "$T/lr6" "4 classes, labels 0 1 2 5" && has "$T/lr6" "3 features \(sparse\), 4 classes"
 ok $? "loom-lr: more than two labels in a LIBSVM file: the multinomial model, never label > 0"
 printf '0.5 1:1\n1 2:1\n' >"$T/real.svm"
 app lr7 loom-lr --train "$T/real.svm" --test "$T/ok.svm"

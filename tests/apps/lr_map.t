@@ -110,7 +110,7 @@ printf '1 3:1\n4 5:1\n9 9000000000:1\n' >"$T/m3.svm"
 run_job "$T/m3" "$LOOMRUN" -n 2 "$B/bin/loom-lr" --train "$T/m3.svm" --test "$T/m3.svm"
 r1=$rc
 run_job "$T/la" "$B/bin/loom-lasso" --libsvm "$T/m3.svm" --lambda 0.1
-[ $r1 -ne 0 ] && has "$T/m3" "m3.svm: feature index 9000000000: the multinomial model \(3 classes\) keeps dense rows of at most 16777216 features" &&
+[ $r1 -ne 0 ] && has "$T/m3" "m3.svm: feature index 9000000000: the multinomial model \(3 classes\) keeps a row of weights for every index up to 16777216" &&
     [ "$(grep -c 'feature index 9000000000' "$T/m3")" -eq 1 ] &&
     [ $rc -ne 0 ] && has "$T/la" "m3.svm: feature index 9000000000: loom-lasso keeps one coefficient per index, up to 2147483647"
 ok $? "indices past the dense models' reach: loom-lr's multinomial model and loom-lasso each say so once"
