@@ -837,7 +837,7 @@ struct mjob {
     const loom_libsvm *d;
     float *W;
     int64_t F;
-    int C, plain;
+    int C, G, plain; /* G: features a row */
     float step, lambda;
 };
 
@@ -845,7 +845,7 @@ struct mjob {
  * through loom_at. */
 static inline float *mrow(const struct mjob *j, float *base, int64_t f)
 {
-    return base ? base + f * j->C : (float *)loom_at(j->W, (size_t)f);
+    return base ? base + f * j->C : (float *)loom_at(j->W, (size_t)(f / j->G)) + f % j->G * j->C;
 }
 
 /* z += the sample's features' rows times their values, CHUNK rows at a
@@ -911,26 +911,28 @@ static void evaluate_multi(const loom_libsvm *d, const float *W, int64_t F, int 
 
 /* The rows this rank's evaluation reads: the features of its training and
  * test samples, and the bias; into *need, returns how many. */
-static size_t used_rows(const loom_libsvm *tr, const loom_libsvm *te, int64_t F, size_t **need)
+static size_t used_rows(const loom_libsvm *tr, const loom_libsvm *te, int64_t F, int G,
+                        size_t **need)
 {
-    uint8_t *seen = calloc((size_t)F + 1, 1);
+    int64_t rows = F / G + 1;
+    uint8_t *seen = calloc((size_t)rows, 1);
     size_t n = 0;
     if (!seen)
         loom_abort(1, "loom-lr: out of memory for %lld features", (long long)F);
     for (int64_t k = 0; k < tr->nnz; k++)
-        seen[tr->idx[k]] = 1;
+        seen[tr->idx[k] / G] = 1;
     for (int64_t k = 0; k < te->nnz; k++)
-        seen[te->idx[k]] = 1;
-    seen[F] = 1;
-    for (int64_t f = 0; f <= F; f++)
-        n += seen[f];
+        seen[te->idx[k] / G] = 1;
+    seen[F / G] = 1;
+    for (int64_t r = 0; r < rows; r++)
+        n += seen[r];
     *need = malloc(n * sizeof **need);
     if (!*need)
         loom_abort(1, "loom-lr: out of memory for %zu feature rows", n);
     n = 0;
-    for (int64_t f = 0; f <= F; f++)
-        if (seen[f])
-            (*need)[n++] = (size_t)f;
+    for (int64_t r = 0; r < rows; r++)
+        if (seen[r])
+            (*need)[n++] = (size_t)r;
     free(seen);
     return n;
 }
@@ -967,13 +969,18 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
         printf("loom-lr: %lld training and %lld test samples, %lld features (sparse), %d classes, "
                "%d rank(s) x %d thread(s), %s\n", (long long)tr->nfile, (long long)te->nfile,
                (long long)F, C, R, omp_get_max_threads(), o->serial ? "serial twin" : o->sync);
-    loom_alloc_opts wo = weight_opts(o, "W", (size_t)C * sizeof(float));
-    size_t cells = (size_t)(F + 1) * (size_t)C;
+    /* G features a row, about 640 bytes: rows of one feature's C floats
+     * (80 bytes for 20 classes) made a round's merge cost ~6x the
+     * arithmetic in per-row records (docs/loom-lr.md) */
+    int G = C < 160 ? 160 / C : 1;
+    int64_t nrows = F / G + 1;
+    loom_alloc_opts wo = weight_opts(o, "W", (size_t)G * C * sizeof(float));
+    size_t cells = (size_t)nrows * G * (size_t)C;
     float *W = o->serial ? NULL : loom_alloc(cells * sizeof(float), &wo);
     float *plain = calloc(cells, sizeof(float));
     if ((!o->serial && !W) || !plain)
         loom_abort(1, "loom-lr: cannot allocate the model (%lld x %d floats)", (long long)F + 1, C);
-    size_t *need, nneed = used_rows(tr, te, F, &need);
+    size_t *need, nneed = used_rows(tr, te, F, G, &need);
     loom_sync mode = sync_mode(o);
     /* averaging, one sync point an epoch: a round's sparse samples reach
      * most of the rows, so each sync point moves about the whole model
@@ -990,7 +997,7 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
                                         sizeof err);
     snprintf(msg, sizeof msg, "loom-lr: %s", err);
     loom_report_agree(!rep, msg);
-    struct mjob j = {.d = tr, .W = o->serial ? plain : W, .F = F, .C = C, .plain = o->serial,
+    struct mjob j = {.d = tr, .W = o->serial ? plain : W, .F = F, .C = C, .G = G, .plain = o->serial,
                      .lambda = (float)o->lambda};
     double busy = 0, acc = 0, loss = 0;
     int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
@@ -998,7 +1005,7 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
     double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
     if (done) {
         double unused;
-        refresh_multi(W, need, nneed, C, plain);
+        refresh_multi(W, need, nneed, G * C, plain);
         evaluate_multi(tr, plain, F, C, &prev, &unused);
         loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
         prev /= (double)tr->nfile;
@@ -1016,7 +1023,7 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
             loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         if (!o->serial)
-            refresh_multi(W, need, nneed, C, plain);
+            refresh_multi(W, need, nneed, G * C, plain);
         double s[2], unused;
         evaluate_multi(tr, plain, F, C, &s[0], &unused);
         evaluate_multi(te, plain, F, C, &unused, &s[1]);
@@ -1038,12 +1045,12 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
                stop ? ", converged (--tol)" : "", ru.ru_maxrss / 1024.0);
     if (o->model) { /* rank 0 reads every row; the others' views are not needed */
         if (!o->serial && me == 0) {
-            size_t *all = malloc((size_t)(F + 1) * sizeof *all);
+            size_t *all = malloc((size_t)nrows * sizeof *all);
             if (!all)
                 loom_abort(1, "loom-lr: out of memory saving the model");
-            for (int64_t f = 0; f <= F; f++)
-                all[f] = (size_t)f;
-            refresh_multi(W, all, (size_t)F + 1, C, plain);
+            for (int64_t r = 0; r < nrows; r++)
+                all[r] = (size_t)r;
+            refresh_multi(W, all, (size_t)nrows, G * C, plain);
             free(all);
         }
         if (me == 0)
