@@ -69,8 +69,10 @@ $(BUILD)/libloom.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libloom.so: $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libloom.so.0 $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+# It exports exactly lib/loom.h's functions (lib/libloom.map).
+$(BUILD)/libloom.so: $(LIB_OBJ) lib/libloom.map
+	$(CC) -shared -Wl,-soname,libloom.so.0 -Wl,--version-script=lib/libloom.map $(LDFLAGS_ALL) \
+	    -o $@ $(LIB_OBJ) $(LDLIBS_ALL)
 
 # The soname, so that programs loomcc links in the build tree find it.
 $(BUILD)/libloom.so.0: $(BUILD)/libloom.so
