@@ -33,8 +33,10 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define TICK_S 0.005
@@ -47,6 +49,53 @@ static int sender_running;
 static _Atomic int sender_stop;
 static _Atomic int nprio; /* live priority allocations */
 static pthread_mutex_t sender_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the policy's knobs (its own environment table, lib/env.c) ---- */
+
+enum { ORDER_RELATIVE = 0, ORDER_ABSOLUTE, ORDER_RANDOM, ORDER_ROUNDROBIN };
+static const char *const order_names[] = {"relative", "absolute", "random", "roundrobin"};
+static struct {
+    double bandwidth_mbit; /* LOOM_BANDWIDTH: the budget, Mbit/s per rank */
+    int order;             /* LOOM_PRIORITY: ORDER_* */
+    int queue;             /* LOOM_PRIORITY_QUEUE: rows per send at most */
+} knob;
+
+static void knob_defaults(void)
+{
+    knob.bandwidth_mbit = 100, knob.order = ORDER_RELATIVE, knob.queue = 64;
+}
+static int set_bandwidth(const char *v) { return loom_parse_number(v, 0, 1e6, &knob.bandwidth_mbit); }
+static int set_order(const char *v)
+{
+    for (int i = 0; i < 4; i++)
+        if (!strcasecmp(v, order_names[i]))
+            return knob.order = i, 0;
+    return -1;
+}
+static int set_queue(const char *v)
+{
+    long x;
+    return loom_parse_int(v, 1, 1 << 20, &x) ? -1 : (knob.queue = (int)x, 0);
+}
+static void show_bandwidth(char *b, size_t n) { snprintf(b, n, "%g", knob.bandwidth_mbit); }
+static void show_order(char *b, size_t n) { snprintf(b, n, "%s", order_names[knob.order]); }
+static void show_queue(char *b, size_t n) { snprintf(b, n, "%d", knob.queue); }
+
+static const loom_env_var knob_vars[] = {
+    {"LOOM_BANDWIDTH", set_bandwidth, show_bandwidth,
+     "a number of Mbit/s >= 0 (priority's budget per rank; 0 = no early sending)"},
+    {"LOOM_PRIORITY", set_order, show_order, "relative, absolute, random or roundrobin"},
+    {"LOOM_PRIORITY_QUEUE", set_queue, show_queue, "an integer >= 1 (rows per early send at most)"},
+};
+static const loom_env_table knobs = {"priority", knob_defaults, knob_vars, 3};
+
+/* Before main: the table is in place when loom_init loads the
+ * environment (lib/env.c). */
+__attribute__((constructor)) static void register_knobs(void)
+{
+    knob_defaults();
+    loom_env_register(&knobs);
+}
 
 struct cand {
     size_t row;
@@ -65,11 +114,11 @@ static double priority_of(loom_dsm_alloc *a, size_t r, uint64_t *rnd)
     const char *d = a->twin[r], *v = a->base + r * a->unit;
     size_t n = a->unit / a->esize;
     double key = 0;
-    switch (loom_icv.priority) {
-    case LOOM_PRIO_RANDOM:
+    switch (knob.order) {
+    case ORDER_RANDOM:
         *rnd = *rnd * 6364136223846793005ULL + 1442695040888963407ULL;
         return (double)(*rnd >> 11);
-    case LOOM_PRIO_ROUNDROBIN:
+    case ORDER_ROUNDROBIN:
         return 0; /* ordered by position below */
     default:
         break;
@@ -82,7 +131,7 @@ static double priority_of(loom_dsm_alloc *a, size_t r, uint64_t *rnd)
         case LOOM_FLOAT: { float t; memcpy(&t, d + 4 * i, 4); x = t; memcpy(&t, v + 4 * i, 4); y = t; break; }
         default: { double t; memcpy(&t, d + 8 * i, 8); x = t; memcpy(&t, v + 8 * i, 8); y = t; break; }
         }
-        key += loom_icv.priority == LOOM_PRIO_ABSOLUTE ? fabs(x) : fabs(x) / (fabs(y) + 1e-6);
+        key += knob.order == ORDER_ABSOLUTE ? fabs(x) : fabs(x) / (fabs(y) + 1e-6);
     }
     return key;
 }
@@ -135,7 +184,7 @@ static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64
         size_t r = rows[i];
         loom_unit_lock(a, r);
         if ((a->put[r] & 2) && !(a->put[r] & 1)) { /* pending adds, no put */
-            double key = loom_icv.priority == LOOM_PRIO_ROUNDROBIN
+            double key = knob.order == ORDER_ROUNDROBIN
                              ? -(double)((r + a->nunits - *cursor) % a->nunits)
                              : priority_of(a, r, rnd);
             c[nc++] = (struct cand){r, key};
@@ -155,7 +204,7 @@ static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64
     /* In batches of LOOM_PRIORITY_QUEUE rows (one bounded message per home
      * each), best first, while the bucket lasts. */
     for (size_t i = 0; bufs && i < nc && sent < budget;) {
-        size_t end = i + (size_t)loom_icv.priority_queue;
+        size_t end = i + (size_t)knob.queue;
         for (; i < nc && i < end && sent < budget; i++) {
             loom_unit_lock(a, c[i].row);
             if (a->put[c[i].row] & 2)
@@ -183,7 +232,7 @@ static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64
 static void *sender_main(void *arg)
 {
     (void)arg;
-    double rate = loom_icv.bandwidth_mbit * 1e6 / 8; /* bytes per second */
+    double rate = knob.bandwidth_mbit * 1e6 / 8; /* bytes per second */
     double bucket = 0, cap = 0.2 * rate, last = loom_wtime();
     size_t cursor = 0;
     uint64_t rnd = 0x853c49e6748fea9bULL ^ (uint64_t)loom_icv.rank;
@@ -217,7 +266,7 @@ static int init(loom_dsm_alloc *a)
     (void)a;
     pthread_mutex_lock(&sender_lock);
     atomic_fetch_add(&nprio, 1);
-    if (!sender_running && loom_icv.bandwidth_mbit > 0) {
+    if (!sender_running && knob.bandwidth_mbit > 0) {
         sender_stop = 0;
         sender_running = !pthread_create(&sender, NULL, sender_main, NULL);
     }

@@ -18,7 +18,7 @@
 #define ICV_DEFAULTS                          \
     .rank = 0, .nranks = 1, .local_rank = 0,  \
     .timeout = 6.0, .join_timeout = 60.0, .rsh = "ssh", \
-    .dsm_arena = (size_t)1 << 40, .bandwidth_mbit = 100, .priority_queue = 64, \
+    .dsm_arena = (size_t)1 << 40, \
     .test_kill = {.rank = -1}, .checkpoint_sync = 1, .checkpoint_chain = 8
 
 struct loom_icv loom_icv = {ICV_DEFAULTS};
@@ -44,6 +44,18 @@ int loom_parse_seconds(const char *s, double *out)
     if (errno || end == s || *end || !isfinite(v) || v < 1e-3 || v > 1e6)
         return -1;
     *out = v;
+    return 0;
+}
+
+int loom_parse_number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    if (!plain_number(s, 0))
+        return -1;
+    double x = strtod(s, &end);
+    if (*end || !(x >= lo && x <= hi))
+        return -1;
+    *out = x;
     return 0;
 }
 
@@ -222,35 +234,6 @@ static int set_staleness(const char *v)
     return 0;
 }
 static int set_stats(const char *v) { return loom_parse_bool(v, &loom_icv.stats); }
-static int set_bandwidth(const char *v)
-{
-    char *end;
-    if (!plain_number(v, 0))
-        return -1;
-    double x = strtod(v, &end);
-    if (*end || !(x >= 0 && x <= 1e6))
-        return -1;
-    loom_icv.bandwidth_mbit = x;
-    return 0;
-}
-static const char *const prio_names[] = {"relative", "absolute", "random", "roundrobin"};
-static int set_priority(const char *v)
-{
-    for (int i = 0; i < 4; i++)
-        if (!strcasecmp(v, prio_names[i])) {
-            loom_icv.priority = i;
-            return 0;
-        }
-    return -1;
-}
-static int set_queue(const char *v)
-{
-    long x;
-    if (loom_parse_int(v, 1, 1 << 20, &x))
-        return -1;
-    loom_icv.priority_queue = (int)x;
-    return 0;
-}
 static int set_wire(const char *v)
 {
     if (!strcasecmp(v, "fp16") || !strcasecmp(v, "fp32")) {
@@ -405,9 +388,6 @@ static void show_coherence(char *b, size_t n)
 }
 static void show_staleness(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.staleness); }
 static void show_stats(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.stats ? "true" : "false"); }
-static void show_bandwidth(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.bandwidth_mbit); }
-static void show_priority(char *b, size_t n) { snprintf(b, n, "%s", prio_names[loom_icv.priority]); }
-static void show_queue(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.priority_queue); }
 static void show_wire(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.wire_fp16 ? "fp16" : "fp32"); }
 static void show_merge_avg(char *b, size_t n)
 {
@@ -464,9 +444,6 @@ static const struct var {
     {"LOOM_JOIN_TIMEOUT", set_join_timeout, show_join, "seconds from 0.001 to 1e6 (how long ranks wait for each other at start)", 0},
     {"LOOM_COHERENCE", set_coherence, show_coherence, "a coherence policy's name (docs/dsm.md)", 0},
     {"LOOM_STALENESS", set_staleness, show_staleness, "an integer >= 0 (clocks an ssp read may lag)", 0},
-    {"LOOM_BANDWIDTH", set_bandwidth, show_bandwidth, "a number of Mbit/s >= 0 (priority's budget per rank; 0 = no early sending)", 0},
-    {"LOOM_PRIORITY", set_priority, show_priority, "relative, absolute, random or roundrobin", 0},
-    {"LOOM_PRIORITY_QUEUE", set_queue, show_queue, "an integer >= 1 (rows per early send at most)", 0},
     {"LOOM_WIRE", set_wire, show_wire, "fp32 or fp16 (precision of float deltas sent early)", 0},
     {"LOOM_MERGE_AVG", set_merge_avg, show_merge_avg, "true or false (also 1/0, yes/no, on/off): add-merge float rows of bsp/ssp average instead of sum (true: as each allocation's .average asks, else the mean; unset: each allocation's .average)", 0},
     {"LOOM_STATS", set_stats, show_stats, "true or false (also 1/0, yes/no, on/off)", 0},
@@ -486,6 +463,30 @@ static const struct var {
     {"LOOM_RENDEZVOUS_HOST", set_rv_host, show_rv_host, "the address ranks use to reach loomrun", 1},
 };
 #define NVARS (sizeof vars / sizeof vars[0])
+
+/* The components' tables (loom_env_register), after lib's own above. */
+static const loom_env_table *tables[16];
+static size_t ntables;
+
+void loom_env_register(const loom_env_table *t)
+{
+    if (ntables == sizeof tables / sizeof tables[0]) {
+        fprintf(stderr, "loom: more than 16 environment tables (%s's is one too many)\n",
+                t->owner);
+        abort();
+    }
+    tables[ntables++] = t;
+}
+
+/* The registered variable named by the first nl bytes of name, or NULL. */
+static const loom_env_var *registered(const char *name, size_t nl)
+{
+    for (size_t t = 0; t < ntables; t++)
+        for (size_t i = 0; i < tables[t]->n; i++)
+            if (strlen(tables[t]->vars[i].name) == nl && !strncmp(tables[t]->vars[i].name, name, nl))
+                return &tables[t]->vars[i];
+    return NULL;
+}
 
 #define COH_PREFIX "LOOM_COHERENCE_"
 
@@ -538,6 +539,18 @@ int loom_env_load(char *err, size_t errlen)
             return LOOM_ERR_ENV;
         }
     }
+    for (size_t t = 0; t < ntables; t++) {
+        tables[t]->defaults();
+        for (size_t i = 0; i < tables[t]->n; i++) {
+            const loom_env_var *x = &tables[t]->vars[i];
+            const char *v = getenv(x->name);
+            if (v && x->set(v)) {
+                snprintf(err, errlen, "%s='%s' is not valid: expected %s", x->name,
+                         loom_shown(v, strlen(v), sh, sizeof sh), x->allowed);
+                return LOOM_ERR_ENV;
+            }
+        }
+    }
     /* Checkpointing and restarting need a place for the files. */
     if (!loom_icv.checkpoint_dir[0] && (loom_icv.checkpoint_every || loom_icv.restart)) {
         const char *name = loom_icv.checkpoint_every ? "LOOM_CHECKPOINT_EVERY" : "LOOM_RESTART";
@@ -563,6 +576,12 @@ void loom_env_display(int verbose)
         snprintf(line, sizeof line, "  %s = '%s'\n", vars[i].name, val);
         fputs(line, stderr);
     }
+    for (size_t t = 0; t < ntables; t++)
+        for (size_t i = 0; i < tables[t]->n; i++) {
+            tables[t]->vars[i].show(val, sizeof val);
+            snprintf(line, sizeof line, "  %s = '%s'\n", tables[t]->vars[i].name, val);
+            fputs(line, stderr);
+        }
     fputs("LOOM DISPLAY ENVIRONMENT END\n", stderr);
 }
 
@@ -578,6 +597,7 @@ int loom_env_unknown(char *buf, size_t len)
         int known = 0;
         for (size_t i = 0; i < NVARS && !known; i++)
             known = strlen(vars[i].name) == nl && !strncmp(vars[i].name, *e, nl);
+        known = known || registered(*e, nl);
         if (known)
             continue;
         size_t used = strlen(buf);

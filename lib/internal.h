@@ -31,7 +31,6 @@
 
 /* ---- env.c: internal control variables ------------------------------ */
 
-enum { LOOM_PRIO_RELATIVE = 0, LOOM_PRIO_ABSOLUTE, LOOM_PRIO_RANDOM, LOOM_PRIO_ROUNDROBIN };
 /* LOOM_RESTART: start afresh, resume (a checkpoint must exist), or resume
  * if there is one. */
 enum { LOOM_RESTART_NO = 0, LOOM_RESTART_YES, LOOM_RESTART_AUTO };
@@ -61,9 +60,6 @@ struct loom_icv {
     int check_serial;         /* LOOM_CHECK contains serial (or all) */
     int staleness;            /* LOOM_STALENESS: ssp's default slack, clocks */
     int stats;                /* LOOM_STATS: print statistics at finalize */
-    double bandwidth_mbit;    /* LOOM_BANDWIDTH: priority's budget, Mbit/s per rank */
-    int priority;             /* LOOM_PRIORITY: LOOM_PRIO_* */
-    int priority_queue;       /* LOOM_PRIORITY_QUEUE: rows per send at most */
     int wire_fp16;            /* LOOM_WIRE=fp16 */
     size_t cache_bytes;       /* LOOM_CACHE_BYTES: copies kept per allocation, 0 = no cap */
     int merge_avg;            /* LOOM_MERGE_AVG: 0 unset, 1 false, 2 true */
@@ -84,6 +80,30 @@ extern struct loom_icv loom_icv;
  * allows into err (size errlen).  Reads the environment only; safe to call
  * more than once (later calls re-read). */
 int loom_env_load(char *err, size_t errlen);
+/* A component's own environment variables (a coherence policy's knobs),
+ * kept with the component as UCX's components carry their config tables:
+ * `defaults` restores its values before every load; each variable's `set`
+ * parses a value (0, or -1 for a bad one, which loom_env_load reports
+ * with `allowed` as lib/env.c's own variables), `show` prints the value
+ * for LOOM_DISPLAY_ENV, and the names count as known to
+ * loom_env_unknown. */
+typedef struct loom_env_var {
+    const char *name;
+    int (*set)(const char *value);
+    void (*show)(char *buf, size_t len);
+    const char *allowed;
+} loom_env_var;
+typedef struct loom_env_table {
+    const char *owner;
+    void (*defaults)(void);
+    const loom_env_var *vars;
+    size_t n;
+} loom_env_table;
+/* Adds a component's table (at most 16 tables).  Called by the
+ * component's constructor, before main: so the table is in place when
+ * loom_init loads the environment.  Not thread-safe (constructors run
+ * one at a time). */
+void loom_env_register(const loom_env_table *t);
 
 /* Print the effective values, libgomp style, to stderr.  verbose also
  * prints the launcher-only variables. */
@@ -110,6 +130,9 @@ const char *loom_shown(const void *s, size_t len, char *buf, size_t n);
 /* Low-level parsers, exported for the launcher and the unit tests.  Each
  * returns 0 on success, -1 if s is not a valid value. */
 int loom_parse_seconds(const char *s, double *out);
+/* A plain decimal number (no sign, hex or exponent tricks) in [lo, hi]
+ * into *out; -1 otherwise. */
+int loom_parse_number(const char *s, double lo, double hi, double *out);
 int loom_parse_int(const char *s, long lo, long hi, long *out);
 int loom_parse_bool(const char *s, int *out);
 int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port);

@@ -4,7 +4,7 @@
 # value (in loomrun and in a rank), an unresolvable host, exit codes,
 # tagged output, the rank variables, and forwarding through a remote shell.
 . "$(dirname "$0")/../lib.sh"
-plan 15
+plan 16
 
 printf '# nodes\n\nlocalhost slots=2\nlocalhost slots=two\n' >"$T/bad1"
 run_job "$T/o1" "$LOOMRUN" -H "$T/bad1" -n 2 true
@@ -33,9 +33,16 @@ LOOM_DISPLAY_ENV=maybe run_job "$T/o6" "$B/tests/bin/coll_check"
 [ $rc -ne 0 ] && has "$T/o6" "LOOM_DISPLAY_ENV='maybe' is not valid"
 ok $? "a bad LOOM_* value in a rank names the variable"
 
-LOOM_DISPLAY_ENV=1 run_job "$T/o7" "$LOOMRUN" -n 2 "$B/tests/bin/coll_check"
-[ $rc -eq 0 ] && has "$T/o7" "LOOM DISPLAY ENVIRONMENT BEGIN" && has "$T/o7" "LOOM_TIMEOUT = '6'"
-ok $? "LOOM_DISPLAY_ENV=1 prints the effective values"
+LOOM_DISPLAY_ENV=1 LOOM_PRIORITY_QUEUE=7 run_job "$T/o7" "$LOOMRUN" -n 2 "$B/tests/bin/coll_check"
+[ $rc -eq 0 ] && has "$T/o7" "LOOM DISPLAY ENVIRONMENT BEGIN" && has "$T/o7" "LOOM_TIMEOUT = '6'" &&
+    has "$T/o7" "LOOM_PRIORITY = 'relative'" && has "$T/o7" "LOOM_PRIORITY_QUEUE = '7'" &&
+    ! has "$T/o7" "unknown|not a Loom variable"
+ok $? "LOOM_DISPLAY_ENV=1 prints the effective values, the priority policy's own table's too"
+
+# a policy's own variables (dsm/policy_priority.c's table) are checked as lib/env.c's are
+LOOM_PRIORITY=loudest run_job "$T/o7b" "$B/tests/bin/coll_check"
+[ $rc -ne 0 ] && has "$T/o7b" "LOOM_PRIORITY='loudest' is not valid: expected relative, absolute, random or roundrobin"
+ok $? "a bad value of a policy's own variable names it and what is allowed"
 
 printf 'no-such-host.invalid slots=2\n' >"$T/hosts8"
 run_job "$T/o8" "$LOOMRUN" -H "$T/hosts8" -n 2 true
