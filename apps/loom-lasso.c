@@ -286,6 +286,7 @@ struct ws {
     int64_t *cand;       /* p: scratch, the columns that may join */
     int64_t screened;    /* columns screened at the last iteration */
     int64_t passes;      /* passes over the set, in all */
+    int64_t extrap;      /* Anderson extrapolations taken, in all */
 };
 
 /* Columns the set starts with, and at least adds at a time (celer's 10). */
@@ -388,6 +389,7 @@ static int64_t ws_step(struct ws *w, loom_lasso *l, const double *g, double lamb
                           .skip = w->skip, .rr = g[p]};
     int64_t updates = loom_lasso_sub_solve(&sub, lambda, eps, WS_PASSES);
     w->passes += sub.passes;
+    w->extrap += sub.extrapolated;
     for (int64_t a = 0; a < w->n; a++) {
         int64_t j = w->set[a];
         double d = w->b[a] - l->beta[j];
@@ -687,8 +689,8 @@ int main(int argc, char **argv)
                iters ? (double)(allreduces - setup) / (double)iters : 0.0, setup);
         if (o.workset)
             printf("loom-lasso: working set of %lld columns, %lld screened at the last "
-                   "iteration, %lld passes over the set\n", (long long)w.n,
-                   (long long)w.screened, (long long)w.passes);
+                   "iteration, %lld passes over the set, %lld extrapolated\n", (long long)w.n,
+                   (long long)w.screened, (long long)w.passes, (long long)w.extrap);
     }
     if (u.corr && loom_rank() == 0)
         printf("loom-lasso: %lld column correlations computed for the filter, over %lld rows\n",

@@ -208,11 +208,14 @@ typedef struct loom_lasso_sub {
     double rr;                 /* in: ‖r‖² at the start; out: at the result */
     double gap;                /* out: the subproblem's duality gap at the result */
     int64_t passes;            /* out: passes over W made */
+    int64_t extrapolated;      /* in/out: Anderson steps taken, added to */
 } loom_lasso_sub;
 
 /* Cyclic coordinate descent on *s until its duality gap (dual point
  * θ = s·r, s = min(1, λ / max_a |q_a|)) is at most eps, a pass changes
- * nothing, or max_passes passes were made.  Returns the coordinate
+ * nothing, or max_passes passes were made; every 5 passes an Anderson
+ * extrapolation of the last 5 is taken where it lowers the objective
+ * (without memory for its 7w values, plain passes).  Returns the coordinate
  * updates made.  Deterministic: the same inputs give the same bits. */
 int64_t loom_lasso_sub_solve(loom_lasso_sub *s, double lambda, double eps, int64_t max_passes);
 
