@@ -290,7 +290,7 @@ struct ws {
 };
 
 /* Columns the set starts with, and at least adds at a time (celer's 10). */
-enum { WS_MIN = 16, WS_PASSES = 10000 };
+enum { WS_MIN = 16, WS_PASSES = 10000, WS_VALUES = 1 << 20 };
 
 static const double *sort_key;
 
@@ -539,6 +539,14 @@ int main(int argc, char **argv)
      * "Threads"). */
     if (!o.batch && !o.serial && !o.workset) {
         long fit = (long)(l.colptr[p] / p / 256), T = omp_get_max_threads();
+        omp_set_num_threads((int)(fit < 1 ? 1 : fit < T ? fit : T));
+    }
+    /* The working set's threads share the gradient's and the Gram rows'
+     * sums, between long serial solves: a thread per WS_VALUES values this
+     * rank holds (on 569 x 495, 2 threads took twice the time of one:
+     * docs/loom-lasso.md). */
+    if (o.workset) {
+        long fit = (long)(l.colptr[p] / WS_VALUES), T = omp_get_max_threads();
         omp_set_num_threads((int)(fit < 1 ? 1 : fit < T ? fit : T));
     }
     long L = o.batch ? o.batch : 8, C = o.candidates ? o.candidates : 2 * L;
