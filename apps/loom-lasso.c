@@ -1,8 +1,14 @@
-/* loom-lasso.c — Lasso by coordinate descent under the priority schedule
- * (STRADS-Dynamic, seed 000 §5.1.2, seed 002 §3):
+/* loom-lasso.c — Lasso by coordinate descent:
  *     min_β ½‖y − Xβ‖² + λ‖β‖₁
  * Each rank holds every P-th row of X and y (--standardize: centred and
- * scaled first); a round draws candidate coordinates with probability
+ * scaled first).  By default on a working set (ws_step below): each
+ * iteration sums the gradient Xᵀr over the ranks (the duality gap, gap-safe
+ * screening), grows the set by the most violating columns, sums their Gram
+ * rows over the ranks, and solves the subproblem through the Gram matrix
+ * on every rank alike (kernels/lasso_ws.c): at most 2 allreduces an
+ * iteration, whatever the ranks.  With --solver priority (or the
+ * schedule's flags), the priority schedule (STRADS-Dynamic, seed 000
+ * §5.1.2, seed 002 §3): a round draws candidate coordinates with probability
  * ∝ δβ_j² + η, drops those correlated above ρ with one already in flight
  * (estimated on a shared row sample, kernels/lasso_corr.c), sums x_jᵀr
  * over the ranks' rows (push, allreduce) and applies the soft-threshold
@@ -16,7 +22,7 @@
  *
  *   loom-lasso (--X FILE --y FILE | --libsvm FILE)
  *              (--lambda L | --lambda-path N [--lambda-min-ratio R])
- *              [--standardize] [--select priority|uniform]
+ *              [--standardize] [--solver workset|priority] [--select priority|uniform]
  *              [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L]
  *              [--candidates C] [--pipeline D] [--rounds R] [--iters N]
  *              [--tol T] [--target F] [--eta E] [--seed S] [--log FILE.csv]
