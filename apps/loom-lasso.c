@@ -125,7 +125,8 @@ static int parse(int argc, char **argv, struct opts *o)
         .app = "loom-lasso",
         .usage = "loom-lasso --X FILE --y FILE (--lambda L | --lambda-path N) [OPTION]...\n"
                  "loom-lasso --libsvm FILE (--lambda L | --lambda-path N) [OPTION]...",
-        .about = "Lasso by coordinate descent under the priority schedule.\n"
+        .about = "Lasso by coordinate descent, on a working set (default) or under the\n"
+                 "priority schedule (--solver priority).\n"
                  "Minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 on the ranks loomrun starts.\n"
                  "scikit-learn's Lasso(alpha=A) minimizes 1/(2n) |y - X beta|^2 + A |beta|_1\n"
                  "over n samples: the same problem with lambda = n * A (alpha = lambda / n);\n"
