@@ -1,8 +1,14 @@
-/* loom-lasso.c — Lasso by coordinate descent under the priority schedule
- * (STRADS-Dynamic, seed 000 §5.1.2, seed 002 §3):
+/* loom-lasso.c — Lasso by coordinate descent:
  *     min_β ½‖y − Xβ‖² + λ‖β‖₁
  * Each rank holds every P-th row of X and y (--standardize: centred and
- * scaled first); a round draws candidate coordinates with probability
+ * scaled first).  By default on a working set (ws_step below): each
+ * iteration sums the gradient Xᵀr over the ranks (the duality gap, gap-safe
+ * screening), grows the set by the most violating columns, sums their Gram
+ * rows over the ranks, and solves the subproblem through the Gram matrix
+ * on every rank alike (kernels/lasso_ws.c): at most 2 allreduces an
+ * iteration, whatever the ranks.  With --solver priority (or the
+ * schedule's flags), the priority schedule (STRADS-Dynamic, seed 000
+ * §5.1.2, seed 002 §3): a round draws candidate coordinates with probability
  * ∝ δβ_j² + η, drops those correlated above ρ with one already in flight
  * (estimated on a shared row sample, kernels/lasso_corr.c), sums x_jᵀr
  * over the ranks' rows (push, allreduce) and applies the soft-threshold
@@ -16,7 +22,7 @@
  *
  *   loom-lasso (--X FILE --y FILE | --libsvm FILE)
  *              (--lambda L | --lambda-path N [--lambda-min-ratio R])
- *              [--standardize] [--select priority|uniform]
+ *              [--standardize] [--solver workset|priority] [--select priority|uniform]
  *              [--serial cyclic|random] [--rho R] [--rho-rows M] [--batch L]
  *              [--candidates C] [--pipeline D] [--rounds R] [--iters N]
  *              [--tol T] [--target F] [--eta E] [--seed S] [--log FILE.csv]
@@ -38,11 +44,12 @@
 #include <string.h>
 
 struct opts {
-    const char *x, *y, *libsvm, *log, *model, *select, *serial;
+    const char *x, *y, *libsvm, *log, *model, *select, *serial, *solver;
     double lambda, min_ratio, rho, tol, target, eta;
     long path, batch, candidates, pipeline, rounds, iters, rho_rows;
     uint64_t seed;
     int have_lambda, have_target, standardize, zero_based;
+    int workset; /* 1: the working-set solver; 0: the priority schedule */
 };
 
 static const char APP[] = "loom-lasso";
@@ -51,11 +58,10 @@ static const char APP[] = "loom-lasso";
  * saying what is wrong (rank 0). */
 static int parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){.select = "priority", .min_ratio = 0.01, .rho = 0.1, .tol = 1e-6,
-                       .eta = 1e-6, .batch = 0, .iters = 100, .seed = 1, .rho_rows = 1024,
-                       .lambda = NAN, .target = NAN};
-    long long n[7] = {0, 1024, 0, 0, 0, 0, 100}; /* path, rho-rows, batch, candidates,
-                                                    pipeline, rounds, iters */
+    *o = (struct opts){.min_ratio = 0.01, .rho = NAN, .tol = 1e-6, .eta = 1e-6, .batch = 0,
+                       .iters = 100, .seed = 1, .lambda = NAN, .target = NAN};
+    long long n[7] = {0, 0, 0, 0, 0, 0, 100}; /* path, rho-rows, batch, candidates,
+                                                 pipeline, rounds, iters (0: not given) */
     unsigned long long seed = 1;
     const loom_flag flags[] = {
         {"X", LOOM_FLAG_STR, &o->x, "FILE", 0, 0,
@@ -74,8 +80,13 @@ static int parse(int argc, char **argv, struct opts *o)
          "centre and scale every column (mean 0, sum of\nsquares n), centre y and fit an "
          "intercept; the\nmodel is reported in the original units\n(columns are then stored "
          "densely)"},
+        {"solver", LOOM_FLAG_STR, &o->solver, "HOW", 0, 0,
+         "workset (default: coordinate descent on a\nworking set grown from the duality gap, with\n"
+         "gap-safe screening; a few allreduces an\niteration) or priority (the STRADS schedule:\n"
+         "an allreduce a round; the default when any of\nits flags below is given)"},
         {"select", LOOM_FLAG_STR, &o->select, "HOW", 0, 0,
-         "priority (draw coordinates by delta^2 + eta,\ndefault) or uniform (the baseline)"},
+         "priority schedule: priority (draw coordinates\nby delta^2 + eta, default) or uniform "
+         "(the\nbaseline)"},
         {"serial", LOOM_FLAG_STR, &o->serial, "ORDER", 0, 0,
          "run the serial twin instead (one rank): cyclic\nor random order"},
         {"rho", LOOM_FLAG_NUM, &o->rho, "R", 0, HUGE_VAL,
@@ -114,7 +125,8 @@ static int parse(int argc, char **argv, struct opts *o)
         .app = "loom-lasso",
         .usage = "loom-lasso --X FILE --y FILE (--lambda L | --lambda-path N) [OPTION]...\n"
                  "loom-lasso --libsvm FILE (--lambda L | --lambda-path N) [OPTION]...",
-        .about = "Lasso by coordinate descent under the priority schedule.\n"
+        .about = "Lasso by coordinate descent, on a working set (default) or under the\n"
+                 "priority schedule (--solver priority).\n"
                  "Minimizes 1/2 |y - X beta|^2 + lambda |beta|_1 on the ranks loomrun starts.\n"
                  "scikit-learn's Lasso(alpha=A) minimizes 1/(2n) |y - X beta|^2 + A |beta|_1\n"
                  "over n samples: the same problem with lambda = n * A (alpha = lambda / n);\n"
@@ -131,6 +143,17 @@ static int parse(int argc, char **argv, struct opts *o)
     o->iters = (long)n[6], o->seed = seed;
     o->have_lambda = !isnan(o->lambda);
     o->have_target = !isnan(o->target);
+    int sched = o->select || !isnan(o->rho) || n[1] || o->batch || o->candidates ||
+                o->pipeline || o->rounds;
+    if (o->solver && strcmp(o->solver, "workset") && strcmp(o->solver, "priority"))
+        return loom_flags_complain(APP, "--solver must be workset or priority");
+    o->workset = o->solver ? !strcmp(o->solver, "workset") : !sched;
+    if (o->workset && sched)
+        return loom_flags_complain(APP, "--select, --rho, --rho-rows, --batch, --candidates, "
+                                        "--pipeline and --rounds belong to --solver priority");
+    o->select = o->select ? o->select : "priority";
+    o->rho = isnan(o->rho) ? 0.1 : o->rho;
+    o->rho_rows = n[1] ? o->rho_rows : 1024;
     if (strcmp(o->select, "priority") && strcmp(o->select, "uniform"))
         return loom_flags_complain(APP, "--select must be priority or uniform");
     if (o->serial && strcmp(o->serial, "cyclic") && strcmp(o->serial, "random"))
@@ -165,7 +188,16 @@ struct run {
     double *delta; /* p: each coordinate's last change, from pull to apply */
     int uniform;
     int64_t updates;
+    int pushed; /* a window's pushes ran since its last pull: the next pull ends a window */
 };
+
+/* Allreduces this rank has taken part in: sum_all's, and (counted by
+ * push and pull) one a window of the priority schedule when the rows are
+ * split (sched/priority.c's finish_window). */
+static long allreduces;
+
+/* 1: every rank holds every row (load): nothing is summed over ranks. */
+static int whole;
 
 /* The first of this rank's rows that thread t of nt works on (the
  * calling thread's share: t = omp_get_thread_num() in push and apply). */
@@ -179,6 +211,8 @@ static void push(long j, double *partial, void *ctx)
     const loom_lasso *l = ((struct run *)ctx)->l;
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
     partial[0] = loom_lasso_dot_rows(l, j, share(l, t, nt), share(l, t + 1, nt));
+    if (t == 0)
+        ((struct run *)ctx)->pushed = 1;
 }
 
 static double pull(long j, const double *sum, void *ctx)
@@ -186,6 +220,8 @@ static double pull(long j, const double *sum, void *ctx)
     struct run *u = ctx;
     double d = u->delta[j] = loom_lasso_decide(u->l, j, sum[0], u->lambda);
     u->updates++;
+    allreduces += u->pushed && loom_size() > 1 && !whole;
+    u->pushed = 0;
     loom_report_tick(1);
     return u->uniform ? 1.0 : d;
 }
@@ -204,15 +240,15 @@ static int conflict(long a, long b, void *ctx)
 
 /* ---- the program ------------------------------------------------------------ */
 
-/* 1: every rank holds every row (load): nothing is summed over ranks. */
-static int whole;
-
 /* Sums v[0..n) over the ranks' rows in place; aborts the job if that
  * fails. */
 static void sum_all(double *v, size_t n)
 {
-    int rc = loom_size() > 1 && !whole ? loom_allreduce(LOOM_IN_PLACE, v, n, LOOM_DOUBLE,
-                                                        LOOM_SUM) : 0;
+    int rc = 0;
+    if (loom_size() > 1 && !whole) {
+        allreduces++;
+        rc = loom_allreduce(LOOM_IN_PLACE, v, n, LOOM_DOUBLE, LOOM_SUM);
+    }
     if (rc)
         loom_abort(1, "loom-lasso: allreduce: %s", loom_strerror(rc));
 }
@@ -235,6 +271,141 @@ static double evaluate(const loom_lasso *l, double lambda, double *xtr, double *
         *gap = loom_lasso_gap(l, s[0], s[1], m, lambda);
     }
     return loom_lasso_objective(l, s[0], lambda);
+}
+
+/* ---- the working-set solver -------------------------------------------------- */
+
+/* The working set: the columns the subproblem is solved on, grown from the
+ * gradient g = Xᵀr (celer's and blitz's outer loop, glmnet's active set
+ * with covariance updates).  Every rank holds the same set, Gram matrix
+ * and β; an iteration costs one allreduce of the new Gram rows (none when
+ * the set did not grow) and evaluate's one of g, whatever the ranks. */
+struct ws {
+    int64_t *set;        /* p: the columns, in the order they joined (checkpointed) */
+    int64_t n;           /* columns in the set */
+    int64_t built;       /* of which G holds the rows */
+    int64_t ld;          /* G's stride */
+    double *G;           /* ld x ld: G[a*ld + b] = x_{set[a]}ᵀ x_{set[b]}, all rows */
+    double *b, *q;       /* ld: the subproblem's β and X_Wᵀr */
+    unsigned char *in;   /* p: 1 for a column in the set */
+    unsigned char *scr;  /* p: screened at this iteration (gap-safe) */
+    unsigned char *skip; /* ld: scr by position in the set */
+    int64_t *cand;       /* p: scratch, the columns that may join */
+    int64_t screened;    /* columns screened at the last iteration */
+    int64_t passes;      /* passes over the set, in all */
+    int64_t extrap;      /* Anderson extrapolations taken, in all */
+};
+
+/* Columns the set starts with, and at least adds at a time (celer's 10). */
+enum { WS_MIN = 16, WS_PASSES = 10000, WS_VALUES = 1 << 20 };
+
+static const double *sort_key;
+
+static int by_key(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    double ka = sort_key[a], kb = sort_key[b];
+    return ka > kb ? -1 : ka < kb ? 1 : (a > b) - (a < b);
+}
+
+/* Allocates *w for p columns; aborts the job without memory. */
+static void ws_init(struct ws *w, int64_t p)
+{
+    *w = (struct ws){.set = malloc((size_t)p * sizeof *w->set),
+                     .in = calloc((size_t)p, 1), .scr = calloc((size_t)p, 1),
+                     .cand = malloc((size_t)p * sizeof *w->cand)};
+    if (!w->set || !w->in || !w->scr || !w->cand)
+        loom_abort(1, "loom-lasso: out of memory");
+}
+
+static void ws_free(struct ws *w)
+{
+    free(w->set), free(w->in), free(w->scr), free(w->cand);
+    free(w->G), free(w->b), free(w->q), free(w->skip);
+}
+
+/* One outer step at λ from g = Xᵀr (all rows; g[p], g[p+1] = Σr², Σr·y),
+ * whose duality gap is gap: gap-safe screening (column j is 0 at the
+ * optimum when |x_jᵀθ| + ‖x_j‖ √(2 gap) < λ, θ the scaled residual);
+ * the set grows by the columns that violate |g_j| ≤ λ, unscreened, the
+ * most violating first (by |g_j| / ‖x_j‖), at most max(WS_MIN, its size)
+ * of them; their Gram rows are summed over ranks (one allreduce); the
+ * subproblem is solved to a gap of eps; β and this rank's residual take
+ * its result.  Collective; every rank computes the same.  Returns the
+ * coordinate updates made. */
+static int64_t ws_step(struct ws *w, loom_lasso *l, const double *g, double lambda, double gap,
+                       double eps)
+{
+    int64_t p = l->p, nc = 0;
+    double m = 0;
+    for (int64_t j = 0; j < p; j++)
+        m = fmax(m, fabs(g[j]));
+    double sc = m > lambda ? lambda / m : 1, radius = sqrt(2 * fmax(gap, 0));
+    w->screened = 0;
+    for (int64_t j = 0; j < p; j++) {
+        w->scr[j] = l->beta[j] == 0 && sc * fabs(g[j]) + sqrt(l->norm2[j]) * radius < lambda;
+        w->screened += w->scr[j];
+        if (!w->in[j] && !w->scr[j] && l->norm2[j] > 0 && fabs(g[j]) > lambda)
+            w->cand[nc++] = j;
+    }
+    double *key = malloc((size_t)p * sizeof *key);
+    if (!key)
+        loom_abort(1, "loom-lasso: out of memory");
+    for (int64_t c = 0; c < nc; c++)
+        key[w->cand[c]] = fabs(g[w->cand[c]]) / sqrt(l->norm2[w->cand[c]]);
+    sort_key = key;
+    qsort(w->cand, (size_t)nc, sizeof *w->cand, by_key);
+    free(key);
+    int64_t add = w->n > WS_MIN ? w->n : WS_MIN;
+    for (int64_t c = 0; c < nc && c < add; c++)
+        w->in[w->cand[c]] = 1, w->set[w->n++] = w->cand[c];
+    if (w->n > w->ld) { /* room for the new rows: a larger G, the old rows copied */
+        int64_t ld = w->n > 2 * w->ld ? w->n : 2 * w->ld;
+        double *G = malloc((size_t)ld * (size_t)ld * sizeof *G);
+        double *b = malloc((size_t)ld * sizeof *b), *q = malloc((size_t)ld * sizeof *q);
+        unsigned char *skip = malloc((size_t)ld);
+        if (!G || !b || !q || !skip)
+            loom_abort(1, "loom-lasso: out of memory for the Gram matrix of %lld columns",
+                       (long long)w->n);
+        for (int64_t a = 0; a < w->built; a++)
+            memcpy(G + a * ld, w->G + a * w->ld, (size_t)w->built * sizeof *G);
+        free(w->G), free(w->b), free(w->q), free(w->skip);
+        w->G = G, w->b = b, w->q = q, w->skip = skip, w->ld = ld;
+    }
+    if (w->built < w->n) { /* the new rows, over every rank's rows: one allreduce */
+        size_t lo = (size_t)w->built * (size_t)(w->built + 1) / 2;
+        size_t hi = (size_t)w->n * (size_t)(w->n + 1) / 2;
+        double *pack = malloc((hi - lo) * sizeof *pack);
+        if (!pack || loom_lasso_gram_local(l, w->set, w->built, w->n, pack))
+            loom_abort(1, "loom-lasso: out of memory for the Gram matrix of %lld columns",
+                       (long long)w->n);
+        sum_all(pack, hi - lo);
+        for (int64_t a = w->built; a < w->n; a++)
+            for (int64_t b = 0; b <= a; b++) {
+                double v = pack[(size_t)a * (size_t)(a + 1) / 2 + (size_t)b - lo];
+                w->G[a * w->ld + b] = w->G[b * w->ld + a] = v;
+            }
+        free(pack);
+        w->built = w->n;
+    }
+    for (int64_t a = 0; a < w->n; a++) {
+        int64_t j = w->set[a];
+        w->b[a] = l->beta[j], w->q[a] = g[j], w->skip[a] = w->scr[j];
+    }
+    loom_lasso_sub sub = {.w = w->n, .ld = w->ld, .G = w->G, .b = w->b, .q = w->q,
+                          .skip = w->skip, .rr = g[p]};
+    int64_t updates = loom_lasso_sub_solve(&sub, lambda, eps, WS_PASSES);
+    w->passes += sub.passes;
+    w->extrap += sub.extrapolated;
+    for (int64_t a = 0; a < w->n; a++) {
+        int64_t j = w->set[a];
+        double d = w->b[a] - l->beta[j];
+        if (d != 0) {
+            l->beta[j] = w->b[a];
+            loom_lasso_residual_rows(l, j, d, 0, l->n);
+        }
+    }
+    return updates;
 }
 
 /* --standardize: column means and spreads over every rank's rows, then
@@ -373,8 +544,16 @@ int main(int argc, char **argv)
      * costs less than the window's draws and barriers, and one rank then
      * runs one thread, one coordinate at a time (measured: docs/loom-lasso.md,
      * "Threads"). */
-    if (!o.batch && !o.serial) {
+    if (!o.batch && !o.serial && !o.workset) {
         long fit = (long)(l.colptr[p] / p / 256), T = omp_get_max_threads();
+        omp_set_num_threads((int)(fit < 1 ? 1 : fit < T ? fit : T));
+    }
+    /* The working set's threads share the gradient's and the Gram rows'
+     * sums, between long serial solves: a thread per WS_VALUES values this
+     * rank holds (on 569 x 495, 2 threads took twice the time of one:
+     * docs/loom-lasso.md). */
+    if (o.workset) {
+        long fit = (long)(l.colptr[p] / WS_VALUES), T = omp_get_max_threads();
         omp_set_num_threads((int)(fit < 1 ? 1 : fit < T ? fit : T));
     }
     long L = o.batch ? o.batch : 8, C = o.candidates ? o.candidates : 2 * L;
@@ -385,7 +564,8 @@ int main(int argc, char **argv)
         loom_abort(1, "loom-lasso: out of memory");
     /* The filter, unless off, or unused: on one rank with one thread the
      * schedule runs one coordinate at a time and asks no conflicts. */
-    if (!o.serial && o.rho < 1 && ((loom_size() > 1 && !whole) || omp_get_max_threads() > 1) &&
+    if (!o.serial && !o.workset && o.rho < 1 &&
+        ((loom_size() > 1 && !whole) || omp_get_max_threads() > 1) &&
         !(u.corr = loom_lasso_corr_new(&l, o.rho_rows, o.rho, &rc)))
         loom_abort(1, "loom-lasso: the correlation sample of %ld rows: %s", o.rho_rows,
                    loom_strerror(rc));
@@ -402,6 +582,8 @@ int main(int argc, char **argv)
                omp_get_max_threads(), omp_get_max_threads() > 1 ? "s" : "", lmax);
         if (o.serial)
             printf("serial twin, %s order\n", o.serial);
+        else if (o.workset)
+            printf("working-set solver%s\n", o.standardize ? ", standardized" : "");
         else
             printf("%s selection, batch %ld of %ld candidates, rho %g, pipeline %ld, %ld rounds "
                    "per iteration%s\n",
@@ -431,23 +613,35 @@ int main(int argc, char **argv)
      * LOOM_CHECKPOINT_EVERY=N checkpoints every N; beta, this rank's
      * residual and where the path stands are kept in them (the priority
      * schedule keeps its weights itself), and a restart goes on from there. */
-    struct { int64_t k, it, stop, updates; double obj, gap; } at = {0};
+    struct { int64_t k, it, stop, updates, ws; double obj, gap; } at = {0};
     int back = 0;
+    struct ws w = {0};
+    if (o.workset)
+        ws_init(&w, p);
     if (!o.serial && (loom_checkpoint_keep("loom-lasso beta", l.beta, (size_t)p * 8, &back) ||
                       loom_checkpoint_keep("loom-lasso residual", l.r, (size_t)l.n * 8, NULL) ||
-                      loom_checkpoint_keep("loom-lasso path", &at, sizeof at, NULL)))
+                      loom_checkpoint_keep("loom-lasso path", &at, sizeof at, NULL) ||
+                      (o.workset && loom_checkpoint_keep("loom-lasso working set", w.set,
+                                                         (size_t)p * 8, NULL))))
         loom_abort(1, "loom-lasso: out of memory");
     iter = (long)loom_clock_now();
+    long iter0 = iter;
     u.updates = at.updates;
     obj = back ? at.obj : obj;
     gap = back ? at.gap : gap;
+    w.n = at.ws; /* a restart's set: its Gram is computed again, the same bits */
+    for (int64_t a = 0; a < w.n; a++)
+        w.in[w.set[a]] = 1;
+    if (o.workset) /* g = Xᵀr and the sums: every iteration starts from them */
+        evaluate(&l, 0, xtr, &gap);
+    long setup = allreduces;
     for (long k = at.k; k < nl; k++) {
         double lambda = !o.path     ? o.lambda
                         : nl == 1   ? lmax * o.min_ratio
                                     : lmax * pow(o.min_ratio, (double)k / (double)(nl - 1));
         u.lambda = lambda;
         int resumed = back && k == at.k; /* beta, residual and weights came back */
-        if (!resumed) {
+        if (!resumed && !o.workset) { /* the working set keeps r and its g exact enough */
             pr.restart = 1; /* a new lambda: the old deltas say little */
             loom_lasso_residual(&l);
         }
@@ -460,11 +654,19 @@ int main(int argc, char **argv)
                                                             : LOOM_LASSO_CYCLIC,
                                 &rng);
                 u.updates += p;
+            } else if (o.workset) {
+                double m = 0;
+                for (int64_t j = 0; j < p; j++)
+                    m = fmax(m, fabs(xtr[j]));
+                double g0 = loom_lasso_gap(&l, xtr[p], xtr[p + 1], m, lambda);
+                double f = loom_lasso_objective(&l, xtr[p], lambda);
+                /* celer's 0.3: each subproblem a little past the gap it starts from */
+                u.updates += ws_step(&w, &l, xtr, lambda, g0, fmax(0.3 * g0, 0.3 * o.tol * f));
             } else if ((rc = loom_for(0, p, NULL, &u, &fo))) {
                 loom_abort(1, "loom-lasso: loom_for: %s", loom_strerror(rc));
             }
             pr.restart = 0;
-            obj = evaluate(&l, lambda, o.tol > 0 ? xtr : NULL, &gap);
+            obj = evaluate(&l, lambda, o.tol > 0 || o.workset ? xtr : NULL, &gap);
             loom_report_row(rep, (double[]){(double)iter, (double)u.updates,
                                             loom_wtime() - t0, obj,
                                             (double)loom_lasso_nnz(&l), lambda, gap});
@@ -481,7 +683,7 @@ int main(int argc, char **argv)
                 break;
             }
             if (!o.serial) {
-                at = (__typeof__(at)){k, it + 1, stop, u.updates, obj, gap};
+                at = (__typeof__(at)){k, it + 1, stop, u.updates, w.n, obj, gap};
                 loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N iterations */
             }
         }
@@ -494,6 +696,16 @@ int main(int argc, char **argv)
                    stop ? "" : " (stopped at --iters)");
             fflush(stdout);
         }
+    }
+    long iters = iter - iter0;
+    if (loom_rank() == 0) {
+        printf("loom-lasso: %ld allreduces in %ld iterations (%.3g an iteration), %ld more to "
+               "set up\n", allreduces - setup, iters,
+               iters ? (double)(allreduces - setup) / (double)iters : 0.0, setup);
+        if (o.workset)
+            printf("loom-lasso: working set of %lld columns, %lld screened at the last "
+                   "iteration, %lld passes over the set, %lld extrapolated\n", (long long)w.n,
+                   (long long)w.screened, (long long)w.passes, (long long)w.extrap);
     }
     if (u.corr && loom_rank() == 0)
         printf("loom-lasso: %lld column correlations computed for the filter, over %lld rows\n",
@@ -511,6 +723,7 @@ int main(int argc, char **argv)
     if (!diverged && loom_rank() == 0)
         printf("final objective=%.17g\n", obj);
     loom_lasso_corr_free(u.corr);
+    ws_free(&w);
     loom_lasso_free(&l);
     free(u.delta);
     free(xtr);

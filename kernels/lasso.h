@@ -180,4 +180,43 @@ int loom_lasso_corr_conflict(loom_lasso_corr *c, long j, long k);
 /* Correlations computed so far (with the memory, each pair at most once). */
 int64_t loom_lasso_corr_computed(const loom_lasso_corr *c);
 
+/* The working-set solver (lasso_ws.c; the outer loop is loom-lasso's).
+ *
+ * loom_lasso_gram_local: the rows [from, to) of the working set's Gram
+ * matrix over this rank's rows, packed lower-triangular: out holds, for
+ * a = from..to-1 and b = 0..a, Σ_i x_{i,set[a]} x_{i,set[b]} at
+ * a(a+1)/2 + b − from(from+1)/2 (the caller sums them over ranks).  A
+ * pair's value depends on its two columns and their positions only.
+ * Returns LOOM_OK or LOOM_ERR_NOMEM (a scratch vector of n per thread).
+ * OpenMP; any thread may call it outside a parallel region. */
+int loom_lasso_gram_local(const loom_lasso *l, const int64_t *set, int64_t from, int64_t to,
+                          double *out);
+
+/* The subproblem on a working set W of w columns:
+ *     min_b  ½‖ỹ − X_W b‖² + λ‖b‖₁,   ỹ = r + X_W β_W
+ * through its Gram matrix G = X_WᵀX_W alone: q = X_Wᵀ(ỹ − X_W b) and
+ * rr = ‖ỹ − X_W b‖² are kept current, an update of b_a costs O(w), and
+ * no row of X is read, so every rank solves it alike from the same
+ * summed G, q and rr without sending anything. */
+typedef struct loom_lasso_sub {
+    int64_t w;                 /* columns in the working set */
+    int64_t ld;                /* G's row stride (>= w) */
+    const double *G;           /* w x w, symmetric: row a at G + a*ld */
+    double *b;                 /* w: β on W; in: the start, out: the result */
+    double *q;                 /* w: in X_Wᵀr at the start, out at the result */
+    const unsigned char *skip; /* w or NULL: columns proven 0 (screened), left at 0 */
+    double rr;                 /* in: ‖r‖² at the start; out: at the result */
+    double gap;                /* out: the subproblem's duality gap at the result */
+    int64_t passes;            /* out: passes over W made */
+    int64_t extrapolated;      /* in/out: Anderson steps taken, added to */
+} loom_lasso_sub;
+
+/* Cyclic coordinate descent on *s until its duality gap (dual point
+ * θ = s·r, s = min(1, λ / max_a |q_a|)) is at most eps, a pass changes
+ * nothing, or max_passes passes were made; every 5 passes an Anderson
+ * extrapolation of the last 5 is taken where it lowers the objective
+ * (without memory for its 7w values, plain passes).  Returns the coordinate
+ * updates made.  Deterministic: the same inputs give the same bits. */
+int64_t loom_lasso_sub_solve(loom_lasso_sub *s, double lambda, double eps, int64_t max_passes);
+
 #endif

@@ -111,17 +111,18 @@ for n in 1 2; do
     close "$T/th$n" "$n rank(s) x $t2 threads" && has "$T/th$n" "x $t2 thread"
     ok $? "$n rank(s) x $t2 threads sharing rows: the reference objective to 1e-6 relative"
 done
-# Without --batch a rank runs a thread per 256 values of a column: one on
-# these 200 rows; 2 on 600 dense rows, where the objective is the serial
+# The priority schedule without --batch runs a thread per 256 values of a
+# column: one on these 200 rows; 2 on 600 dense rows, where the objective is the serial
 # cyclic twin's (run to a gap of 1e-12) to 1e-6.
 OMP_NUM_THREADS=$t2 run_job "$T/one" "$L" --X "$T/d.X.mtx" --y "$T/d.y.mtx" --lambda "$LAMBDA" \
-    --iters 1 --tol 0
+    --iters 1 --tol 0 --solver priority
 run_job "$T/gen6" "$G" lasso --samples 600 --features 100 --nonzeros 10 --correlation 0.3 \
     --seed 2 --out "$T/e"
 run_job "$T/etwin" "$L" --X "$T/e.X.mtx" --y "$T/e.y.mtx" --lambda 50 --tol 1e-12 --iters 100000 \
     --serial cyclic
 F6=$(objective "$T/etwin")
-OMP_NUM_THREADS=$t2 run_job "$T/e2" "$L" --X "$T/e.X.mtx" --y "$T/e.y.mtx" --lambda 50 --tol 1e-9
+OMP_NUM_THREADS=$t2 run_job "$T/e2" "$L" --X "$T/e.X.mtx" --y "$T/e.y.mtx" --lambda 50 --tol 1e-9 \
+    --solver priority
 got=$(objective "$T/e2")
 diag "600 x 100: $(sed -n 's/^loom-lasso: \(600 samples[^;]*\);.*/\1/p' "$T/e2"); objective $got, twin $F6"
 has "$T/one" "1 rank x 1 thread;" && has "$T/e2" "1 rank x $t2 thread" && [ -n "$F6" ] &&
@@ -132,7 +133,7 @@ ok $? "without --batch: 1 thread on 200 rows, $t2 on 600 dense rows (the twin's 
 # sample taken from its own rows (no gather over the ranks), and ends
 # where one rank of as many threads does.
 OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$t2 run_job "$T/e4" "$LOOMRUN" -n 4 "$L" --X "$T/e.X.mtx" \
-    --y "$T/e.y.mtx" --lambda 50 --tol 1e-9
+    --y "$T/e.y.mtx" --lambda 50 --tol 1e-9 --solver priority
 got=$(objective "$T/e4")
 diag "600 x 100 on 4 ranks x $t2 threads, whole: objective $got, twin $F6"
 [ $rc -eq 0 ] && has "$T/e4" "4 ranks x $t2 thread" && has "$T/e4" "600 values a column, under 768, too few to split" &&

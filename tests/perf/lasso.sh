@@ -1,7 +1,9 @@
 #!/bin/sh
 # lasso.sh — loom-lasso against its serial twin and scikit-learn: seconds
 # and coordinate updates until the objective is within 1e-6 (relative) of
-# the optimum, and the ablations of docs/loom-lasso.md.
+# the optimum, and the ablations of docs/loom-lasso.md; then the structural
+# row of issue 42: allreduces an iteration on 2 and 8 ranks (loomrun,
+# oversubscribed), default flags, against the priority schedule's.
 #   tests/perf/lasso.sh BUILD_DIR        (make bench: docs/bench-lasso.md)
 # Prints markdown on stdout.  The optimum F* is the serial twin's
 # objective at a relative duality gap of 1e-12.  Every layout runs
@@ -11,8 +13,8 @@
 # installed: the loosest tol in 1e-2 .. 1e-12 that reaches the target,
 # median of three fits.  Priority against uniform selection: updates
 # over LASSO_SEEDS (default 1..8), one rank, one thread (deterministic).
-# LASSO_SETS picks parts (default "real small big tall seeds").  About 20
-# minutes on a loaded 2-core machine.
+# LASSO_SETS picks parts (default "real small big tall ranks seeds").
+# About 20 minutes on a loaded 2-core machine.
 set -eu
 [ $# -ge 1 ] || { echo "usage: tests/perf/lasso.sh BUILD_DIR" >&2; exit 2; }
 B=$1
@@ -25,7 +27,7 @@ T=$(mktemp -d /tmp/loomlasso.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export OMP_NUM_THREADS=1
 export LOOM_TIMEOUT=${LOOM_TIMEOUT:-120} # a loaded machine starves the heartbeats
-SETS=${LASSO_SETS:-real small big tall seeds}
+SETS=${LASSO_SETS:-real small big tall ranks seeds}
 want() { case " $SETS " in *" $1 "*) return 0 ;; esac; return 1; }
 LASSO=$B/bin/loom-lasso
 RUN=$B/bin/loomrun
@@ -126,10 +128,14 @@ echo "objective within 1e-6 (relative) of the optimum, loading excluded; updates
 echo "The serial twin checks the target once per pass of p updates, the others every iteration."
 echo
 
-# one rank: the selections and the twin; two ranks: the ablations, the
-# rows split over the ranks (--batch 8, the default batch: without it
-# these small problems run whole on every rank, docs/loom-lasso.md)
-L1="priority, 1 rank|1|1|
+# the default (the working set) on 1 and 2 ranks; the priority schedule's
+# selections and the twin on one rank; two ranks: the schedule's
+# ablations, the rows split over the ranks (--batch 8, the default batch:
+# without it these small problems run whole on every rank,
+# docs/loom-lasso.md)
+L1="default (working set), 1 rank|1|1|
+default (working set), 2 ranks|2|1|
+priority, 1 rank|1|1|--solver priority
 uniform, 1 rank|1|1|--select uniform
 serial twin (cyclic)|1|1|--serial cyclic"
 L2="$L1
@@ -154,7 +160,7 @@ fi
 "$B/bin/loom-gen" lasso --samples 400 --features 1000 --nonzeros 20 --correlation 0.5 --out "$T/s" >/dev/null
 want small && echo "## Generated: 400 × 1000, 20 planted, neighbouring columns correlated 0.5" && echo &&
 bench "generated 400 × 1000" "--X $T/s.X.mtx --y $T/s.y.mtx" 0.1 "$L2
-priority, 1 rank x 2 threads|1|2|" "$T/s.X.mtx $T/s.y.mtx"
+priority, 1 rank x 2 threads|1|2|--solver priority" "$T/s.X.mtx $T/s.y.mtx"
 
 if want big; then
     "$B/bin/loom-gen" lasso --samples 2000 --features 4000 --nonzeros 40 --correlation 0.5 \
@@ -170,11 +176,40 @@ if want tall; then
     rm -f "$T/t.svm"
     echo "## Tall: 20000 × 1000, 20 planted, neighbouring columns correlated 0.5 (1 against 2 ranks)"
     echo
-    bench "tall 20000 × 1000" "--X $T/t.X.mtx --y $T/t.y.mtx" 0.1 "priority, 1 rank|1|1|
+    bench "tall 20000 × 1000" "--X $T/t.X.mtx --y $T/t.y.mtx" 0.1 "default (working set), 1 rank|1|1|
+default (working set), 2 ranks|2|1|
+priority, 1 rank|1|1|--solver priority
 serial twin (cyclic)|1|1|--serial cyclic
-priority, 2 ranks|2|1|
+priority, 2 ranks|2|1|--solver priority
 priority, 2 ranks, no filter|2|1|--rho 1"
     rm -f "$T"/t.*
+fi
+
+# The structural row (issue 42): allreduces an iteration, as loom-lasso
+# counts them, at 2 and 8 ranks (oversubscribed), default flags, on rows
+# that are split (2 000 values a column); the priority schedule beside.
+allred() { sed -n 's/^\(\[0\] \)\{0,1\}loom-lasso: \([0-9]*\) allreduces in \([0-9]*\) iterations (\([^ ]*\) an iteration).*/\4 (\2 in \3)/p' "$1"; }
+if want ranks; then
+    "$B/bin/loom-gen" lasso --samples 2000 --features 500 --nonzeros 20 --correlation 0.5 \
+        --out "$T/k" >/dev/null
+    X="--X $T/k.X.mtx --y $T/k.y.mtx --lambda-path 1 --lambda-min-ratio 0.1"
+    "$LASSO" $X --serial cyclic --tol 1e-12 --iters 1000000 >"$T/opt"
+    echo "## Allreduces an iteration: 2000 × 500, neighbouring columns correlated 0.5, λ = 0.1 λ_max"
+    echo
+    echo "Default flags (each run to a relative duality gap of 1e-6), \`loomrun -n R\` on $(getconf _NPROCESSORS_ONLN) cores; F* = $(final "$T/opt") (the twin at a gap of 1e-12)."
+    echo
+    echo "| solver | ranks | allreduces an iteration (in all) | final objective | iterations |"
+    echo "|---|---|---|---|---|"
+    for solver in "default (working set)|" "priority schedule|--solver priority"; do
+        label=${solver%%|*} opts=${solver#*|}
+        for n in 2 8; do
+            OMP_WAIT_POLICY=passive "$RUN" -n $n "$LASSO" $X $opts --iters 1000 --log "$T/k.csv" >"$T/run" 2>&1 ||
+                { echo "lasso.sh: $label on $n ranks failed" >&2; cat "$T/run" >&2; exit 1; }
+            echo "| $label | $n | $(allred "$T/run") | $(final "$T/run") | $(lastcol 1 "$T/k.csv") |"
+        done
+    done
+    echo
+    rm -f "$T"/k.*
 fi
 
 want seeds || exit 0

@@ -531,6 +531,95 @@ static void test_formats_agree(void)
     loom_lasso_free(&a);
 }
 
+/* The working set's pieces (lasso_ws.c): the packed Gram rows of a set
+ * given in a shuffled order, computed in two calls (rows 0-6, then the
+ * rest), against the exact cross products, on dense columns and on
+ * sparse ones (every third row, rows 5-9, none); then the subproblem
+ * solved through the Gram alone over every column ends where the serial
+ * twin does (objective to 1e-12, the Lasso optimality conditions on the
+ * residual recomputed from the rows), with its own gap at most eps and
+ * its ‖r‖² the recomputed one. */
+static void test_workset(void)
+{
+    enum { N = 30, P = 12 };
+    int64_t ri[N * P], ci[N * P];
+    double v[N * P], y[N];
+    int k = 0;
+    srand(11);
+    for (int i = 0; i < N; i++) {
+        y[i] = sin(i + 2.0) + 0.1 * i;
+        double x0 = 0;
+        for (int j = 0; j < P; j++) {
+            int keep = j < 8 || (j == 8 && i % 3 == 0) || (j == 9 && i >= 5 && i < 10) ||
+                       (j == 11 && i % 2);
+            if (!keep) /* column 10 stays empty */
+                continue;
+            double x = (double)rand() / RAND_MAX - 0.5;
+            if (j == 0)
+                x0 = x;
+            if (j == 1) /* correlated with column 0 */
+                x = 0.3 * x + x0;
+            ri[k] = i, ci[k] = j, v[k++] = x;
+        }
+    }
+    loom_lasso l;
+    int rc = loom_lasso_build(&l, N, N, P, k, ri, ci, v, y);
+    loom_lasso_norms_local(&l);
+    int64_t set[P] = {9, 3, 0, 11, 7, 1, 10, 5, 8, 2, 6, 4};
+    double packed[P * (P + 1) / 2], G[P * P];
+    rc |= loom_lasso_gram_local(&l, set, 0, 7, packed) |
+          loom_lasso_gram_local(&l, set, 7, P, packed + 7 * 8 / 2);
+    int gram = 1;
+    for (int a = 0; a < P; a++)
+        for (int b = 0; b <= a; b++) {
+            double g = packed[a * (a + 1) / 2 + b], x = loom_lasso_cross_local(&l, set[a], set[b]);
+            gram &= fabs(g - x) <= 1e-14 * (1 + fabs(x));
+            G[a * P + b] = G[b * P + a] = g;
+        }
+    ok(rc == 0 && gram, "Gram rows of a shuffled set, dense and sparse columns, in two calls: "
+                        "the exact cross products");
+    double g0[P], lmax = 0, yy = 0;
+    loom_lasso_xtv_local(&l, l.y, g0);
+    for (int j = 0; j < P; j++)
+        lmax = fmax(lmax, fabs(g0[j]));
+    for (int i = 0; i < N; i++)
+        yy += y[i] * y[i];
+    double lambda = 0.2 * lmax, b[P], q[P];
+    for (int a = 0; a < P; a++)
+        b[a] = 0, q[a] = g0[set[a]];
+    loom_lasso_sub sub = {.w = P, .ld = P, .G = G, .b = b, .q = q, .rr = yy};
+    int64_t updates = loom_lasso_sub_solve(&sub, lambda, 1e-13, 100000);
+    for (int a = 0; a < P; a++)
+        l.beta[set[a]] = b[a];
+    loom_lasso_residual(&l);
+    double s[3], g[P];
+    loom_lasso_sums_local(&l, s);
+    loom_lasso_xtv_local(&l, l.r, g);
+    int kkt = 1;
+    for (int j = 0; j < P; j++)
+        kkt &= l.beta[j] != 0 ? fabs(g[j] - (l.beta[j] > 0 ? lambda : -lambda)) < 1e-6 * lambda
+                              : fabs(g[j]) <= lambda * (1 + 1e-6);
+    double f = loom_lasso_objective(&l, s[0], lambda);
+    loom_lasso twin;
+    rc |= loom_lasso_build(&twin, N, N, P, k, ri, ci, v, y);
+    loom_lasso_norms_local(&twin);
+    uint64_t rng = 1;
+    for (int pass = 0; pass < 20000; pass++)
+        loom_lasso_pass(&twin, lambda, LOOM_LASSO_CYCLIC, &rng);
+    loom_lasso_residual(&twin);
+    double st[3];
+    loom_lasso_sums_local(&twin, st);
+    double ft = loom_lasso_objective(&twin, st[0], lambda);
+    int64_t nz = loom_lasso_nnz(&l);
+    ok(rc == 0 && kkt && updates > 0 && sub.gap <= 1e-13 && fabs(f - ft) <= 1e-12 * ft &&
+           fabs(sub.rr - s[0]) <= 1e-10 * s[0] && nz > 1 && nz < P - 1,
+       "the subproblem through the Gram: the twin's objective (%.15g, twin %.15g), optimality, "
+       "gap %.3g, %lld non-zeros, %lld updates in %lld passes", f, ft, sub.gap, (long long)nz,
+       (long long)updates, (long long)sub.passes);
+    loom_lasso_free(&l);
+    loom_lasso_free(&twin);
+}
+
 int main(void)
 {
     test_mm_good();
@@ -539,6 +628,7 @@ int main(void)
     test_scan_f64();
     test_kernel();
     test_rows_split();
+    test_workset();
     test_corr_table();
     test_corr_sparse();
     test_corr_no_memo();
