@@ -14,7 +14,8 @@
  *     (sched/shares.c), and at its end the ranks add up to two ranks'
  *     worth of their changes home (--merge capped, the default: on 2
  *     ranks their sum, on more twice their mean), add them all (--merge
- *     sum) or average them (--merge avg), and take a clock;
+ *     sum) or average them (--merge avg), capped and averaged rows with
+ *     block momentum, and take a clock;
  *   - an epoch whose loss ran away ends the job before anything is saved
  *     (loom_report_runaway).
  * Each sentence draws from its own random stream (seed, epoch, sentence),
@@ -201,12 +202,17 @@ static int train(int argc, char **argv)
      * overshoots at most as 2 ranks summing do and, every 10 000 words,
      * scored within the seeds' spread of one rank on 2, 3 and 4 ranks, so
      * it is the default (on 2 ranks it is the sum, and dsm runs it as
-     * one).  avg: the allocations' .average (0 sum, 1 mean, 2 capped). */
+     * one).  Block momentum (dsm.md) gives back the progress the mean
+     * takes from the rows every rank trains, once sync points are close
+     * enough for the moves to settle: every 8000 words of the job, as many
+     * an epoch on any number of ranks, 8 ranks ended 3 epochs 2.8% above
+     * one rank's loss where capped every 10 000 words of each rank ended
+     * 5.2% above (docs/loom-w2v.md, "Which merge").  avg: the allocations'
+     * .average (0 sum, 1 mean, 2 capped). */
     int avg = !o.merge || !strcmp(o.merge, "capped") ? 2 : !strcmp(o.merge, "sum") ? 0 : 1;
     if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other;
-                           * capped and averaged rows lose quality when they mix too seldom
-                           * (docs/loom-w2v.md, "Which merge") */
-        o.sync_every = avg == 2 ? 10000 : avg ? 50000 : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
+                           * capped and averaged rows lose quality when they mix too seldom */
+        o.sync_every = avg ? (8000 + R - 1) / R : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
     if (o.serial && R > 1)
         loom_abort(2, "loom-w2v: --serial runs on one rank (got %d)", R);
     loom_corpus c;
@@ -245,7 +251,8 @@ static int train(int argc, char **argv)
     } else {
         loom_alloc_opts a = {.unit = LOOM_UNIT_ROW, .row_size = row, .merge = LOOM_MERGE_ADD,
                              .type = LOOM_FLOAT, .coherence = o.staleness ? "ssp" : "bsp",
-                             .staleness = o.staleness, .staleness_set = 1, .average = avg};
+                             .staleness = o.staleness, .staleness_set = 1, .average = avg,
+                             .momentum = avg != 0};
         a.name = "in";
         j.in = loom_alloc(bytes, &a);
         a.name = "out";
@@ -274,8 +281,8 @@ static int train(int argc, char **argv)
                o.serial ? ", serial twin" : "");
     if (me == 0 && R > 1)
         printf("loom-w2v: ranks %s every %lld words of each rank (--merge, --sync-every)\n",
-               avg == 2 ? "add their changes up to twice their mean"
-               : avg    ? "average their changes"
+               avg == 2 ? "add their changes up to twice their mean, with block momentum,"
+               : avg    ? "average their changes, with block momentum,"
                         : "sum their changes", (long long)o.sync_every);
 
     loom_report *rep = loom_report_open("loom-w2v", o.log, "iter,samples,seconds,loss,pairs",

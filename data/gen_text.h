@@ -25,7 +25,7 @@ typedef struct loom_gen_text_opts {
     uint64_t seed;
 } loom_gen_text_opts;
 
-/* The defaults: test = samples / 4, length 80, words 300, own 0.15,
+/* The defaults: test = samples / 4, length 80, words 300, own 0.04,
  * zipf 1, seed 1; the sizes 0. */
 void loom_gen_text_defaults(loom_gen_text_opts *o);
 

@@ -35,15 +35,16 @@ w2v k2 2 --restart
 [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/k2.out" "loom_clock 2" &&
     awk -v a="$(loss k2)" -v b="$(loss ref2)" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
 ok $? "2 ranks, rank 1 killed after epoch 3, restarted: final loss $(loss k2) within 0.5% of $(loss ref2)"
-# 3 ranks merge capped (the default: there twice the mean): the
-# homes' averaging state must come back with the rows (the same loss to
-# the last digit here; the tolerance is the 2-rank case's).
+# 3 ranks merge capped (the default: there twice the mean, with block
+# momentum): the rows come back; the homes' last moves (the momentum) do
+# not (docs/dsm.md), so the restarted run starts its momentum afresh and
+# ends within the 2-rank case's tolerance (2.39496 against 2.39416).
 LOOM_STATS=1 w2v ref3 3
 LOOM_TEST_KILL=1:3 w2v k3 3
 rc1=$rc
 w2v k3 3 --restart
 [ $rc1 -ne 0 ] && [ $rc -eq 0 ] && has "$T/k3.out" "loom_clock 2" && has "$T/k3.out" "twice their mean" &&
-    [ "$(grep -Ec "stats '(in|out)' \(bsp, capped at 2 ranks\)" "$T/ref3.out")" -eq 6 ] &&
+    [ "$(grep -Ec "stats '(in|out)' \(bsp, capped at 2 ranks, block momentum\)" "$T/ref3.out")" -eq 6 ] &&
     awk -v a="$(loss k3)" -v b="$(loss ref3)" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.005) }'
 ok $? "3 ranks (capped), rank 1 killed after epoch 3, restarted: final loss $(loss k3) within 0.5% of $(loss ref3)"
 # Killed after the last epoch's checkpoint: the restart has nothing to run,
