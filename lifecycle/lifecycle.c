@@ -1,8 +1,8 @@
 /* lifecycle.c — loom_init, loom_finalize and loom_barrier: the one place
  * that knows every layer, and the order they start and stop in.
  *
- * Loom is three layers, each calling only the ones below it
- * (docs/architecture.md, "Layers"): the runtime (lib/: environment, rank,
+ * Loom is four layers (this one over the other three), each calling only
+ * the ones below it (docs/architecture.md, "Layers"): the runtime (lib/: environment, rank,
  * transport, collectives), the DSM (dsm/: allocations, coherence policies,
  * checkpoints) and the scheduler (sched/: loom_for).  loom_init starts
  * them bottom up, as ArgoDSM's argo::init does; loom_finalize stops them
