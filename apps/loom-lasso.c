@@ -60,8 +60,9 @@ static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.min_ratio = 0.01, .rho = NAN, .tol = 1e-6, .eta = 1e-6, .batch = 0,
                        .iters = 100, .seed = 1, .lambda = NAN, .target = NAN};
-    long long n[7] = {0, 0, 0, 0, 0, 0, 100}; /* path, rho-rows, batch, candidates,
-                                                 pipeline, rounds, iters (0: not given) */
+    struct { /* the counts as the flag parser writes them (0: not given) */
+        long long path, rho_rows, batch, candidates, pipeline, rounds, iters;
+    } n = {.iters = 100};
     unsigned long long seed = 1;
     const loom_flag flags[] = {
         {"X", LOOM_FLAG_STR, &o->x, "FILE", 0, 0,
@@ -72,7 +73,7 @@ static int parse(int argc, char **argv, struct opts *o)
         {"zero-based", LOOM_FLAG_SET, &o->zero_based, NULL, 0, 0,
          "the LIBSVM file's indices start at 0 (as\nscikit-learn's dump_svmlight_file writes)"},
         {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL, "the penalty"},
-        {"lambda-path", LOOM_FLAG_LONG, &n[0], "N", 1, HUGE_VAL,
+        {"lambda-path", LOOM_FLAG_LONG, &n.path, "N", 1, HUGE_VAL,
          "or a path of N values from lambda_max =\nmax|X'y| down to R * lambda_max, warm starts"},
         {"lambda-min-ratio", LOOM_FLAG_NUM, &o->min_ratio, "R", 0, 1,
          "the path's last lambda / lambda_max, 0 < R <= 1\n(default 0.01)"},
@@ -92,22 +93,22 @@ static int parse(int argc, char **argv, struct opts *o)
         {"rho", LOOM_FLAG_NUM, &o->rho, "R", 0, HUGE_VAL,
          "two columns correlated above R are not updated\ntogether (default 0.1; 1 turns the "
          "filter off)"},
-        {"rho-rows", LOOM_FLAG_LONG, &n[1], "M", 1, HUGE_VAL,
+        {"rho-rows", LOOM_FLAG_LONG, &n.rho_rows, "M", 1, HUGE_VAL,
          "rows the correlations are estimated on (default\n1024; more than the data set: all, "
          "exact)"},
-        {"batch", LOOM_FLAG_LONG, &n[2], "L", 1, HUGE_VAL,
+        {"batch", LOOM_FLAG_LONG, &n.batch, "L", 1, HUGE_VAL,
          "coordinates updated in parallel per round\n(default 8).  Without it a rank runs a "
          "thread\nper 256 values of a column (up to\nOMP_NUM_THREADS; they split the rows), "
          "one\nrank with one thread updates one coordinate at\na time, and with under 768 "
          "values a column\nevery rank solves the whole problem alone"},
-        {"candidates", LOOM_FLAG_LONG, &n[3], "C", 1, HUGE_VAL,
+        {"candidates", LOOM_FLAG_LONG, &n.candidates, "C", 1, HUGE_VAL,
          "coordinates drawn per round (default 2 * batch)"},
-        {"pipeline", LOOM_FLAG_LONG, &n[4], "D", 1, HUGE_VAL,
+        {"pipeline", LOOM_FLAG_LONG, &n.pipeline, "D", 1, HUGE_VAL,
          "rounds in flight at once, sharing one allreduce\n(default 1; their updates see the "
          "state before\nthe others' results)"},
-        {"rounds", LOOM_FLAG_LONG, &n[5], "R", 1, HUGE_VAL,
+        {"rounds", LOOM_FLAG_LONG, &n.rounds, "R", 1, HUGE_VAL,
          "rounds per iteration (default features / batch:\none pass)"},
-        {"iters", LOOM_FLAG_LONG, &n[6], "N", 1, HUGE_VAL,
+        {"iters", LOOM_FLAG_LONG, &n.iters, "N", 1, HUGE_VAL,
          "iterations at most, per lambda (default 100)"},
         {"tol", LOOM_FLAG_NUM, &o->tol, "T", 0, HUGE_VAL,
          "stop when the duality gap <= T * objective\n(default 1e-6; 0: never, and no gap is "
@@ -138,12 +139,12 @@ static int parse(int argc, char **argv, struct opts *o)
     int rc = loom_flags_parse(&cli, argc, argv, 1);
     if (rc)
         return rc;
-    o->path = (long)n[0], o->rho_rows = (long)n[1], o->batch = (long)n[2];
-    o->candidates = (long)n[3], o->pipeline = (long)n[4], o->rounds = (long)n[5];
-    o->iters = (long)n[6], o->seed = seed;
+    o->path = (long)n.path, o->rho_rows = (long)n.rho_rows, o->batch = (long)n.batch;
+    o->candidates = (long)n.candidates, o->pipeline = (long)n.pipeline, o->rounds = (long)n.rounds;
+    o->iters = (long)n.iters, o->seed = seed;
     o->have_lambda = !isnan(o->lambda);
     o->have_target = !isnan(o->target);
-    int sched = o->select || !isnan(o->rho) || n[1] || o->batch || o->candidates ||
+    int sched = o->select || !isnan(o->rho) || n.rho_rows || o->batch || o->candidates ||
                 o->pipeline || o->rounds;
     if (o->solver && strcmp(o->solver, "workset") && strcmp(o->solver, "priority"))
         return loom_flags_complain(APP, "--solver must be workset or priority");
@@ -153,7 +154,7 @@ static int parse(int argc, char **argv, struct opts *o)
                                         "--pipeline and --rounds belong to --solver priority");
     o->select = o->select ? o->select : "priority";
     o->rho = isnan(o->rho) ? 0.1 : o->rho;
-    o->rho_rows = n[1] ? o->rho_rows : 1024;
+    o->rho_rows = n.rho_rows ? o->rho_rows : 1024;
     if (strcmp(o->select, "priority") && strcmp(o->select, "uniform"))
         return loom_flags_complain(APP, "--select must be priority or uniform");
     if (o->serial && strcmp(o->serial, "cyclic") && strcmp(o->serial, "random"))

@@ -325,7 +325,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
 {
     static const loom_alloc_opts none;
     const loom_alloc_opts *o = opts ? opts : &none;
-    char why[200];
+    char why[400];
     const char *name = o->name ? o->name : "";
     if (loom_state != 1) {
         loom_log("loom_alloc('%s') called before loom_init", name);
@@ -334,7 +334,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     int bad = validate(bytes, o, why, sizeof why);
     const loom_policy *pol = bad ? NULL : choose_policy(o->name, o->coherence);
     if (!bad && !pol) {
-        char names[100];
+        char names[256];
         loom_policy_names(names, sizeof names);
         snprintf(why, sizeof why, "unknown coherence policy '%s' (available: %s)", o->coherence,
                  names);
