@@ -147,20 +147,26 @@ static int fsync_dir(const char *path)
     return rc;
 }
 
-static int write_at(int fd, const void *p, size_t n, uint64_t off)
+/* Contract: see checkpoint.h.  No locks; any thread. */
+int loom_ckpt_io(int fd, void *p, size_t n, uint64_t off, int write)
 {
-    const char *c = p;
+    char *c = p;
     while (n) {
-        ssize_t w = pwrite(fd, c, n, (off_t)off);
-        if (w < 0 && errno == EINTR)
+        ssize_t k = write ? pwrite(fd, c, n, (off_t)off) : pread(fd, c, n, (off_t)off);
+        if (k < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (k <= 0)
             return -1;
-        c += w;
-        n -= (size_t)w;
-        off += (uint64_t)w;
+        c += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
     }
     return 0;
+}
+
+static int write_at(int fd, const void *p, size_t n, uint64_t off)
+{
+    return loom_ckpt_io(fd, (void *)p, n, off, 1);
 }
 
 /* Write `len` bytes from `p` to path atomically: path.tmp, fsync, rename.

@@ -72,6 +72,11 @@ struct loom_ckpt_rec {
  * a then b = loom_ckpt_sum(b, nb, loom_ckpt_sum(a, na, seed))).  Catches a
  * damaged or truncated file; it is not a cryptographic hash. */
 uint64_t loom_ckpt_sum(const void *p, size_t n, uint64_t seed);
+/* All n bytes of p written to fd (write) or read from it, at offset off,
+ * whatever the short transfers and EINTRs; 0, or -1 (errno set; a read
+ * that meets the end of the file is -1 too).  The one pwrite/pread loop
+ * of checkpoint.c and restart.c. */
+int loom_ckpt_io(int fd, void *p, size_t n, uint64_t off, int write);
 
 /* Read DIR/LATEST: 0 and *seq, -1 if there is none, -2 if it does not
  * name a checkpoint. */

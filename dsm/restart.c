@@ -96,18 +96,7 @@ static int same_job(const struct loom_ckpt_head *h, const char *path, char *why,
 
 static int read_at(int fd, void *p, size_t n, uint64_t off)
 {
-    char *c = p;
-    while (n) {
-        ssize_t r = pread(fd, c, n, (off_t)off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        c += r;
-        n -= (size_t)r;
-        off += (uint64_t)r;
-    }
-    return 0;
+    return loom_ckpt_io(fd, p, n, off, 0);
 }
 
 /* Open and check old rank q's file of checkpoint seq into *f, written by
