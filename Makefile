@@ -31,7 +31,7 @@ CFLAGS_ALL   := $(CPPFLAGS_ALL) $(WARN) $(CFLAGS) -fPIC -fopenmp $(SAN)
 LDLIBS_ALL   := -lucp -lucs -lnuma -lz -lpthread -lm
 LDFLAGS_ALL  := -fopenmp $(SAN) $(LDFLAGS)
 
-LIB_SRC  := $(wildcard lib/*.c dsm/*.c sched/*.c lifecycle/*.c)
+LIB_SRC  := $(wildcard lib/*.c dsm/*.c dsm/ckpt/*.c sched/*.c lifecycle/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The ML code (algorithms, file readers, generators) and the apps' shared
 # command-line helpers: static archives the apps link, never part of
@@ -59,7 +59,7 @@ EXAMPLES := $(foreach e,$(EX_NAMES),$(BUILD)/examples/$(e)/omp $(BUILD)/examples
 all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/libloom.so.0 $(BUILD)/libloom-ml.a \
      $(BUILD)/bin/loomrun $(BUILD)/bin/loomcc $(APPS) $(UNITS) $(TBINS) $(PERFS) $(EXAMPLES)
 
-HEADERS  := $(wildcard lib/*.h dsm/*.h sched/*.h kernels/*.h data/*.h apps/common/*.h \
+HEADERS  := $(wildcard lib/*.h dsm/*.h dsm/ckpt/*.h sched/*.h kernels/*.h data/*.h apps/common/*.h \
                       apps/loomrun/*.h tests/*.h)
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

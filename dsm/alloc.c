@@ -17,6 +17,13 @@
 #include <unistd.h>
 
 loom_dsm_alloc *_Atomic loom_allocs[LOOM_MAX_ALLOCS];
+const struct loom_dsm_ckpt_hooks *loom_dsm_ckpt; /* dsm.h: set by dsm/ckpt/ at loom_init */
+
+/* Whether loom_alloc restores allocations from a checkpoint now. */
+static int restoring(void)
+{
+    return loom_dsm_ckpt && loom_dsm_ckpt->restoring();
+}
 _Atomic int loom_nallocs; /* table entries in use (live or freed) */
 static uint64_t next_serial = 1; /* creation order of allocations (checkpoints) */
 int loom_dsm_check;
@@ -392,8 +399,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     int rc = LOOM_OK;
     size_t plen = (a->mapped + 4095) & ~(size_t)4095;
     if (pol->plain) { /* plain memory */
-        if (loom_restart_open())
-            loom_restart_check(a); /* collective */
+        if (restoring())
+            loom_dsm_ckpt->check(a); /* collective */
         a->base = mmap(NULL, plen, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (a->base == MAP_FAILED) {
@@ -403,8 +410,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
             numa_tonode_memory(a->base, plen, o->numa_node);
         if (!rc && a->kind == LOOM_UNIT_ROW && !(a->ulock = calloc(a->nunits, sizeof *a->ulock)))
             rc = LOOM_ERR_NOMEM; /* rows stay thread-safe */
-        if (!rc && loom_restart_open())
-            loom_restart_fill(a);
+        if (!rc && restoring())
+            loom_dsm_ckpt->fill(a);
     } else {
         rc = loom_arena_init();
         if (!rc && !(a->base = loom_arena_take(plen)))
@@ -443,8 +450,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         /* every rank must get this far before keys are exchanged */
         int32_t st = rc;
         loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
-        if (!st && loom_restart_open())
-            loom_restart_check(a); /* collective: every rank got this far */
+        if (!st && restoring())
+            loom_dsm_ckpt->check(a); /* collective: every rank got this far */
         if (!st) { /* the working copy first: an in-place store lives in it */
             st = rc = make_working_copy(a);
             loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
@@ -458,8 +465,8 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
          * and they must find the allocation ready. */
         if (!rc)
             rc = start_policy(a);
-        if (!rc && loom_restart_open()) /* before anyone can fetch from the store */
-            loom_restart_fill(a);
+        if (!rc && restoring()) /* before anyone can fetch from the store */
+            loom_dsm_ckpt->fill(a);
         if (!rc)
             publish(a, n);
         st = rc;
@@ -605,7 +612,6 @@ int loom_dsm_init(void)
         if (rc)
             return rc;
     }
-    loom_restart_init();
     return LOOM_OK;
 }
 

@@ -152,7 +152,7 @@ int loom_clock(void)
     if (rc)
         return rc;
     calls++;
-    return loom_ckpt_on_clock(calls);
+    return loom_dsm_ckpt ? loom_dsm_ckpt->clock(calls) : LOOM_OK;
 }
 
 /* Contract: from restart.c only, in loom_init (no allocation exists, no

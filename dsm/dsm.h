@@ -232,10 +232,6 @@ void loom_allreduce_hypercube_fini(void); /* from loom_allreduce_ssp_fini */
 void loom_lock_init(void);
 void loom_lock_fini(void);       /* free the lock records (after the last message) */
 size_t loom_lock_records(void);  /* live lock records this rank manages (tests) */
-/* restart.c: with LOOM_RESTART, find the checkpoint to resume from and
- * restore the clock (collective; stops the job with one message when the
- * checkpoint cannot be used).  From loom_dsm_init. */
-void loom_restart_init(void);
 
 /* ---- dist.c ------------------------------------------------------------ */
 /* Fill a->home, a->slot, a->nhome.  Returns LOOM_OK or LOOM_ERR_ARG (an
@@ -415,30 +411,23 @@ void loom_agent_hold(void);
 void loom_agent_release(void);
 void loom_agent_fini(void); /* finalize: stop the thread */
 
-/* ---- checkpoint.c, restart.c (docs/checkpoint.md) ---------------------- */
-/* loom_clock's part: LOOM_CHECKPOINT_EVERY and LOOM_TEST_KILL at the
- * program's calls-th clock.  Collective like loom_clock. */
-int loom_ckpt_on_clock(uint64_t calls);
-/* A hash of a's unit -> home map (cached in a->homehash). */
-uint64_t loom_ckpt_home_hash(loom_dsm_alloc *a);
-/* 1 between a restart and the first loom_clock or loom_checkpoint after
- * it: loom_alloc restores allocations. */
-int loom_restart_open(void);
-/* Collective, from loom_alloc while restoring: compare a (fully laid out,
- * not yet filled) with the checkpoint's allocation of the same serial;
- * on a mismatch the job stops with one message. */
-void loom_restart_check(loom_dsm_alloc *a);
-/* Fill a from the checkpoint (home store, own copy or ring partition),
- * before a is published; a damaged file stops the job. */
-void loom_restart_fill(loom_dsm_alloc *a);
-/* The program clocked or checkpointed: stop restoring; name (rank 0)
- * checkpointed allocations this run did not make again. */
-void loom_restart_close(void);
-/* ckpt_keep.c: the i-th kept range (returns how many there are; fills
- * the outputs when i is one of them), and, on restart, the saved contents
- * of `name` (data malloc'd, taken over; -1 if out of memory). */
-int loom_ckpt_kept(int i, const char **name, const void **p, size_t *n);
-int loom_ckpt_pending(const char *name, void *data, size_t n);
+/* ---- checkpointing's hooks (dsm/ckpt/, docs/checkpoint.md) ----------- */
+/* The core (alloc, clock, diff, fault, lock, notice) names no checkpoint
+ * or restart function: dsm/ckpt/ sets these at loom_init
+ * (loom_ckpt_start), and with none set nothing is checkpointed.
+ *   clock      after the program's calls-th loom_clock: LOOM_CHECKPOINT_EVERY
+ *              and LOOM_TEST_KILL (collective like loom_clock)
+ *   restoring  1 between a restart and the first clock or checkpoint after it
+ *   check      collective, from loom_alloc while restoring: a (laid out, not
+ *              filled) against the checkpoint's allocation of its serial
+ *   fill       a's data from the checkpoint, before a is published */
+struct loom_dsm_ckpt_hooks {
+    int (*clock)(uint64_t calls);
+    int (*restoring)(void);
+    void (*check)(loom_dsm_alloc *a);
+    void (*fill)(loom_dsm_alloc *a);
+};
+extern const struct loom_dsm_ckpt_hooks *loom_dsm_ckpt; /* alloc.c; NULL: none */
 
 /* ---- fault.c ----------------------------------------------------------- */
 int loom_fault_init(void);

@@ -70,3 +70,12 @@ void loom_policy_setup_all(void)
         if (registry[i]->setup)
             registry[i]->setup();
 }
+
+/* Contract: see policy.h.  Pure; any thread. */
+const loom_policy *loom_policy_rotating(void)
+{
+    for (size_t i = 0; i < NPOLICIES; i++)
+        if (loom_policy_rotates(registry[i]))
+            return registry[i];
+    return NULL;
+}

@@ -68,6 +68,8 @@ typedef struct loom_policy {
      *   restore     restart, before a is published: put the rotation back
      *               at sub-epoch t with boundaries lo[0..P] (LOOM_ERR_ARG
      *               for boundaries that do not cut a's units)
+     *   saved_part  restart: the partition rank q of a job of P owned at
+     *               the sub-epoch t a checkpoint saved (subepoch's value)
      * A checkpoint of such an allocation saves the partition the rank owns;
      * of a plain one, the rank's copy; of any other, the home store. */
     const size_t *(*bounds)(loom_dsm_alloc *a, int *owned);
@@ -75,6 +77,7 @@ typedef struct loom_policy {
     int (*rotate)(void);
     uint64_t (*subepoch)(loom_dsm_alloc *a);
     int (*restore)(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo);
+    int (*saved_part)(uint64_t t, int q, int P);
 } loom_policy;
 
 /* ---- policy.c: the registry ------------------------------------------- */
@@ -90,9 +93,10 @@ int loom_policy_check_env(char *err, size_t errlen);
 void loom_policy_setup_all(void);
 /* 1 if p rotates ownership (has the rotation hooks). */
 static inline int loom_policy_rotates(const loom_policy *p) { return p->bounds != NULL; }
-/* policy_ring.c: the partition rank q of P owned at the sub-epoch a
- * checkpoint saved (subepoch()'s value, mirror bit included). */
-int loom_ring_saved_part(uint64_t saved, int q, int P);
+/* The registered policy that rotates ownership (the ring), or NULL: what
+ * a restart asks about a rotating allocation's saved partitions, whatever
+ * policy the allocation has in the restarted job (one rank: local). */
+const loom_policy *loom_policy_rotating(void);
 
 /* Release consistency with bounded staleness: bsp's hooks, which ssp,
  * priority and writethrough share (bsp is ssp with staleness 0). */

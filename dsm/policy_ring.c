@@ -565,7 +565,7 @@ static const size_t *bounds(loom_dsm_alloc *a, int *owned)
 }
 
 /* The sub-epoch, with the top bit set for a mirrored ring (a checkpoint
- * saves it; restore and loom_ring_saved_part read it back). */
+ * saves it; restore and saved_part read it back). */
 #define MIRRORED ((uint64_t)1 << 63)
 static uint64_t subepoch(loom_dsm_alloc *a)
 {
@@ -573,7 +573,7 @@ static uint64_t subepoch(loom_dsm_alloc *a)
     return g->t | (g->mirrored ? MIRRORED : 0);
 }
 
-int loom_ring_saved_part(uint64_t saved, int q, int P)
+static int saved_part(uint64_t saved, int q, int P)
 {
     return part_at(q, saved & ~MIRRORED, !!(saved & MIRRORED), P);
 }
@@ -622,4 +622,5 @@ const loom_policy loom_policy_ring = {
     .rotate = loom_ring_rotate,
     .subepoch = subepoch,
     .restore = restore,
+    .saved_part = saved_part,
 };

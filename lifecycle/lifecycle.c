@@ -9,6 +9,7 @@
  * top down; loom_barrier is the DSM's synchronization point (release, the
  * runtime's barrier, acquire), which the scheduler also uses directly. */
 #include "../dsm/dsm.h"
+#include "../dsm/ckpt/checkpoint.h"
 #include "../sched/sched.h"
 
 /* Contract: what loom.h promises.  The environment is read and checked
@@ -32,6 +33,8 @@ int loom_init(int *argc, char ***argv)
     int rc = loom_rt_start();
     if (!rc)
         rc = loom_dsm_init();
+    if (!rc) /* checkpointing's hooks into the DSM; a restart's clock */
+        loom_ckpt_start();
     /* OMP_NUM_THREADS unset: this rank's share of its host.  Not before the
      * DSM is up: a collective progresses the worker, and a faster rank's
      * first DSM message could then arrive before its handler (it hung the

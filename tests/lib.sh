@@ -40,7 +40,7 @@ has() {
 }
 finish() { exit $_failed; }
 # ckpt_cmp A B: two rank files of two jobs hold the same bytes but the
-# header's job identity (bytes 48-63, dsm/checkpoint.h) and the header's
+# header's job identity (bytes 48-63, dsm/ckpt/checkpoint.h) and the header's
 # checksum over it (bytes 72-79); cmp(1)'s report on a difference
 ckpt_cmp() { cmp -n 48 "$1" "$2" && cmp -i 64 -n 8 "$1" "$2" && cmp -i 80 "$1" "$2"; }
 # threads N: N, or 1 under ThreadSanitizer (libgomp is not instrumented, so

@@ -11,6 +11,9 @@
 #     be one that an object of a higher folder defines (nm --defined-only);
 #   - at source level: no file in lib/ includes a header of dsm/ or sched/,
 #     and none in dsm/ includes one of sched/.
+# Inside dsm/, checkpointing (dsm/ckpt/, ranked with dsm/) hooks into the
+# core (alloc, clock, diff, fault, lock, notice): no core object calls what
+# dsm/ckpt/ defines, and no core file includes a dsm/ckpt/ header.
 # Prints one line per violation (file, symbol, the folder defining it) and
 # exits 1 if there is any; exits 0 in silence otherwise.
 set -eu
@@ -20,7 +23,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 # The rank of a folder: its position bottom up; any other folder is above all.
 rank() {
     case $1 in
-    lib) echo 0 ;; dsm) echo 1 ;; sched) echo 2 ;; lifecycle) echo 3 ;; *) echo 4 ;;
+    lib) echo 0 ;; dsm | dsm/ckpt) echo 1 ;; sched) echo 2 ;; lifecycle) echo 3 ;; *) echo 4 ;;
     esac
 }
 
@@ -40,6 +43,19 @@ awk 'NR == FNR { if (!($3 in top) || $1 > top[$3]) { top[$3] = $1; by[$3] = $2 }
      ($3 in top) && top[$3] > $1 {
          printf "layers: %s calls %s, defined in %s/ (a higher layer)\n", $2, $3, by[$3]; bad = 1 }
      END { exit bad }' "$tmp/def" "$tmp/undef" || bad=1
+# The DSM core calls nothing of dsm/ckpt/ (it reaches it through the hooks,
+# dsm.h's loom_dsm_ckpt).
+awk '$2 == "dsm/ckpt" { ck[$3] = 1; next } FILENAME ~ /undef$/ && ($3 in ck) &&
+     $2 ~ /^dsm\/(alloc|clock|diff|fault|lock|notice)\.o$/ {
+         printf "layers: %s calls %s, defined in dsm/ckpt/ (the core reaches it through hooks)\n", $2, $3
+         bad = 1 }
+     END { exit bad }' "$tmp/def" "$tmp/undef" || bad=1
+for f in alloc clock diff fault lock notice; do
+    if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(ckpt/|checkpoint\.h)' "$src/dsm/$f.c" >/dev/null; then
+        echo "layers: dsm/$f.c includes a dsm/ckpt/ header"
+        bad=1
+    fi
+done
 # Headers: lib/ knows no dsm/ or sched/ header, dsm/ no sched/ header.
 for pat in "lib:dsm\.h|policy\.h|sched\.h|checkpoint\.h|\.\./dsm/|\.\./sched/" "dsm:sched\.h|\.\./sched/"; do
     dir=${pat%%:*}

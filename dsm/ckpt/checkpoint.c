@@ -28,7 +28,7 @@
  * stores also change by one-sided stores from peers, which no handler
  * sees, and the checksum is needed anyway. */
 #include "checkpoint.h"
-#include "dsm.h"
+#include "../dsm.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -17,7 +17,7 @@
  * layout, so that a restart on another number of ranks can take each row
  * from the rank that held it (restart.c). */
 #include "checkpoint.h"
-#include "dsm.h"
+#include "../dsm.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * directory of each host's own, each takes its host's.  A file system
  * without flock support (ENOLCK, EOPNOTSUPP) gets no lock. */
 #include "checkpoint.h"
-#include "dsm.h"
+#include "../dsm.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -30,6 +30,8 @@
 #ifndef LOOM_DSM_CHECKPOINT_H
 #define LOOM_DSM_CHECKPOINT_H
 
+#include "../dsm.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -121,5 +123,37 @@ int loom_ckpt_lock_all(const char *dir, char *why, size_t wn);
  * (loom_checkpoint_rows), as layout runs {first, count, 1}: copies up to
  * cap runs into runs, returns how many there are. */
 size_t loom_ckpt_rows_of(const void *p, uint64_t serial, uint64_t *runs, size_t cap);
+
+/* ---- the hooks' implementations and their helpers ---------------------- */
+/* Collective, from lifecycle's loom_init once the DSM is up (no allocation
+ * exists, no clock message has been sent): sets the core's hooks
+ * (loom_dsm_ckpt) and, with LOOM_RESTART, finds the checkpoint to resume
+ * from and restores the clock (one message and the job stops when it
+ * cannot be used).  restart.c. */
+void loom_ckpt_start(void);
+/* loom_clock's part: LOOM_CHECKPOINT_EVERY and LOOM_TEST_KILL at the
+ * program's calls-th clock.  Collective like loom_clock. */
+int loom_ckpt_on_clock(uint64_t calls);
+/* A hash of a's unit -> home map (cached in a->homehash). */
+uint64_t loom_ckpt_home_hash(loom_dsm_alloc *a);
+/* 1 between a restart and the first loom_clock or loom_checkpoint after
+ * it: loom_alloc restores allocations. */
+int loom_restart_open(void);
+/* Collective, from loom_alloc while restoring: compare a (fully laid out,
+ * not yet filled) with the checkpoint's allocation of the same serial;
+ * on a mismatch the job stops with one message. */
+void loom_restart_check(loom_dsm_alloc *a);
+/* Fill a from the checkpoint (home store, own copy or ring partition),
+ * before a is published; a damaged file stops the job. */
+void loom_restart_fill(loom_dsm_alloc *a);
+/* The program clocked or checkpointed: stop restoring; name (rank 0)
+ * checkpointed allocations this run did not make again. */
+void loom_restart_close(void);
+/* ckpt_keep.c: the i-th kept range (returns how many there are; fills
+ * the outputs when i is one of them), and, on restart, the saved contents
+ * of `name` (data malloc'd, taken over; -1 if out of memory). */
+int loom_ckpt_kept(int i, const char **name, const void **p, size_t *n);
+int loom_ckpt_pending(const char *name, void *data, size_t n);
+
 
 #endif

@@ -22,7 +22,7 @@
  * Every refusal is agreed on: the lowest rank that finds a problem stops
  * the job with its message, so the user reads one line. */
 #include "checkpoint.h"
-#include "dsm.h"
+#include "../dsm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -284,7 +284,9 @@ static int unsplittable(char *why, size_t wn)
     return name != NULL;
 }
 
-void loom_restart_init(void)
+/* With LOOM_RESTART, the checkpoint to resume from and the clock restored
+ * (loom_ckpt_start). */
+static void restart_init(void)
 {
     const char *dir = loom_icv.checkpoint_dir;
     char why[1600] = "";
@@ -543,7 +545,7 @@ static void scatter(const struct file *f, const struct loom_ckpt_rec *c, const u
     uint64_t k = 0; /* CK_HOME: the units' store slots, in order */
     int bad = 0;
     if (c->what == CK_RING) { /* the partition q owned at sub-epoch ring_t */
-        uint32_t j = (uint32_t)loom_ring_saved_part(c->ring_t, (int)q, (int)P);
+        uint32_t j = (uint32_t)loom_policy_rotating()->saved_part(c->ring_t, (int)q, (int)P);
         bad = m[0] != 0 || m[P] != N || m[j] > m[j + 1] || m[j + 1] > N ||
               c->len != (m[j + 1] - m[j]) * U;
         if (!bad)
@@ -661,4 +663,20 @@ void loom_restart_close(void)
     S.more = NULL;
     S.nmore = 0;
     S.claimed = NULL;
+}
+
+/* The core's hooks (dsm.h): the clock's checkpoints, and restoring
+ * allocations while a restart is open. */
+static const struct loom_dsm_ckpt_hooks hooks = {
+    .clock = loom_ckpt_on_clock,
+    .restoring = loom_restart_open,
+    .check = loom_restart_check,
+    .fill = loom_restart_fill,
+};
+
+/* Contract: see checkpoint.h.  Collective; from loom_init only. */
+void loom_ckpt_start(void)
+{
+    loom_dsm_ckpt = &hooks;
+    restart_init();
 }
