@@ -16,7 +16,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-loom_dsm_alloc *_Atomic loom_allocs[LOOM_MAX_ALLOCS];
 const struct loom_dsm_ckpt_hooks *loom_dsm_ckpt; /* dsm.h: set by dsm/ckpt/ at loom_init */
 
 /* Whether loom_alloc restores allocations from a checkpoint now. */
@@ -24,27 +23,9 @@ static int restoring(void)
 {
     return loom_dsm_ckpt && loom_dsm_ckpt->restoring();
 }
-_Atomic int loom_nallocs; /* table entries in use (live or freed) */
 static uint64_t next_serial = 1; /* creation order of allocations (checkpoints) */
 int loom_dsm_check;
 int loom_dsm_looping;
-
-loom_dsm_alloc *loom_dsm_find(const void *p)
-{
-    int n = atomic_load(&loom_nallocs);
-    for (int i = 0; i < n; i++) {
-        loom_dsm_alloc *a = loom_allocs[i];
-        if (a && a->live && (const char *)p >= a->base && (const char *)p < a->base + a->mapped)
-            return a;
-    }
-    return NULL;
-}
-
-loom_dsm_alloc *loom_dsm_lookup_base(const void *p)
-{
-    loom_dsm_alloc *a = loom_dsm_find(p);
-    return a && a->base == p ? a : NULL;
-}
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -80,44 +61,6 @@ static const loom_policy *choose_policy(const char *name, const char *opt)
 
 /* Bytes of the home store (at least one page, so it can be registered). */
 static size_t store_len(const loom_dsm_alloc *a) { return loom_dsm_store_len(a->nhome, a->unit); }
-
-void loom_dsm_store_free(loom_dsm_alloc *a)
-{
-    if (a->memh)
-        loom_tp_mem_unmap(a->memh);
-    for (int r = 0; a->rkeys && r < loom_icv.nranks; r++)
-        if (a->rkeys[r])
-            loom_tp_rkey_destroy(a->rkeys[r]);
-    if (a->store && !a->inplace)
-        munmap(a->store, store_len(a));
-    a->memh = NULL;
-    a->store = NULL;
-}
-
-/* Give every rank every store's address and key: store and its packed
- * key (rkey, rlen bytes; freed here) in, base[r] and keys[r] (NULL for
- * this rank) out.  Collective (make_store below, and rehome.c). */
-void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *base, void **keys)
-{
-    int64_t maxlen = (int64_t)rlen;
-    loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
-    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_icv.nranks;
-    uint8_t *mine = calloc(1, rec), *all = calloc(P, rec);
-    if (!mine || !all)
-        loom_die(1, "out of memory exchanging the keys of a store");
-    uint64_t sb = (uint64_t)(uintptr_t)store;
-    memcpy(mine, &sb, 8);
-    memcpy(mine + 8, &rlen, 8);
-    memcpy(mine + 16, rkey, rlen);
-    loom_tp_rkey_buffer_free(rkey);
-    loom_allgather(mine, all, rec);
-    for (size_t r = 0; r < P; r++) {
-        memcpy(&base[r], all + r * rec, 8);
-        keys[r] = (int)r != loom_icv.rank ? loom_tp_rkey_unpack((int)r, all + r * rec + 16) : NULL;
-    }
-    free(mine);
-    free(all);
-}
 
 static void destroy(loom_dsm_alloc *a)
 {

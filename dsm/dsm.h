@@ -176,7 +176,7 @@ int loom_arena_init(void);
 char *loom_arena_take(size_t bytes);
 void loom_arena_give(char *p, size_t bytes);
 
-/* ---- alloc.c ----------------------------------------------------------- */
+/* ---- lookup.c: the table ---------------------------------------------- */
 extern loom_dsm_alloc *_Atomic loom_allocs[]; /* read by the handlers: published atomically */
 extern _Atomic int loom_nallocs;
 #define LOOM_MAX_ALLOCS 1024
@@ -184,6 +184,8 @@ extern _Atomic int loom_nallocs;
 loom_dsm_alloc *loom_dsm_find(const void *p);
 /* The live allocation whose base is exactly p, or NULL. */
 loom_dsm_alloc *loom_dsm_lookup_base(const void *p);
+
+/* ---- alloc.c ----------------------------------------------------------- */
 extern int loom_dsm_check; /* LOOM_CHECK includes dsm conflict checks */
 extern int loom_dsm_looping; /* sched/: this rank runs a loop (loom_for and its kin) */
 /* Check mode (diff.c): the program read row `row` of a outside loops and
@@ -249,8 +251,9 @@ static inline size_t loom_dsm_store_len(size_t nhome, size_t unit)
 {
     return nhome ? nhome * unit : 4096;
 }
-/* Give a's home store back: its registration, the peers' keys, its memory
- * (not when in place); store and memh become NULL (destroy, rehome.c). */
+/* store.c: give a's home store back: its registration, the peers' keys,
+ * its memory (not when in place); store and memh become NULL (destroy,
+ * rehome.c). */
 void loom_dsm_store_free(loom_dsm_alloc *a);
 /* Give every rank every store's address and key (collective): store and
  * its packed key in (the key buffer is freed), base[] and keys[] out. */
@@ -464,7 +467,7 @@ int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const voi
 int loom_row_refresh(loom_dsm_alloc *a);
 void loom_unit_unlock(loom_dsm_alloc *a, size_t u);
 
-/* The page-unit protection helper: set [u0, u1) to prot (coalesced). */
+/* store.c: the page-unit protection helper: set [u0, u1) to prot (coalesced). */
 void loom_dsm_protect(loom_dsm_alloc *a, size_t u0, size_t u1, int prot);
 
 #endif

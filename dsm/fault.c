@@ -73,13 +73,6 @@ static void futex_wake(_Atomic int *w)
     syscall(SYS_futex, (int *)w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void loom_dsm_protect(loom_dsm_alloc *a, size_t u0, size_t u1, int prot)
-{
-    if (u1 > u0 && mprotect(a->base + u0 * a->unit, (u1 - u0) * a->unit, prot))
-        loom_die(1, "mprotect of '%s' failed (vm.max_map_count too low for %zu units? "
-                 "use a larger page_unit)", a->name, a->nunits);
-}
-
 static void pass_on(int sig, siginfo_t *si, void *uc)
 {
     if (previous.sa_flags & SA_SIGINFO && previous.sa_sigaction) {

@@ -13,7 +13,8 @@
 #     and none in dsm/ includes one of sched/.
 # Inside dsm/, checkpointing (dsm/ckpt/, ranked with dsm/) hooks into the
 # core (alloc, clock, diff, fault, lock, notice): no core object calls what
-# dsm/ckpt/ defines, and no core file includes a dsm/ckpt/ header.
+# dsm/ckpt/ defines, and no core file includes a dsm/ckpt/ header.  The
+# leaves dsm/lookup.c and dsm/store.c call nothing of dsm/ (only lib/).
 # Prints one line per violation (file, symbol, the folder defining it) and
 # exits 1 if there is any; exits 0 in silence otherwise.
 set -eu
@@ -56,6 +57,11 @@ for f in alloc clock diff fault lock notice; do
         bad=1
     fi
 done
+# The DSM's leaves call nothing of the DSM.
+awk '$2 == "dsm" || $2 == "dsm/ckpt" { dsm[$3] = 1; next } FILENAME ~ /undef$/ && ($3 in dsm) &&
+     $2 ~ /^dsm\/(lookup|store)\.o$/ {
+         printf "layers: %s calls %s of dsm/ (a leaf calls only lib/)\n", $2, $3; bad = 1 }
+     END { exit bad }' "$tmp/def" "$tmp/undef" || bad=1
 # Headers: lib/ knows no dsm/ or sched/ header, dsm/ no sched/ header.
 for pat in "lib:dsm\.h|policy\.h|sched\.h|checkpoint\.h|\.\./dsm/|\.\./sched/" "dsm:sched\.h|\.\./sched/"; do
     dir=${pat%%:*}
