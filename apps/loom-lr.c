@@ -508,6 +508,77 @@ static void runaway(const struct opts *o, double loss, int C, int e)
                             : "Use a smaller --step");
 }
 
+/* ---- the training loop the three models share ----------------------- */
+
+/* A model's part of train(); ctx is the model's own. */
+struct model {
+    void *ctx;
+    /* one epoch at step: the serial twin's loop or the Loom loop (a
+     * failure ends the job) */
+    void (*epoch)(void *ctx, float step);
+    /* s[0] = this rank's training samples' summed loss, s[1] its test
+     * samples' correct predictions, against its view of the model (made
+     * current first) */
+    void (*score)(void *ctx, double s[2]);
+    int64_t ntrain, ntest, nlocal; /* the job's samples; this rank's training samples */
+    int C;                         /* classes: an untrained model scores ln C */
+};
+
+/* The data-parallel loop's options for an epoch (every model's). */
+static loom_for_opts epoch_opts(loom_sync mode, long long every)
+{
+    return (loom_for_opts){.schedule = LOOM_STATIC, .local = 1, .sync = mode,
+                           .sync_every = every, .repeated = 1, .accessor_reads = 1};
+}
+
+/* Epochs from the one after a restart's last (the model came back) to
+ * --epochs or the first --tol stop: each reported, a run away stopped
+ * before anything is saved, then a loom_clock (LOOM_CHECKPOINT_EVERY=N: a
+ * checkpoint every N epochs).  Rank 0 prints the speed and its peak
+ * memory.  Returns the last epoch's test accuracy.  Collective. */
+static double train(const struct opts *o, const struct model *m)
+{
+    char err[512] = "", msg[600];
+    loom_report *rep = loom_report_open("loom-lr", o->log,
+                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
+                                        sizeof err);
+    snprintf(msg, sizeof msg, "loom-lr: %s", err);
+    loom_report_agree(!rep, msg);
+    double busy = 0, acc = 0, s[2];
+    int done = o->serial ? 0 : (int)loom_clock_now(), last = done, stop = 0;
+    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
+    if (done) {
+        m->score(m->ctx, s);
+        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
+        prev = s[0] / (double)m->ntrain;
+    }
+    for (int e = done + 1; e <= o->epochs && !stop; e++) {
+        loom_report_begin(rep, e, m->nlocal);
+        double t0 = loom_wtime();
+        m->epoch(m->ctx, (float)(o->step * pow(o->decay, e - 1)));
+        busy += loom_wtime() - t0;
+        m->score(m->ctx, s);
+        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
+        double loss = s[0] / (double)m->ntrain;
+        acc = s[1] / (double)m->ntest;
+        loom_report_row(rep, (double[]){e, (double)m->ntrain * e, busy, loss, acc});
+        runaway(o, loss, m->C, e); /* before the checkpoint and the save */
+        stop = converged(o, &prev, loss);
+        last = e;
+        if (!o->serial)
+            loom_clock();
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (loom_rank() == 0 && busy > 0)
+        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s; rank 0's peak "
+               "memory %.0f MB\n", (double)m->ntrain * (last - done) / busy, last - done, busy,
+               stop ? ", converged (--tol)" : "", ru.ru_maxrss / 1024.0);
+    loom_report_final(rep, "test_accuracy", acc);
+    loom_report_close(rep);
+    return acc;
+}
+
 /* The sync interval (--sync-every, else the default: docs/loom-lr.md,
  * "How often ranks meet"), n a rank's samples an epoch.  Averaging with
  * block momentum, 100 samples, whatever the ranks: each sync point costs a
@@ -702,6 +773,36 @@ static void save_sparse(const struct opts *o, const struct weights *ws, float *p
         loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
 }
 
+/* The sparse binary model's part of train(). */
+struct bctx {
+    struct sjob j;
+    const struct opts *o;
+    loom_for_opts fo;
+    struct weights *ws;
+    float *plain; /* this rank's view (the serial twin's model) */
+    const loom_libsvm *tr, *te;
+};
+
+static void binary_epoch(void *ctx, float step)
+{
+    struct bctx *b = ctx;
+    b->j.step = step;
+    if (b->o->serial)
+        sgd_sparse(0, (long)b->tr->n, &b->j);
+    else if (loom_for_range(0, b->tr->n, sgd_sparse, &b->j, &b->fo))
+        loom_abort(1, "loom-lr: the SGD loop failed");
+}
+
+static void binary_score(void *ctx, double s[2])
+{
+    struct bctx *b = ctx;
+    double unused;
+    if (!b->o->serial)
+        refresh(b->ws, b->plain);
+    evaluate_sparse(b->tr, b->plain, b->ws->bias, &s[0], &unused);
+    evaluate_sparse(b->te, b->plain, b->ws->bias, &unused, &s[1]);
+}
+
 /* Sparse binary logistic regression over F features (the largest index
  * + 1): weights dense or in a map (struct weights); otherwise as the
  * multinomial model.  Collective. */
@@ -756,62 +857,16 @@ static int binary(const struct opts *o, loom_libsvm *trp, loom_libsvm *tep, int6
     float *plain = calloc((size_t)ws.nslots, sizeof(float));
     if (!plain)
         loom_abort(1, "loom-lr: cannot allocate %lld weights", (long long)ws.nslots);
-    char err[512] = "", msg[600];
-    loom_report *rep = loom_report_open("loom-lr", o->log,
-                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
-                                        sizeof err);
-    snprintf(msg, sizeof msg, "loom-lr: %s", err);
-    loom_report_agree(!rep, msg);
     /* the serial twin runs the same body over plain memory, in order */
-    struct sjob j = {.d = &tr, .w = o->serial ? plain : ws.w, .b = ws.b, .shift = ws.shift,
-                     .mask = ((int64_t)1 << ws.shift) - 1, .bias = ws.bias,
-                     .lambda = (float)o->lambda, .plain = o->serial};
-    double busy = 0, acc = 0, loss = 0;
-    int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: w came back */
-    int last = done, stop = 0;
-    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
-    if (done) {
-        double unused;
-        refresh(&ws, plain);
-        evaluate_sparse(&tr, plain, ws.bias, &prev, &unused);
-        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
-        prev /= (double)tr.nfile;
-    }
-    for (int e = done + 1; e <= o->epochs && !stop; e++) {
-        j.step = (float)(o->step * pow(o->decay, e - 1));
-        loom_report_begin(rep, e, tr.n);
-        double t0 = loom_wtime();
-        if (o->serial)
-            sgd_sparse(0, (long)tr.n, &j);
-        else if (loom_for_range(0, tr.n, sgd_sparse, &j,
-                                &(loom_for_opts){.schedule = LOOM_STATIC, .local = 1,
-                                                 .sync = mode, .sync_every = every,
-                                                 .repeated = 1, .accessor_reads = 1}))
-            loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
-        busy += loom_wtime() - t0;
-        if (!o->serial)
-            refresh(&ws, plain);
-        double s[2], unused;
-        evaluate_sparse(&tr, plain, ws.bias, &s[0], &unused);
-        evaluate_sparse(&te, plain, ws.bias, &unused, &s[1]);
-        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
-        acc = s[1] / (double)te.nfile;
-        loss = s[0] / (double)tr.nfile;
-        loom_report_row(rep, (double[]){e, (double)tr.nfile * e, busy, loss, acc});
-        runaway(o, loss, 2, e); /* before the checkpoint and the save */
-        stop = converged(o, &prev, loss);
-        last = e;
-        if (!o->serial)
-            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
-    }
-    if (me == 0 && busy > 0)
-        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
-               (double)tr.nfile * (last - done) / busy, last - done, busy,
-               stop ? ", converged (--tol)" : "");
+    struct bctx b = {.j = {.d = &tr, .w = o->serial ? plain : ws.w, .b = ws.b, .shift = ws.shift,
+                           .mask = ((int64_t)1 << ws.shift) - 1, .bias = ws.bias,
+                           .lambda = (float)o->lambda, .plain = o->serial},
+                     .o = o, .fo = epoch_opts(mode, every), .ws = &ws, .plain = plain,
+                     .tr = &tr, .te = &te};
+    train(o, &(struct model){.ctx = &b, .epoch = binary_epoch, .score = binary_score,
+                             .ntrain = tr.nfile, .ntest = te.nfile, .nlocal = tr.n, .C = 2});
     if (o->model && me == 0)
         save_sparse(o, &ws, plain, F);
-    loom_report_final(rep, "test_accuracy", acc);
-    loom_report_close(rep);
     free(plain);
     free(ws.need);
     free(ws.scale);
@@ -957,6 +1012,37 @@ static void save_multi(const char *path, const float *W, int64_t F, int C, const
         loom_abort(1, "loom-lr: %s: %s", path, strerror(errno));
 }
 
+/* The sparse multinomial model's part of train(). */
+struct mctx {
+    struct mjob j;
+    const struct opts *o;
+    loom_for_opts fo;
+    float *W, *plain; /* the Loom rows; this rank's view (the serial twin's model) */
+    const size_t *need;
+    size_t nneed;
+    const loom_libsvm *tr, *te;
+};
+
+static void multi_epoch(void *ctx, float step)
+{
+    struct mctx *x = ctx;
+    x->j.step = step;
+    if (x->o->serial)
+        sgd_multi(0, (long)x->tr->n, &x->j);
+    else if (loom_for_range(0, x->tr->n, sgd_multi, &x->j, &x->fo))
+        loom_abort(1, "loom-lr: the SGD loop failed");
+}
+
+static void multi_score(void *ctx, double s[2])
+{
+    struct mctx *x = ctx;
+    double unused;
+    if (!x->o->serial)
+        refresh_multi(x->W, x->need, x->nneed, x->j.G * x->j.C, x->plain);
+    evaluate_multi(x->tr, x->plain, x->j.F, x->j.C, &s[0], &unused);
+    evaluate_multi(x->te, x->plain, x->j.F, x->j.C, &unused, &s[1]);
+}
+
 /* The multinomial model on sparse rows (LIBSVM, C >= 3 classes, features
  * scaled by scale[]): memory for the samples' non-zeros and (F + 1) x C
  * weights, twice (the Loom rows and the plain view evaluation reads), no
@@ -991,58 +1077,12 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
     if (me == 0 && R > 1 && !o->serial)
         printf("loom-lr: a sync point every %lld samples of each rank (%s)\n", every,
                !strcmp(o->merge, "avg") ? "weights averaged, block momentum" : "changes summed");
-    char err[512] = "", msg[600];
-    loom_report *rep = loom_report_open("loom-lr", o->log,
-                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
-                                        sizeof err);
-    snprintf(msg, sizeof msg, "loom-lr: %s", err);
-    loom_report_agree(!rep, msg);
-    struct mjob j = {.d = tr, .W = o->serial ? plain : W, .F = F, .C = C, .G = G, .plain = o->serial,
-                     .lambda = (float)o->lambda};
-    double busy = 0, acc = 0, loss = 0;
-    int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
-    int last = done, stop = 0;
-    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
-    if (done) {
-        double unused;
-        refresh_multi(W, need, nneed, G * C, plain);
-        evaluate_multi(tr, plain, F, C, &prev, &unused);
-        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
-        prev /= (double)tr->nfile;
-    }
-    for (int e = done + 1; e <= o->epochs && !stop; e++) {
-        j.step = (float)(o->step * pow(o->decay, e - 1));
-        loom_report_begin(rep, e, tr->n);
-        double t0 = loom_wtime();
-        if (o->serial)
-            sgd_multi(0, (long)tr->n, &j);
-        else if (loom_for_range(0, tr->n, sgd_multi, &j,
-                                &(loom_for_opts){.schedule = LOOM_STATIC, .local = 1,
-                                                 .sync = mode, .sync_every = every,
-                                                 .repeated = 1, .accessor_reads = 1}))
-            loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
-        busy += loom_wtime() - t0;
-        if (!o->serial)
-            refresh_multi(W, need, nneed, G * C, plain);
-        double s[2], unused;
-        evaluate_multi(tr, plain, F, C, &s[0], &unused);
-        evaluate_multi(te, plain, F, C, &unused, &s[1]);
-        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
-        acc = s[1] / (double)te->nfile;
-        loss = s[0] / (double)tr->nfile;
-        loom_report_row(rep, (double[]){e, (double)tr->nfile * e, busy, loss, acc});
-        runaway(o, loss, C, e); /* before the checkpoint and the save */
-        stop = converged(o, &prev, loss);
-        last = e;
-        if (!o->serial)
-            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
-    }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    if (me == 0 && busy > 0)
-        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s; rank 0's peak "
-               "memory %.0f MB\n", (double)tr->nfile * (last - done) / busy, last - done, busy,
-               stop ? ", converged (--tol)" : "", ru.ru_maxrss / 1024.0);
+    struct mctx x = {.j = {.d = tr, .W = o->serial ? plain : W, .F = F, .C = C, .G = G,
+                           .plain = o->serial, .lambda = (float)o->lambda},
+                     .o = o, .fo = epoch_opts(mode, every), .W = W, .plain = plain, .need = need,
+                     .nneed = nneed, .tr = tr, .te = te};
+    train(o, &(struct model){.ctx = &x, .epoch = multi_epoch, .score = multi_score,
+                             .ntrain = tr->nfile, .ntest = te->nfile, .nlocal = tr->n, .C = C});
     if (o->model) { /* rank 0 reads every row; the others' views are not needed */
         if (!o->serial && me == 0) {
             size_t *all = malloc((size_t)nrows * sizeof *all);
@@ -1056,13 +1096,49 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
         if (me == 0)
             save_multi(o->model, plain, F, C, scale);
     }
-    loom_report_final(rep, "test_accuracy", acc);
-    loom_report_close(rep);
     free(plain);
     free(need);
     if (W)
         loom_free(W);
     return 0;
+}
+
+/* The dense multinomial model's part of train(). */
+struct dctx {
+    struct job j;
+    const struct opts *o;
+    loom_for_opts fo;
+    float *Wserial; /* the serial twin's model */
+    struct data *tr, *te;
+};
+
+/* This rank's view of the C rows of D floats. */
+static void dense_rows(const struct dctx *x, float **rows)
+{
+    for (int c = 0; c < x->tr->C; c++)
+        rows[c] = x->o->serial ? x->Wserial + (size_t)c * x->tr->D
+                               : (float *)loom_row_get(x->j.W, (size_t)c);
+}
+
+static void dense_epoch(void *ctx, float step)
+{
+    struct dctx *x = ctx;
+    x->j.step = step;
+    if (x->o->serial)
+        loom_lr_softmax_epoch(x->tr->X, x->tr->y, x->tr->n, x->Wserial, x->tr->C, x->tr->D, step,
+                              x->j.lambda);
+    else if (loom_for(0, x->tr->n, sgd, &x->j, &x->fo))
+        loom_abort(1, "loom-lr: the SGD loop failed");
+}
+
+static void dense_score(void *ctx, double s[2])
+{
+    struct dctx *x = ctx;
+    float *rows[LOOM_LR_MAXC];
+    double unused;
+    dense_rows(x, rows);
+    evaluate(x->tr, rows, &s[0], &unused);
+    evaluate(x->te, rows, &unused, &s[1]);
 }
 
 /* The multinomial model over dense rows (IDX images, pixel f divided by
@@ -1071,7 +1147,6 @@ static int sparse_multi(const struct opts *o, loom_libsvm *tr, loom_libsvm *te, 
 static int multinomial(const struct opts *o, struct data *tr, struct data *te, const float *scale)
 {
     int R = loom_size(), me = loom_rank();
-    char msg[200];
     int C = tr->C, D = tr->D;
     if (C > LOOM_LR_MAXC)
         loom_abort(1, "loom-lr: %d classes (at most %d)", C, LOOM_LR_MAXC);
@@ -1086,73 +1161,26 @@ static int multinomial(const struct opts *o, struct data *tr, struct data *te, c
     float *Wserial = o->serial ? calloc((size_t)C * D, sizeof(float)) : NULL;
     if (!W || (o->serial && !Wserial))
         loom_abort(1, "loom-lr: cannot allocate the model (%d x %d floats)", C, D);
-    char err[512] = "";
-    loom_report *rep = loom_report_open("loom-lr", o->log,
-                                        "iter,samples,seconds,train_logloss,test_accuracy", err,
-                                        sizeof err);
-    snprintf(msg, sizeof msg, "loom-lr: %s", err);
-    loom_report_agree(!rep, msg);
     loom_sync mode = sync_mode(o);
     long long every = sync_every(o, 1, (tr->total + R - 1) / R);
     if (me == 0 && R > 1 && !o->serial)
         printf("loom-lr: a sync point every %lld samples of each rank (%s)\n", every,
                !strcmp(o->merge, "avg") ? "weights averaged, block momentum" : "changes summed");
-    struct job j = {tr, W, 0, (float)o->lambda};
-    double busy = 0, acc = 0, loss = 0;
-    int done = o->serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: W came back */
-    int last = done, stop = 0;
-    double prev = INFINITY; /* resumed: the last epoch's loss, for --tol as if uninterrupted */
-    if (done) {
+    struct dctx x = {.j = {tr, W, 0, (float)o->lambda}, .o = o, .fo = epoch_opts(mode, every),
+                     .Wserial = Wserial, .tr = tr, .te = te};
+    train(o, &(struct model){.ctx = &x, .epoch = dense_epoch, .score = dense_score,
+                             .ntrain = tr->total, .ntest = te->total, .nlocal = tr->n, .C = C});
+    if (o->model && me == 0) { /* the model after the last epoch (its checkpoint taken) */
         float *rows[LOOM_LR_MAXC];
-        double unused;
-        for (int c = 0; c < C; c++)
-            rows[c] = (float *)loom_row_get(W, (size_t)c);
-        evaluate(tr, rows, &prev, &unused);
-        loom_allreduce(LOOM_IN_PLACE, &prev, 1, LOOM_DOUBLE, LOOM_SUM);
-        prev /= (double)tr->total;
+        dense_rows(&x, rows);
+        FILE *f = fopen(o->model, "w");
+        for (int c = 0; f && c < C; c++)
+            for (int k = 0; k < D; k++)
+                fprintf(f, "%.7g%c", rows[c][k] * (k + 1 < D ? 255 / scale[k] : 1),
+                        k + 1 < D ? ' ' : '\n');
+        if (!f || fclose(f))
+            loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
     }
-    for (int e = done + 1; e <= o->epochs && !stop; e++) {
-        j.step = (float)(o->step * pow(o->decay, e - 1));
-        loom_report_begin(rep, e, tr->n);
-        double t0 = loom_wtime();
-        if (o->serial)
-            loom_lr_softmax_epoch(tr->X, tr->y, tr->n, Wserial, C, D, j.step, j.lambda);
-        else if (loom_for(0, tr->n, sgd, &j, &(loom_for_opts){.schedule = LOOM_STATIC,
-                          .local = 1, .sync = mode, .sync_every = every,
-                          .repeated = 1, .accessor_reads = 1}))
-            loom_abort(1, "loom-lr: the SGD loop failed in epoch %d", e);
-        busy += loom_wtime() - t0;
-        float *rows[LOOM_LR_MAXC];
-        for (int c = 0; c < C; c++)
-            rows[c] = o->serial ? Wserial + (size_t)c * D : (float *)loom_row_get(W, (size_t)c);
-        double s[2], unused;
-        evaluate(tr, rows, &s[0], &unused); /* s: training loss, correct test predictions */
-        evaluate(te, rows, &unused, &s[1]);
-        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
-        acc = s[1] / (double)te->total;
-        loss = s[0] / (double)tr->total;
-        loom_report_row(rep, (double[]){e, (double)tr->total * e, busy, loss, acc});
-        runaway(o, loss, C, e); /* before the checkpoint and the save */
-        stop = converged(o, &prev, loss);
-        last = e;
-        if ((stop || e == o->epochs) && o->model && me == 0) {
-            FILE *f = fopen(o->model, "w");
-            for (int c = 0; f && c < C; c++)
-                for (int x = 0; x < D; x++)
-                    fprintf(f, "%.7g%c", rows[c][x] * (x + 1 < D ? 255 / scale[x] : 1),
-                            x + 1 < D ? ' ' : '\n');
-            if (!f || fclose(f))
-                loom_abort(1, "loom-lr: %s: %s", o->model, strerror(errno));
-        }
-        if (!o->serial)
-            loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
-    }
-    if (me == 0 && busy > 0)
-        printf("loom-lr: %.0f samples/s over %d epochs (%.3f s training)%s\n",
-               (double)tr->total * (last - done) / busy, last - done, busy,
-               stop ? ", converged (--tol)" : "");
-    loom_report_final(rep, "test_accuracy", acc);
-    loom_report_close(rep);
     free(Wserial);
     free(tr->X), free(tr->y), free(te->X), free(te->y);
     loom_free(W);
