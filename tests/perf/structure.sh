@@ -10,7 +10,10 @@
 #   loom-w2v: Genesis-Deuteronomy (bible-kjv), dim 50, 3 epochs, defaults:
 #             the final loss, 1, 2, 4 and 8 ranks; and the whole Bible at
 #             dim 100, 1 and 8 ranks, scored on WordSim-353
-#             (tests/apps/w2v_wordsim.py, ../shared/data/wordsim353).
+#             (tests/apps/w2v_wordsim.py, ../shared/data/wordsim353);
+#   loom-lasso: a planted problem (loom-gen lasso, 2000 x 500, correlation
+#             0.5), 0.05 lambda_max, defaults: allreduces an iteration and
+#             the objective, 1, 2, 4 and 8 ranks.
 # Parts whose data is missing say so in the table.
 set -uo pipefail
 B=$(cd "${1:-build}" && pwd)
@@ -82,3 +85,17 @@ if command -v bible >/dev/null; then
 else
     echo "Left out: bible-kjv is not installed (apt-get install bible-kjv)."
 fi
+echo
+echo "## loom-lasso (loom-gen lasso 2000 x 500, correlation 0.5, 0.05 λ_max, defaults)"
+echo
+"$B/bin/loom-gen" lasso --samples 2000 --features 500 --nonzeros 40 --correlation 0.5 --seed 4 \
+    --out "$raw/lasso" >/dev/null
+echo "| ranks | allreduces an iteration | objective |"
+echo "|---|---|---|"
+for n in 1 2 4 8; do
+    OMP_NUM_THREADS=1 timeout 600 "$B/bin/loomrun" -n $n "$B/bin/loom-lasso" --X "$raw/lasso.X.mtx" \
+        --y "$raw/lasso.y.mtx" --lambda-path 1 --lambda-min-ratio 0.05 >"$raw/lasso$n.txt" 2>&1
+    per=$(sed -n 's/^\(\[0\] \)\{0,1\}loom-lasso: [0-9]* allreduces in [0-9]* iterations (\([^ ]*\) an iteration).*/\2/p' "$raw/lasso$n.txt")
+    obj=$(sed -n 's/^\(\[0\] \)\{0,1\}loom-lasso: lambda [^:]*: objective \([^,]*\),.*/\2/p' "$raw/lasso$n.txt" | tail -1)
+    echo "| $n | ${per:-—} | ${obj:-failed} |"
+done
