@@ -38,8 +38,12 @@ awk -v a="$a" -v s="$s" 'BEGIN { d = a - s; if (d < 0) d = -d; exit !(a > 0 && d
     has "$T/r2" "a sync point every 1500 samples of each rank \(weights averaged, block momentum\)"
 ok $? "2 ranks: accuracy $a within 0.015 of serial $s, one sync point an epoch"
 mb=$(sed -n "s/.*rank 0's peak memory \([0-9]*\) MB.*/\1/p" "$T/r2")
-[ -n "$mb" ] && [ "$mb" -lt 100 ]
-ok $? "2 ranks: rank 0's peak memory ${mb:-?} MB < 100 (dense rows: 600 MB)"
+if [ -n "${LOOMTEST_SANITIZE:-}" ]; then # the sanitizer's shadow and quarantine: 256 MB here
+    ok 0 "# SKIP peak memory under a sanitizer (${mb:-?} MB): the plain build checks it"
+else
+    [ -n "$mb" ] && [ "$mb" -lt 100 ]
+    ok $? "2 ranks: rank 0's peak memory ${mb:-?} MB < 100 (dense rows: 600 MB)"
+fi
 if command -v liblinear-train >/dev/null; then
     liblinear-train -s 0 -q "$T/a.train.svm" "$T/ll.model" >/dev/null &&
         liblinear-predict "$T/a.test.svm" "$T/ll.model" "$T/ll.out" >"$T/ll" 2>&1
