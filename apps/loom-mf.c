@@ -19,7 +19,7 @@
  * restarted job (loomrun --restart) resumes after the last one.
  *
  *   loom-mf --train FILE --test FILE [--rank K] [--epochs N] [--step G]
- *           [--decay D] [--lambda L] [--seed S] [--log FILE.csv]
+ *           [--decay D] [--lambda L] [--lambda-bias B] [--seed S] [--log FILE.csv]
  *           [--model DIR] [--serial]
  * FILE: MovieLens triples or MatrixMarket coordinate (docs/data.md).
  * docs/loom-mf.md has the flags, output and figures. */
@@ -42,7 +42,7 @@
 struct opts {
     const char *train, *test, *log, *model;
     int K, epochs, serial, ordered, zero_based;
-    double step, decay, lambda;
+    double step, decay, lambda, lambda_bias;
     unsigned long long seed;
 };
 
@@ -80,7 +80,7 @@ static void sgd(const void *recs, long n, void *ctx)
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.K = 20, .epochs = 30, .step = 0.03, .decay = 0.95, .lambda = 0.08,
-                       .seed = 1};
+                       .lambda_bias = 6, .seed = 1};
     const loom_flag flags[] = {
         {"train", LOOM_FLAG_STR, &o->train, "FILE", 0, 0,
          "training ratings: MovieLens triples or\nMatrixMarket coordinate (docs/data.md)"},
@@ -95,7 +95,9 @@ static int parse(int argc, char **argv, struct opts *o)
         {"decay", LOOM_FLAG_NUM, &o->decay, "D", 0, 0,
          "step decay per epoch, 0 < D <= 1 (default 0.95)"},
         {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL,
-         "L2 regularization (default 0.08)"},
+         "L2 regularization of the factors, per rating\n(default 0.08)"},
+        {"lambda-bias", LOOM_FLAG_NUM, &o->lambda_bias, "B", 0, HUGE_VAL,
+         "L2 regularization of the biases, per row\n(B / its ratings per rating; default 6)"},
         {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0, "model initialization seed (default 1)"},
         {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
          "CSV log: iter,samples,seconds,train_obj,\ntrain_rmse,test_rmse"},
@@ -336,7 +338,7 @@ int main(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(!rep, msg);
     int T = omp_get_max_threads();
-    struct job j = {{W, H, o.K, D, mu, 0, (float)o.lambda}, calloc((size_t)T * SLOT, sizeof(double))};
+    struct job j = {{W, H, o.K, D, mu, 0, (float)o.lambda, (float)o.lambda_bias}, calloc((size_t)T * SLOT, sizeof(double))};
     /* each rating touches the rows its fields name: W[u] and H[i] */
     const loom_for_opts loop = {.schedule = LOOM_SERIALIZABLE, .local = 1, .repeated = 1,
                                 .ordered = o.ordered,
@@ -356,14 +358,15 @@ int main(int argc, char **argv)
             loom_abort(1, "loom-mf: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         loom_ring_collect(H);
-        double hnorm = loom_mf_sq_norm(H, ni, o.K, D); /* now: after the allreduce, the next
-                                                         epoch's ring hand-offs may land in H */
-        double s[3] = {0, loom_mf_sq_error(te.v, te.n, &j.m),
-                       loom_mf_sq_norm(W + (size_t)mine.lo * D, mine.hi - mine.lo, o.K, D)};
+        double hnorm[2]; /* now: after the allreduce, the next epoch's ring hand-offs may
+                          * land in H */
+        loom_mf_sq_norm(H, ni, o.K, D, hnorm);
+        double s[4] = {0, loom_mf_sq_error(te.v, te.n, &j.m)};
+        loom_mf_sq_norm(W + (size_t)mine.lo * D, mine.hi - mine.lo, o.K, D, s + 2);
         for (int t = 0; t < T; t++)
             s[0] += j.loss[t * SLOT];
-        loom_allreduce(LOOM_IN_PLACE, s, 3, LOOM_DOUBLE, LOOM_SUM);
-        double obj = s[0] + o.lambda * (s[2] + hnorm);
+        loom_allreduce(LOOM_IN_PLACE, s, 4, LOOM_DOUBLE, LOOM_SUM);
+        double obj = s[0] + o.lambda * (s[2] + hnorm[0]) + o.lambda_bias * (s[3] + hnorm[1]);
         test_rmse = sqrt(s[1] / (double)ntest);
         loom_report_row(rep, (double[]){e, (double)ntrain * e, busy, obj,
                                         sqrt(s[0] / (double)ntrain), test_rmse});

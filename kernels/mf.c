@@ -32,11 +32,12 @@ void loom_mf_init_rows(float *M, int64_t first, int64_t n, int K, int D, const u
     for (int64_t r = 0; r < n; r++) {
         float *row = M + r * D;
         memset(row, 0, (size_t)D * sizeof *row);
-        if (count && !count[r])
+        if (!count[r])
             continue;
         loom_rng g = loom_rng_stream(seed, (uint64_t)(first + r));
         for (int f = 0; f < K; f++)
             row[f] = (float)(s * (2 * loom_rng_uniform(&g) - 1));
+        row[K + 1] = 1.0f / (float)count[r];
     }
 }
 
@@ -57,14 +58,17 @@ double loom_mf_sq_error(const loom_rating *v, int64_t n, const loom_mf *m)
     return s;
 }
 
-double loom_mf_sq_norm(const float *M, int64_t rows, int K, int D)
+void loom_mf_sq_norm(const float *M, int64_t rows, int K, int D, double out[2])
 {
-    double s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s)
-    for (int64_t r = 0; r < rows; r++)
-        for (int f = 0; f <= K; f++)
+    double s = 0, b = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s, b)
+    for (int64_t r = 0; r < rows; r++) {
+        for (int f = 0; f < K; f++)
             s += (double)M[r * D + f] * M[r * D + f];
-    return s;
+        b += (double)M[r * D + K] * M[r * D + K];
+    }
+    out[0] = s;
+    out[1] = b;
 }
 
 int loom_mf_save(const char *path, const float *M, int64_t rows, int D, int c0, int nc)
