@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "../kernels/mf.h"
@@ -145,35 +146,91 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Rating x's id of field `item` (0 users, 1 items) as read: raw when the
+ * file had an id past INT32_MAX (loom_ratings_read_raw), else u or i. */
+static inline int64_t id_of(const loom_ratings *r, int64_t x, int item)
+{
+    return r->raw ? r->raw[2 * x + item] : item ? r->v[x].i : r->v[x].u;
+}
+
 /* Dense ids (docs/loom-mf.md, "Ids"): the distinct ids of field `item`
- * (0 users, 1 items) in both files as read (raw), sorted, become 0, 1,
- * ...: each rating's u (i) is set to its id's index, so the model has one
- * row per id that occurs, whatever the ids' values (up to 2^63 - 1).
+ * (0 users, 1 items) in both files as read, sorted, become 0, 1, ...:
+ * each rating's u (i) is set to its id's index, so the model has one row
+ * per id that occurs, whatever the ids' values (up to 2^63 - 1).  Ids up
+ * to 64 per rating (plus 2^20) are numbered with a bitmap of the ids that
+ * occur and a count per 64 of them (O(n), one bit and half a byte per
+ * possible id); sparser or larger ids by sorting a copy of all ids.
  * Returns how many; *ids (malloc'd) holds each dense id's 0-based id.  The
  * same on every rank (each holds both files whole).  Aborts when out of
  * memory or past 2^31 - 1 distinct ids. */
 static int32_t dense_ids(loom_ratings *a, loom_ratings *b, int item, int64_t **ids)
 {
-    int64_t n = a->n + b->n, k = 0, m = 0;
-    int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    int64_t n = a->n + b->n, m = 0, top = -1;
+    loom_ratings *f[2] = {a, b};
+    for (int x = 0; x < 2; x++) {
+        const loom_ratings *r = f[x];
+#pragma omp parallel for schedule(static) reduction(max : top)
+        for (int64_t k = 0; k < r->n; k++)
+            top = id_of(r, k, item) > top ? id_of(r, k, item) : top;
+    }
+    if (!a->raw && !b->raw && top < 64 * n + (1 << 20)) {
+        size_t words = (size_t)(top + 1) / 64 + 1;
+        uint64_t *bits = calloc(words, sizeof *bits);
+        uint32_t *before = malloc(words * sizeof *before);
+        if (!bits || !before)
+            loom_abort(1, "loom-mf: out of memory numbering the ids of %lld ratings", (long long)n);
+        for (int x = 0; x < 2; x++) {
+            const loom_ratings *r = f[x];
+#pragma omp parallel for schedule(static)
+            for (int64_t k = 0; k < r->n; k++) {
+                int64_t id = id_of(r, k, item);
+                __atomic_fetch_or(&bits[id >> 6], 1ULL << (id & 63), __ATOMIC_RELAXED);
+            }
+        }
+        for (size_t w = 0; w < words; w++) {
+            before[w] = (uint32_t)m;
+            m += __builtin_popcountll(bits[w]);
+        }
+        if (m > INT32_MAX)
+            loom_abort(1, "loom-mf: more than 2147483647 distinct %s ids", item ? "item" : "user");
+        for (int x = 0; x < 2; x++) {
+            loom_ratings *r = f[x];
+#pragma omp parallel for schedule(static)
+            for (int64_t k = 0; k < r->n; k++) {
+                int64_t id = id_of(r, k, item);
+                int32_t d = (int32_t)(before[id >> 6] +
+                                      __builtin_popcountll(bits[id >> 6] & ((1ULL << (id & 63)) - 1)));
+                *(item ? &r->v[k].i : &r->v[k].u) = d;
+            }
+        }
+        *ids = malloc((size_t)(m ? m : 1) * sizeof **ids);
+        if (!*ids)
+            loom_abort(1, "loom-mf: out of memory numbering the ids of %lld ratings", (long long)n);
+        for (size_t w = 0, d = 0; w < words; w++)
+            for (uint64_t x = bits[w]; x; x &= x - 1)
+                (*ids)[d++] = (int64_t)(w * 64 + (size_t)__builtin_ctzll(x));
+        free(bits);
+        free(before);
+        return (int32_t)m;
+    }
+    int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v), k = 0;
     if (!v)
         loom_abort(1, "loom-mf: out of memory numbering the ids of %lld ratings", (long long)n);
-    for (int f = 0; f < 2; f++) {
-        const loom_ratings *r = f ? b : a;
-        for (int64_t x = 0; x < r->n; x++)
-            v[k++] = r->raw[2 * x + item];
-    }
+    for (int x = 0; x < 2; x++)
+        for (int64_t y = 0; y < f[x]->n; y++)
+            v[k++] = id_of(f[x], y, item);
     qsort(v, (size_t)n, sizeof *v, cmp_i64);
     for (int64_t x = 0; x < n; x++)
         if (!m || v[x] != v[m - 1])
             v[m++] = v[x];
     if (m > INT32_MAX)
         loom_abort(1, "loom-mf: more than 2147483647 distinct %s ids", item ? "item" : "user");
-    for (int f = 0; f < 2; f++) {
-        loom_ratings *r = f ? b : a;
-        for (int64_t x = 0; x < r->n; x++) {
-            const int64_t *at = bsearch(&r->raw[2 * x + item], v, (size_t)m, sizeof *v, cmp_i64);
-            *(item ? &r->v[x].i : &r->v[x].u) = (int32_t)(at - v);
+    for (int x = 0; x < 2; x++) {
+        loom_ratings *r = f[x];
+        for (int64_t y = 0; y < r->n; y++) {
+            int64_t id = id_of(r, y, item);
+            const int64_t *at = bsearch(&id, v, (size_t)m, sizeof *v, cmp_i64);
+            *(item ? &r->v[y].i : &r->v[y].u) = (int32_t)(at - v);
         }
     }
     *ids = realloc(v, (size_t)(m ? m : 1) * sizeof *v);
@@ -383,6 +440,9 @@ int main(int argc, char **argv)
     if (me == 0 && busy > 0)
         printf("loom-mf: %.0f updates/s over %d epochs (%.3f s training)\n",
                (double)ntrain * (o.epochs - done) / busy, o.epochs - done, busy);
+    struct rusage ru;
+    if (me == 0 && !getrusage(RUSAGE_SELF, &ru)) /* Linux: ru_maxrss in KiB */
+        printf("loom-mf: peak resident memory %.0f MiB (rank 0)\n", ru.ru_maxrss / 1024.0);
     if (o.model)
         save_model(o.model, W, H, nu, ni, o.K, D, mu, &mine, raw, first_id);
     free(raw[0]);
