@@ -27,7 +27,7 @@
 /* The model and this epoch's rates: what the loop body reads. */
 typedef struct loom_mf {
     float *W, *H;        /* users x D and items x D floats */
-    int K, D;            /* factors; row stride (K + 1 rounded up to 8) */
+    int K, D;            /* factors; row stride (K + 2 rounded up to 8) */
     float mu;            /* the global mean of the training ratings */
     float step, lambda;  /* γ and λ of this epoch */
     float lambda_bias;   /* β: the biases' regularization over an epoch */
