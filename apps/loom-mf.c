@@ -19,7 +19,7 @@
  * restarted job (loomrun --restart) resumes after the last one.
  *
  *   loom-mf --train FILE --test FILE [--rank K] [--epochs N] [--step G]
- *           [--decay D] [--lambda L] [--seed S] [--log FILE.csv]
+ *           [--decay D] [--lambda L] [--lambda-bias B] [--seed S] [--log FILE.csv]
  *           [--model DIR] [--serial]
  * FILE: MovieLens triples or MatrixMarket coordinate (docs/data.md).
  * docs/loom-mf.md has the flags, output and figures. */
@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "../kernels/mf.h"
@@ -42,7 +43,7 @@
 struct opts {
     const char *train, *test, *log, *model;
     int K, epochs, serial, ordered, zero_based;
-    double step, decay, lambda;
+    double step, decay, lambda, lambda_bias;
     unsigned long long seed;
 };
 
@@ -80,7 +81,7 @@ static void sgd(const void *recs, long n, void *ctx)
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.K = 20, .epochs = 30, .step = 0.03, .decay = 0.95, .lambda = 0.08,
-                       .seed = 1};
+                       .lambda_bias = 6, .seed = 1};
     const loom_flag flags[] = {
         {"train", LOOM_FLAG_STR, &o->train, "FILE", 0, 0,
          "training ratings: MovieLens triples or\nMatrixMarket coordinate (docs/data.md)"},
@@ -95,7 +96,9 @@ static int parse(int argc, char **argv, struct opts *o)
         {"decay", LOOM_FLAG_NUM, &o->decay, "D", 0, 0,
          "step decay per epoch, 0 < D <= 1 (default 0.95)"},
         {"lambda", LOOM_FLAG_NUM, &o->lambda, "L", 0, HUGE_VAL,
-         "L2 regularization (default 0.08)"},
+         "L2 regularization of the factors, per rating\n(default 0.08)"},
+        {"lambda-bias", LOOM_FLAG_NUM, &o->lambda_bias, "B", 0, HUGE_VAL,
+         "L2 regularization of the biases, per row\n(B / its ratings per rating; default 6)"},
         {"seed", LOOM_FLAG_ULONG, &o->seed, "S", 0, 0, "model initialization seed (default 1)"},
         {"log", LOOM_FLAG_STR, &o->log, "FILE.csv", 0, 0,
          "CSV log: iter,samples,seconds,train_obj,\ntrain_rmse,test_rmse"},
@@ -143,35 +146,91 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Rating x's id of field `item` (0 users, 1 items) as read: raw when the
+ * file had an id past INT32_MAX (loom_ratings_read_raw), else u or i. */
+static inline int64_t id_of(const loom_ratings *r, int64_t x, int item)
+{
+    return r->raw ? r->raw[2 * x + item] : item ? r->v[x].i : r->v[x].u;
+}
+
 /* Dense ids (docs/loom-mf.md, "Ids"): the distinct ids of field `item`
- * (0 users, 1 items) in both files as read (raw), sorted, become 0, 1,
- * ...: each rating's u (i) is set to its id's index, so the model has one
- * row per id that occurs, whatever the ids' values (up to 2^63 - 1).
+ * (0 users, 1 items) in both files as read, sorted, become 0, 1, ...:
+ * each rating's u (i) is set to its id's index, so the model has one row
+ * per id that occurs, whatever the ids' values (up to 2^63 - 1).  Ids up
+ * to 64 per rating (plus 2^20) are numbered with a bitmap of the ids that
+ * occur and a count per 64 of them (O(n), one bit and half a byte per
+ * possible id); sparser or larger ids by sorting a copy of all ids.
  * Returns how many; *ids (malloc'd) holds each dense id's 0-based id.  The
  * same on every rank (each holds both files whole).  Aborts when out of
  * memory or past 2^31 - 1 distinct ids. */
 static int32_t dense_ids(loom_ratings *a, loom_ratings *b, int item, int64_t **ids)
 {
-    int64_t n = a->n + b->n, k = 0, m = 0;
-    int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    int64_t n = a->n + b->n, m = 0, top = -1;
+    loom_ratings *f[2] = {a, b};
+    for (int x = 0; x < 2; x++) {
+        const loom_ratings *r = f[x];
+#pragma omp parallel for schedule(static) reduction(max : top)
+        for (int64_t k = 0; k < r->n; k++)
+            top = id_of(r, k, item) > top ? id_of(r, k, item) : top;
+    }
+    if (!a->raw && !b->raw && top < 64 * n + (1 << 20)) {
+        size_t words = (size_t)(top + 1) / 64 + 1;
+        uint64_t *bits = calloc(words, sizeof *bits);
+        uint32_t *before = malloc(words * sizeof *before);
+        if (!bits || !before)
+            loom_abort(1, "loom-mf: out of memory numbering the ids of %lld ratings", (long long)n);
+        for (int x = 0; x < 2; x++) {
+            const loom_ratings *r = f[x];
+#pragma omp parallel for schedule(static)
+            for (int64_t k = 0; k < r->n; k++) {
+                int64_t id = id_of(r, k, item);
+                __atomic_fetch_or(&bits[id >> 6], 1ULL << (id & 63), __ATOMIC_RELAXED);
+            }
+        }
+        for (size_t w = 0; w < words; w++) {
+            before[w] = (uint32_t)m;
+            m += __builtin_popcountll(bits[w]);
+        }
+        if (m > INT32_MAX)
+            loom_abort(1, "loom-mf: more than 2147483647 distinct %s ids", item ? "item" : "user");
+        for (int x = 0; x < 2; x++) {
+            loom_ratings *r = f[x];
+#pragma omp parallel for schedule(static)
+            for (int64_t k = 0; k < r->n; k++) {
+                int64_t id = id_of(r, k, item);
+                int32_t d = (int32_t)(before[id >> 6] +
+                                      __builtin_popcountll(bits[id >> 6] & ((1ULL << (id & 63)) - 1)));
+                *(item ? &r->v[k].i : &r->v[k].u) = d;
+            }
+        }
+        *ids = malloc((size_t)(m ? m : 1) * sizeof **ids);
+        if (!*ids)
+            loom_abort(1, "loom-mf: out of memory numbering the ids of %lld ratings", (long long)n);
+        for (size_t w = 0, d = 0; w < words; w++)
+            for (uint64_t x = bits[w]; x; x &= x - 1)
+                (*ids)[d++] = (int64_t)(w * 64 + (size_t)__builtin_ctzll(x));
+        free(bits);
+        free(before);
+        return (int32_t)m;
+    }
+    int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v), k = 0;
     if (!v)
         loom_abort(1, "loom-mf: out of memory numbering the ids of %lld ratings", (long long)n);
-    for (int f = 0; f < 2; f++) {
-        const loom_ratings *r = f ? b : a;
-        for (int64_t x = 0; x < r->n; x++)
-            v[k++] = r->raw[2 * x + item];
-    }
+    for (int x = 0; x < 2; x++)
+        for (int64_t y = 0; y < f[x]->n; y++)
+            v[k++] = id_of(f[x], y, item);
     qsort(v, (size_t)n, sizeof *v, cmp_i64);
     for (int64_t x = 0; x < n; x++)
         if (!m || v[x] != v[m - 1])
             v[m++] = v[x];
     if (m > INT32_MAX)
         loom_abort(1, "loom-mf: more than 2147483647 distinct %s ids", item ? "item" : "user");
-    for (int f = 0; f < 2; f++) {
-        loom_ratings *r = f ? b : a;
-        for (int64_t x = 0; x < r->n; x++) {
-            const int64_t *at = bsearch(&r->raw[2 * x + item], v, (size_t)m, sizeof *v, cmp_i64);
-            *(item ? &r->v[x].i : &r->v[x].u) = (int32_t)(at - v);
+    for (int x = 0; x < 2; x++) {
+        loom_ratings *r = f[x];
+        for (int64_t y = 0; y < r->n; y++) {
+            int64_t id = id_of(r, y, item);
+            const int64_t *at = bsearch(&id, v, (size_t)m, sizeof *v, cmp_i64);
+            *(item ? &r->v[y].i : &r->v[y].u) = (int32_t)(at - v);
         }
     }
     *ids = realloc(v, (size_t)(m ? m : 1) * sizeof *v);
@@ -336,7 +395,7 @@ int main(int argc, char **argv)
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(!rep, msg);
     int T = omp_get_max_threads();
-    struct job j = {{W, H, o.K, D, mu, 0, (float)o.lambda}, calloc((size_t)T * SLOT, sizeof(double))};
+    struct job j = {{W, H, o.K, D, mu, 0, (float)o.lambda, (float)o.lambda_bias}, calloc((size_t)T * SLOT, sizeof(double))};
     /* each rating touches the rows its fields name: W[u] and H[i] */
     const loom_for_opts loop = {.schedule = LOOM_SERIALIZABLE, .local = 1, .repeated = 1,
                                 .ordered = o.ordered,
@@ -356,14 +415,15 @@ int main(int argc, char **argv)
             loom_abort(1, "loom-mf: the SGD loop failed in epoch %d", e);
         busy += loom_wtime() - t0;
         loom_ring_collect(H);
-        double hnorm = loom_mf_sq_norm(H, ni, o.K, D); /* now: after the allreduce, the next
-                                                         epoch's ring hand-offs may land in H */
-        double s[3] = {0, loom_mf_sq_error(te.v, te.n, &j.m),
-                       loom_mf_sq_norm(W + (size_t)mine.lo * D, mine.hi - mine.lo, o.K, D)};
+        double hnorm[2]; /* now: after the allreduce, the next epoch's ring hand-offs may
+                          * land in H */
+        loom_mf_sq_norm(H, ni, o.K, D, hnorm);
+        double s[4] = {0, loom_mf_sq_error(te.v, te.n, &j.m)};
+        loom_mf_sq_norm(W + (size_t)mine.lo * D, mine.hi - mine.lo, o.K, D, s + 2);
         for (int t = 0; t < T; t++)
             s[0] += j.loss[t * SLOT];
-        loom_allreduce(LOOM_IN_PLACE, s, 3, LOOM_DOUBLE, LOOM_SUM);
-        double obj = s[0] + o.lambda * (s[2] + hnorm);
+        loom_allreduce(LOOM_IN_PLACE, s, 4, LOOM_DOUBLE, LOOM_SUM);
+        double obj = s[0] + o.lambda * (s[2] + hnorm[0]) + o.lambda_bias * (s[3] + hnorm[1]);
         test_rmse = sqrt(s[1] / (double)ntest);
         loom_report_row(rep, (double[]){e, (double)ntrain * e, busy, obj,
                                         sqrt(s[0] / (double)ntrain), test_rmse});
@@ -380,6 +440,9 @@ int main(int argc, char **argv)
     if (me == 0 && busy > 0)
         printf("loom-mf: %.0f updates/s over %d epochs (%.3f s training)\n",
                (double)ntrain * (o.epochs - done) / busy, o.epochs - done, busy);
+    struct rusage ru;
+    if (me == 0 && !getrusage(RUSAGE_SELF, &ru)) /* Linux: ru_maxrss in KiB */
+        printf("loom-mf: peak resident memory %.0f MiB (rank 0)\n", ru.ru_maxrss / 1024.0);
     if (o.model)
         save_model(o.model, W, H, nu, ni, o.K, D, mu, &mine, raw, first_id);
     free(raw[0]);

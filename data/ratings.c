@@ -19,14 +19,20 @@
 
 #define TRIPLES_SHAPE "'user item rating [timestamp]'"
 
-/* The growing output array, and with want_raw the ids as read (two
- * int64 a rating: loom_ratings_read_raw). */
+/* How ids are kept (loom_ratings_read_raw): IDS_INT32 reads ids up to
+ * 2^63 - 1 and keeps them in u and i while they fit an int32, flagging
+ * `big` when one does not; IDS_RAW keeps every rating's ids as read in
+ * raw (two int64 a rating). */
+enum { IDS_CHECKED = 0, IDS_INT32 = 1, IDS_RAW = 2 };
+
+/* The growing output array, and with want_raw == IDS_RAW the ids as read. */
 struct sink {
     loom_rating *v;
     int64_t *raw;
     int64_t n, cap;
     double sum;
     int want_raw;
+    int big; /* IDS_INT32: an id past INT32_MAX was read */
 };
 
 /* Room for cap ratings (cap >= n). */
@@ -36,7 +42,7 @@ static int resize(struct sink *s, int64_t cap)
     if (!v)
         return -1;
     s->v = v;
-    if (s->want_raw) {
+    if (s->want_raw == IDS_RAW) {
         int64_t *raw = realloc(s->raw, (size_t)(cap ? cap : 1) * 2 * sizeof *raw);
         if (!raw)
             return -1;
@@ -52,7 +58,7 @@ static inline int push(struct sink *s, int32_t u, int32_t i, int64_t ru, int64_t
 {
     if (s->n == s->cap && grow(s))
         return -1;
-    if (s->want_raw)
+    if (s->want_raw == IDS_RAW)
         s->raw[2 * s->n] = ru, s->raw[2 * s->n + 1] = ri;
     s->v[s->n++] = (loom_rating){u, i, r};
     s->sum += r;
@@ -163,7 +169,13 @@ static int triples(struct ctx *c, int have, char *line, size_t len, loom_ratings
         if (!(q = scan_id(p, e, stop, c->shift, max, &ri)))
             return bad_field(c, "item id", p, e, expect);
         /* raw ids: the int32 fields are filled in later (dense ids) */
-        int32_t u = c->out->want_raw ? 1 : (int32_t)ru, i = c->out->want_raw ? 1 : (int32_t)ri;
+        int32_t u = 1, i = 1;
+        if (c->out->want_raw == IDS_RAW)
+            ;
+        else if (ru > INT32_MAX || ri > INT32_MAX)
+            c->out->big = 1; /* IDS_INT32 only: read again with IDS_RAW */
+        else
+            u = (int32_t)ru, i = (int32_t)ri;
         if ((p = skip_sep(q, e)) == e)
             return missing(c, "rating");
         if (!(q = scan_value(p, e, stop, &r)))
@@ -328,37 +340,63 @@ static int matrixmarket(struct ctx *c, char *line, size_t len, loom_ratings *out
     return LOOM_OK;
 }
 
-/* Reads all of in (a regular file of in->size bytes) into a buffer with
- * one spare byte; NULL (errno set) on failure. */
-static char *slurp(loom_lines *in)
+size_t loom_ratings_window = (size_t)64 << 20;
+
+/* Fills buf[*have..cap) from in at file offset *off (fewer bytes at the
+ * end of the file).  0, or -1 with errno set. */
+static int fill(loom_lines *in, char *buf, size_t cap, size_t *have, int64_t *off)
 {
-    char *b = malloc((size_t)in->size + 1);
-    for (size_t got = 0; b && got < (size_t)in->size;) {
-        ssize_t k = pread(in->fd, b + got, (size_t)in->size - got, (off_t)got);
+    while (*have < cap && *off < in->size) {
+        size_t want = cap - *have;
+        if ((int64_t)want > in->size - *off)
+            want = (size_t)(in->size - *off);
+        ssize_t k = pread(in->fd, buf + *have, want, (off_t)*off);
         if (k <= 0) {
-            free(b);
-            return NULL;
+            if (k == 0)
+                errno = EIO; /* the file shrank while read */
+            return -1;
         }
-        got += (size_t)k;
+        *have += (size_t)k;
+        *off += k;
     }
-    return b;
+    return 0;
+}
+
+/* Appends part's ratings (and ids) to s.  0, or -1 out of memory. */
+static int append(struct sink *s, const struct sink *part)
+{
+    if (s->n + part->n > s->cap) {
+        int64_t cap = s->cap ? s->cap : 4096;
+        while (cap < s->n + part->n)
+            cap *= 2;
+        if (resize(s, cap))
+            return -1;
+    }
+    memcpy(s->v + s->n, part->v, (size_t)part->n * sizeof *s->v);
+    if (s->want_raw == IDS_RAW)
+        memcpy(s->raw + 2 * s->n, part->raw, (size_t)part->n * 2 * sizeof *s->raw);
+    s->n += part->n;
+    s->sum += part->sum;
+    s->big |= part->big;
+    return 0;
 }
 
 /* Contract: parses the triples file in (already open, a regular file)
- * with every OpenMP thread, each over a slice of whole lines, into *out
- * and s, exactly as triples() over the whole file would: the same
- * ratings in file order, and the first error in file order, with its
- * line number.  Returns LOOM_OK or the error (message in c->err). */
+ * with every OpenMP thread into *out and s (s may hold room already),
+ * exactly as triples() over the whole file would: the same ratings in
+ * file order, and the first error in file order, with its line number.
+ * The file is read a window of loom_ratings_window bytes (whole lines,
+ * more for a line longer than that) at a time, each
+ * window cut into one slice of whole lines per thread, so memory beyond
+ * the ratings is the window and one window's ratings.  Returns LOOM_OK or
+ * the error (message in c->err). */
 static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
 {
-    free(s->v); /* the caller's guess: this path sizes its own */
-    free(s->raw);
-    *s = (struct sink){.want_raw = s->want_raw};
-    char *buf = slurp(c->in);
-    if (!buf)
-        return loom_errf(c->err, c->errlen, LOOM_ERR_IO, "%s: %s", c->in->path, strerror(errno));
-    size_t size = (size_t)c->in->size;
     int nt = omp_get_max_threads();
+    size_t cap = loom_ratings_window ? loom_ratings_window : 1, have = 0;
+    int64_t off = 0;
+    long lineno = 0; /* lines before the window */
+    char *buf = malloc(cap + 1);
     size_t *cut = malloc((size_t)(nt + 1) * sizeof *cut);
     long *lines = calloc((size_t)nt + 1, sizeof *lines);
     struct sink *part = calloc((size_t)nt, sizeof *part);
@@ -366,65 +404,94 @@ static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
     int *rc = calloc((size_t)nt, sizeof *rc);
     char (*msg)[512] = calloc((size_t)nt, sizeof *msg);
     int ret = LOOM_OK;
-    if (!cut || !lines || !part || !res || !rc || !msg) {
+    if (!buf || !cut || !lines || !part || !res || !rc || !msg) {
         ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory", c->in->path);
         goto out;
     }
-    cut[0] = 0;
-    cut[nt] = size;
-    for (int t = 1; t < nt; t++) { /* each slice starts after a newline */
-        size_t at = size * (size_t)t / (size_t)nt;
-        const char *nl = at > cut[t - 1] ? memchr(buf + at - 1, '\n', size - at + 1) : NULL;
-        cut[t] = at <= cut[t - 1] ? cut[t - 1] : nl ? (size_t)(nl - buf) + 1 : size;
-    }
-#pragma omp parallel for schedule(static, 1) num_threads(nt)
-    for (int t = 0; t < nt; t++) { /* lines in each slice, for the line numbers */
-        for (const char *p = buf + cut[t], *e = buf + cut[t + 1];
-             (p = memchr(p, '\n', (size_t)(e - p))); p++)
-            lines[t + 1]++;
-    }
-    for (int t = 0; t < nt; t++)
-        lines[t + 1] += lines[t];
-#pragma omp parallel for schedule(static, 1) num_threads(nt)
-    for (int t = 0; t < nt; t++) {
-        loom_lines r = {.path = c->in->path, .fd = -1, .eof = 1, .buf = buf + cut[t],
-                        .cap = cut[t + 1] - cut[t], .end = cut[t + 1] - cut[t],
-                        .lineno = lines[t], .size = c->in->size};
-        part[t].want_raw = s->want_raw;
-        if (resize(&part[t], (int64_t)r.cap / 12 + 16))
-            part[t].cap = 0;
-        struct ctx ct = {&r, &part[t], c->lo, c->hi, msg[t], sizeof msg[t], c->shift};
-        char *line = NULL;
-        size_t len = 0;
-        int have = loom_lines_next(&r, &line, &len);
-        rc[t] = triples(&ct, have, line, len, &res[t]);
-    }
-    int64_t n = 0;
-    for (int t = 0; t < nt && ret == LOOM_OK; t++) {
-        if (rc[t]) {
-            ret = loom_errf(c->err, c->errlen, rc[t], "%s", msg[t]);
+    for (;;) {
+        if (fill(c->in, buf, cap, &have, &off)) {
+            ret = loom_errf(c->err, c->errlen, LOOM_ERR_IO, "%s: %s", c->in->path,
+                            strerror(errno));
             break;
         }
-        n += part[t].n;
-        out->nfile += res[t].nfile;
-        out->nusers = res[t].nusers > out->nusers ? res[t].nusers : out->nusers;
-        out->nitems = res[t].nitems > out->nitems ? res[t].nitems : out->nitems;
-        s->sum += part[t].sum;
-    }
-    if (ret == LOOM_OK) {
-        out->format = LOOM_RATINGS_TRIPLES;
-        int bad = resize(s, n);
-        s->n = bad ? 0 : n;
-        if (bad)
-            ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory after %lld "
-                            "ratings", c->in->path, (long long)n);
-        int64_t at = 0;
-        for (int t = 0; t < nt && !bad; at += part[t].n, t++) {
-            memcpy(s->v + at, part[t].v, (size_t)part[t].n * sizeof *s->v);
-            if (s->want_raw)
-                memcpy(s->raw + 2 * at, part[t].raw, (size_t)part[t].n * 2 * sizeof *s->raw);
+        int last = off == c->in->size;
+        if (!have && last)
+            break;
+        size_t size = have; /* whole lines: up to the window's last newline */
+        if (!last) {
+            const char *nl = memrchr(buf, '\n', have);
+            if (!nl) { /* one line fills the window: a larger window */
+                char *b = realloc(buf, 2 * cap + 1);
+                if (!b) {
+                    ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory",
+                                    c->in->path);
+                    break;
+                }
+                buf = b;
+                cap *= 2;
+                continue;
+            }
+            size = (size_t)(nl - buf) + 1;
         }
+        cut[0] = 0;
+        cut[nt] = size;
+        for (int t = 1; t < nt; t++) { /* each slice starts after a newline */
+            size_t at = size * (size_t)t / (size_t)nt;
+            const char *nl = at > cut[t - 1] ? memchr(buf + at - 1, '\n', size - at + 1) : NULL;
+            cut[t] = at <= cut[t - 1] ? cut[t - 1] : nl ? (size_t)(nl - buf) + 1 : size;
+        }
+        memset(lines, 0, (size_t)(nt + 1) * sizeof *lines);
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+        for (int t = 0; t < nt; t++) { /* lines in each slice, for the line numbers */
+            for (const char *p = buf + cut[t], *e = buf + cut[t + 1];
+                 (p = memchr(p, '\n', (size_t)(e - p))); p++)
+                lines[t + 1]++;
+        }
+        lines[0] = lineno;
+        for (int t = 0; t < nt; t++)
+            lines[t + 1] += lines[t];
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+        for (int t = 0; t < nt; t++) {
+            loom_lines r = {.path = c->in->path, .fd = -1, .eof = 1, .buf = buf + cut[t],
+                            .cap = cut[t + 1] - cut[t], .end = cut[t + 1] - cut[t],
+                            .lineno = lines[t], .size = c->in->size};
+            part[t].want_raw = s->want_raw;
+            part[t].n = 0;
+            part[t].sum = 0;
+            part[t].big = 0;
+            if (part[t].cap < (int64_t)r.cap / 12 + 16 && resize(&part[t], (int64_t)r.cap / 12 + 16))
+                part[t].cap = 0;
+            res[t] = (loom_ratings){0};
+            struct ctx ct = {&r, &part[t], c->lo, c->hi, msg[t], sizeof msg[t], c->shift};
+            char *line = NULL;
+            size_t len = 0;
+            int got = loom_lines_next(&r, &line, &len);
+            rc[t] = triples(&ct, got, line, len, &res[t]);
+        }
+        for (int t = 0; t < nt && ret == LOOM_OK; t++) {
+            if (rc[t]) {
+                ret = loom_errf(c->err, c->errlen, rc[t], "%s", msg[t]);
+                break;
+            }
+            if (append(s, &part[t])) {
+                ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory after "
+                                "%lld ratings", c->in->path, (long long)s->n);
+                break;
+            }
+            out->nfile += res[t].nfile;
+            out->nusers = res[t].nusers > out->nusers ? res[t].nusers : out->nusers;
+            out->nitems = res[t].nitems > out->nitems ? res[t].nitems : out->nitems;
+        }
+        if (ret != LOOM_OK)
+            break;
+        lineno = lines[nt];
+        memmove(buf, buf + size, have - size);
+        have -= size;
+        if (last && !have)
+            break;
     }
+    if (ret == LOOM_OK)
+        out->format = LOOM_RATINGS_TRIPLES;
 out:
     for (int t = 0; part && t < nt; t++)
         free(part[t].v), free(part[t].raw);
@@ -475,11 +542,12 @@ static int read_file(const char *path, const loom_user_range *keep, int first_id
     else
         rc = triples(&c, have, line, len, out);
     loom_lines_close(&in);
-    if (rc) {
+    if (rc || s.big) {
         free(s.v);
         free(s.raw);
         memset(out, 0, sizeof *out);
-        return rc;
+        /* an id past INT32_MAX: again, keeping every rating's ids as read */
+        return rc ? rc : read_file(path, keep, first_id, IDS_RAW, out, err, errlen);
     }
     if (s.n < s.cap) {
         loom_rating *v = s.n ? realloc(s.v, (size_t)s.n * sizeof *v) : NULL;
@@ -505,13 +573,13 @@ static int read_file(const char *path, const loom_user_range *keep, int first_id
 int loom_ratings_read(const char *path, const loom_user_range *keep, int first_id,
                       loom_ratings *out, char *err, size_t errlen)
 {
-    return read_file(path, keep, first_id, 0, out, err, errlen);
+    return read_file(path, keep, first_id, IDS_CHECKED, out, err, errlen);
 }
 
 int loom_ratings_read_raw(const char *path, int first_id, loom_ratings *out, char *err,
                           size_t errlen)
 {
-    return read_file(path, NULL, first_id, 1, out, err, errlen);
+    return read_file(path, NULL, first_id, IDS_INT32, out, err, errlen);
 }
 
 void loom_ratings_free(loom_ratings *out)

@@ -27,8 +27,9 @@ typedef struct loom_ratings {
                             MatrixMarket the declared number of rows */
     int32_t nitems;      /* likewise for items (MatrixMarket: columns) */
     double sum;          /* the sum of the kept ratings (a cheap checksum) */
-    int64_t *raw;        /* loom_ratings_read_raw: rating k's 0-based ids as read,
-                            user raw[2k], item raw[2k+1]; else NULL */
+    int64_t *raw;        /* loom_ratings_read_raw of a file with an id past
+                            INT32_MAX: rating k's 0-based ids as read, user
+                            raw[2k], item raw[2k+1]; else NULL */
     loom_ratings_format format;
 } loom_ratings;
 
@@ -44,7 +45,9 @@ typedef struct loom_user_range {
  * triples.  Returns LOOM_OK; or LOOM_ERR_FORMAT with "FILE:LINE: what is
  * wrong" in err, LOOM_ERR_IO with "FILE: strerror", LOOM_ERR_NOMEM, or
  * LOOM_ERR_ARG for a bad range (err may be NULL when errlen is 0).  On
- * error *out is left empty.  About half a second per 10^7 lines. */
+ * error *out is left empty.  About half a second per 10^7 lines; a large
+ * file is read 64 MiB at a time, so memory is the ratings' 12 bytes each
+ * plus about 120 MiB. */
 int loom_ratings_load(const char *path, const loom_user_range *keep, loom_ratings *out,
                       char *err, size_t errlen);
 
@@ -57,11 +60,18 @@ int loom_ratings_read(const char *path, const loom_user_range *keep, int first_i
 
 /* loom_ratings_read of every rating, for a program that numbers ids
  * itself (loom-mf: dense ids): triples' ids may run to 2^63 - 1 (2^63 - 2
- * from 0); each rating's ids as read (0-based) are in out->raw, its u and
- * i are 0, and nusers and nitems mean nothing.  MatrixMarket files are
- * read as usual, their ids copied to raw. */
+ * from 0).  While every id (0-based) fits an int32, each rating's u and i
+ * are its ids as read, out->raw is NULL, and nusers and nitems are 1 + the
+ * largest; a file with a larger id is read again keeping every rating's
+ * ids as read (0-based) in out->raw (16 bytes a rating), u and i 0, and
+ * nusers and nitems meaning nothing.  MatrixMarket files are read as
+ * usual (raw NULL). */
 int loom_ratings_read_raw(const char *path, int first_id, loom_ratings *out, char *err,
                           size_t errlen);
+
+/* Bytes of a large triples file the parallel reader holds at a time
+ * (64 MiB; tests shrink it to cross many windows). */
+extern size_t loom_ratings_window;
 
 /* Frees out->v and out->raw and empties *out. */
 void loom_ratings_free(loom_ratings *out);

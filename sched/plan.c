@@ -335,9 +335,11 @@ static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
         p->acc.nacc = 0;
     }
     if (!rc && loom_icv.stats)
-        loom_log("loom_for: planned %ld iterations in %.3f s (%s %.3f s, %s plan %.3f s)",
+        loom_log("loom_for: planned %ld iterations in %.3f s (%s %.3f s, %s plan %.3f s; %d "
+                 "sub-blocks a partition)",
                  p->acc.n, loom_wtime() - t0, fast ? "rows of two arrays" : "access sets",
-                 t1 - t0, p->kind == PLAN_ROTATION ? "rotation" : "groups", loom_wtime() - t1);
+                 t1 - t0, p->kind == PLAN_ROTATION ? "rotation" : "groups", loom_wtime() - t1,
+                 p->kind == PLAN_ROTATION ? p->S : 0);
     return rc;
 }
 

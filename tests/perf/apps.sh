@@ -10,6 +10,8 @@
 #     threads, on the same files, interleaved; and the training objective
 #     after every pass on MovieLens u1 (or generated ratings when the
 #     shared data is absent);
+#   loom-mf at 10^8 ratings against LIBMF: tests/perf/mf_big.sh (MF_BIG=0
+#     skips it);
 #   loom-lda (when built): tokens/s at K = 100 and K = 1000 for the same
 #     three layouts, and the log-likelihood per pass.
 # Every figure is the median of RUNS runs (default 3).
@@ -267,4 +269,7 @@ w("On 2 cores, 2 ranks x 1 thread and 1 rank x 2 threads use both cores; "
   "any other work on the machine shows up directly in these rates.")
 print("\n".join(out))
 PY
+# loom-mf at 10^8 ratings against LIBMF (tests/perf/mf_big.sh: skipped, saying
+# why, with MF_BIG=0 or short of memory or disk)
+{ echo; tests/perf/mf_big.sh "$B"; } >>docs/bench-apps.md
 echo "apps.sh: wrote docs/bench-apps.md"

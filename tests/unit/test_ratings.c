@@ -331,14 +331,14 @@ static void test_parallel(void)
 {
     const char *san = getenv("LOOMTEST_SANITIZE");
     if (san && !strcmp(san, "thread")) { /* make check-tsan: libgomp is not instrumented */
-        skip(6, "OpenMP threads under ThreadSanitizer (false reports from libgomp's barriers)");
+        skip(9, "OpenMP threads under ThreadSanitizer (false reports from libgomp's barriers)");
         return;
     }
     char path[] = "/tmp/loom_test_ratings_XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        skip(6, "cannot write a temporary file");
+        skip(9, "cannot write a temporary file");
         return;
     }
     uint64_t s = 9;
@@ -352,6 +352,16 @@ static void test_parallel(void)
            a.nusers == b.nusers && a.nitems == b.nitems &&
            !memcmp(a.v, b.v, (size_t)a.n * sizeof *a.v),
        "3 threads read a 7 MB file exactly as one does (%lld ratings)", (long long)b.n);
+    for (int w = 0; w < 2; w++) { /* windows of 100 000 bytes; of 5, under any line */
+        loom_ratings c;
+        loom_ratings_window = w ? 5 : 100000;
+        int rc = load_with(3, path, &c);
+        loom_ratings_window = (size_t)64 << 20;
+        ok(!rc && c.n == a.n && c.nfile == a.nfile && c.sum == a.sum && c.nusers == a.nusers &&
+               c.nitems == a.nitems && !memcmp(a.v, c.v, (size_t)a.n * sizeof *a.v),
+           "3 threads through a window of %d bytes read it exactly as one does", w ? 5 : 100000);
+        loom_ratings_free(&c);
+    }
     loom_user_range r0, r1;
     loom_ratings_split(&a, a.nusers, 0, 2, &r0);
     loom_ratings_split(&a, a.nusers, 1, 2, &r1);
@@ -388,6 +398,10 @@ static void test_parallel(void)
     snprintf(want, sizeof want, "%s:%ld: bad user id 'x", path, line);
     ok(ra == LOOM_ERR_FORMAT && rb == ra && !strcmp(e1, err) && !strncmp(err, want, strlen(want)),
        "3 threads name the same bad line as one: %s", err);
+    loom_ratings_window = 100000;
+    rb = load_with(3, path, &b);
+    loom_ratings_window = (size_t)64 << 20;
+    ok(rb == ra && !strcmp(e1, err), "and through windows of 100 000 bytes: %s", err);
     unlink(path);
 }
 
