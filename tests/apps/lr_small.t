@@ -43,7 +43,9 @@ if /usr/bin/python3 "$(dirname "$0")/lr_small_data.py" "$T" >"$T/ref" 2>"$T/ref.
 else
     skip 6 "python3-sklearn is missing ($(head -1 "$T/ref.err"))"
 fi
-if [ -f $F/train-images-idx3-ubyte.gz ]; then
+if [ -n "${LOOMTEST_SANITIZE:-}" ]; then # 13 epochs of 60 000 images: minutes under a sanitizer
+    skip 3 "Fashion-MNIST at the defaults under a sanitizer: the plain build checks it"
+elif [ -f $F/train-images-idx3-ubyte.gz ]; then
     OMP_NUM_THREADS=1 timeout -k 5 600 "$LR" --serial >"$T/fm" 2>&1
     a=$(acc "$T/fm")
     awk -v a="$a" 'BEGIN { exit !(a != "" && a >= 0.84) }' && has "$T/fm" "converged \(--tol\)"
@@ -51,7 +53,7 @@ if [ -f $F/train-images-idx3-ubyte.gz ]; then
     has "$T/fm" "decay 0.5 an epoch"
     ok $? "Fashion-MNIST: 60 000 samples an epoch, the step halves each"
     OMP_NUM_THREADS=1 "$LR" --serial --step 0.02 --decay 0.5 --epochs 2 --tol 0 >"$T/fm2" 2>&1
-    ! grep -q "loom-lr: step" "$T/fm2" && [ "$(grep -c 'loom-lr: iter' "$T/fm2")" -eq 2 ]
+    ! grep -q "loom-lr: step" "$T/fm2" && [ "$(grep -c 'loom-lr: iter .* train_logloss' "$T/fm2")" -eq 2 ]
     ok $? "given --step and --decay, nothing is chosen for them"
 else
     skip 3 "$F is missing (apt-get install dataset-fashion-mnist)"
