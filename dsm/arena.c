@@ -97,12 +97,8 @@ void loom_arena_give(char *p, size_t bytes)
     size_t i = 0;
     while (i < nfree && freel[i].off < off)
         i++;
-    if (nfree == capfree) {
-        capfree *= 2;
-        freel = realloc(freel, capfree * sizeof *freel);
-        if (!freel)
-            loom_die(1, "out of memory");
-    }
+    if (!(freel = loom_grow(freel, &capfree, nfree + 1, sizeof *freel)))
+        loom_die(1, "out of memory");
     memmove(&freel[i + 1], &freel[i], (nfree - i) * sizeof *freel);
     freel[i] = (struct range){off, len};
     nfree++;

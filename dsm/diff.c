@@ -117,13 +117,10 @@ void loom_dsm_note_read_row(loom_dsm_alloc *a, size_t row)
     while (atomic_flag_test_and_set_explicit(&a->read_lock, memory_order_acquire))
         ;
     if (!a->readmark[row]) {
-        if (a->nreads == a->capreads) {
-            size_t cap = a->capreads ? 2 * a->capreads : 64;
-            size_t *v = realloc(a->reads, cap * sizeof *v);
-            if (!v)
-                loom_die(1, "out of memory (check mode)");
-            a->reads = v, a->capreads = cap;
-        }
+        size_t *v = loom_grow(a->reads, &a->capreads, a->nreads + 1, sizeof *v);
+        if (!v)
+            loom_die(1, "out of memory (check mode)");
+        a->reads = v;
         a->reads[a->nreads++] = row;
         a->readmark[row] = 1;
     }
@@ -381,13 +378,12 @@ static void inflight_add(struct gather *g)
     while (i < ninflight_slots && inflight[i])
         i++;
     if (i == ninflight_slots) { /* grow; tickets name slots, which stay */
-        size_t n = ninflight_slots ? 2 * ninflight_slots : 64;
-        struct gather **v = realloc(inflight, n * sizeof *v);
+        size_t n = ninflight_slots;
+        struct gather **v = loom_grow(inflight, &ninflight_slots, n + 1, sizeof *v);
         if (!v)
             loom_die(1, "out of memory");
-        memset(v + ninflight_slots, 0, (n - ninflight_slots) * sizeof *v);
+        memset(v + n, 0, (ninflight_slots - n) * sizeof *v);
         inflight = v;
-        ninflight_slots = n;
     }
     inflight[i] = g;
     g->ticket = (uint64_t)i | ++gather_seq << 32;
@@ -657,11 +653,8 @@ void loom_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_
 {
     struct loom_rec_hdr r = {.unit = unit, .off = (uint32_t)off, .len = (uint32_t)plen,
                              .kind = kind};
-    if (*len + sizeof r + plen > *cap) {
-        *cap = (*len + sizeof r + plen) * 2 + 4096;
-        if (!(*buf = realloc(*buf, *cap)))
-            loom_die(1, "out of memory building a diff");
-    }
+    if (!(*buf = loom_grow(*buf, cap, *len + sizeof r + plen, 1)))
+        loom_die(1, "out of memory building a diff");
     memcpy(*buf + *len, &r, sizeof r);
     if (plen)
         memcpy(*buf + *len + sizeof r, payload, plen);
@@ -771,14 +764,10 @@ void loom_unit_unlock(loom_dsm_alloc *a, size_t u)
 static void list_push(atomic_flag *f, size_t **v, size_t *n, size_t *cap, size_t u)
 {
     spin_lock(f);
-    if (*n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 64;
-        size_t *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv)
-            loom_die(1, "out of memory");
-        *v = nv;
-        *cap = nc;
-    }
+    size_t *nv = loom_grow(*v, cap, *n + 1, sizeof *nv);
+    if (!nv)
+        loom_die(1, "out of memory");
+    *v = nv;
     (*v)[(*n)++] = u;
     atomic_flag_clear_explicit(f, memory_order_release);
 }

@@ -53,17 +53,11 @@ static void unlock(loom_dsm_alloc *a)
     atomic_flag_clear_explicit(&a->notice_lock, memory_order_release);
 }
 
-/* Grow *v (element size es) to hold need elements; dies without memory. */
+/* Grow v (element size es) to hold need elements; dies without memory. */
 static void *grow(void *v, size_t *cap, size_t need, size_t es)
 {
-    if (need <= *cap)
-        return v;
-    size_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    if (!(v = realloc(v, c * es)))
+    if (!(v = loom_grow(v, cap, need, es)))
         loom_die(1, "out of memory (write notices)");
-    *cap = c;
     return v;
 }
 

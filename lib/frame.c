@@ -76,14 +76,10 @@ int loom_frame_send(int fd, int type, const void *payload, size_t len)
 
 int loom_fbuf_fill(int fd, loom_fbuf *fb)
 {
-    if (fb->cap - fb->len < 4096) {
-        size_t nc = fb->cap ? fb->cap * 2 : 8192;
-        uint8_t *nd = realloc(fb->data, nc);
-        if (!nd)
-            return -1;
-        fb->data = nd;
-        fb->cap = nc;
-    }
+    uint8_t *nd = loom_grow(fb->data, &fb->cap, fb->len + 4096, 1); /* room to read 4 KiB */
+    if (!nd)
+        return -1;
+    fb->data = nd;
     ssize_t r = recv(fd, fb->data + fb->len, fb->cap - fb->len, MSG_DONTWAIT);
     if (r < 0)
         return (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 1 : -1;

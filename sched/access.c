@@ -41,12 +41,16 @@ static inline loom_dsm_alloc *rows_of(void *array, const char *fn)
 /* Grows d (a borrowed array is copied out) or stops the job. */
 static void grow(struct loom_deps *d)
 {
-    d->cap = d->cap ? 2 * d->cap : 16;
-    loom_acc *a = d->borrowed ? malloc(d->cap * sizeof *a) : realloc(d->acc, d->cap * sizeof *d->acc);
+    loom_acc *a;
+    if (d->borrowed) { /* copied out into an array of our own, twice as large */
+        d->cap = d->cap ? 2 * d->cap : 16;
+        if ((a = malloc(d->cap * sizeof *a)))
+            memcpy(a, d->acc, d->n * sizeof *a);
+    } else {
+        a = loom_grow(d->acc, &d->cap, d->n + 1, sizeof *a);
+    }
     if (!a)
         loom_die(2, "loom_for: out of memory recording accesses");
-    if (d->borrowed)
-        memcpy(a, d->acc, d->n * sizeof *a);
     d->acc = a;
     d->borrowed = 0;
 }

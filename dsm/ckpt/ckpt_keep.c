@@ -31,7 +31,8 @@ struct kept {
 };
 
 static struct kept *reg, *pend; /* registered ranges; restored contents (p malloc'd) */
-static int nreg, npend, capreg, cappend;
+static int nreg, npend;
+static size_t capreg, cappend;
 struct rows {
     const void *p;
     uint64_t serial; /* the allocation's: a later one at the same address is another */
@@ -41,16 +42,14 @@ static struct rows *rows; /* declared rows of local allocations, in call order *
 static size_t nrows, caprows;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-static int grow(struct kept **v, int *cap, int n)
+/* Room in *v for element n (one more than the n there); 0, or -1 without
+ * memory (*v unchanged). */
+static int grow(struct kept **v, size_t *cap, int n)
 {
-    if (n < *cap)
-        return 0;
-    int c = *cap ? 2 * *cap : 16;
-    struct kept *w = realloc(*v, (size_t)c * sizeof *w);
+    struct kept *w = loom_grow(*v, cap, (size_t)n + 1, sizeof *w);
     if (!w)
         return -1;
     *v = w;
-    *cap = c;
     return 0;
 }
 
@@ -116,14 +115,11 @@ int loom_checkpoint_rows(void *p, size_t first, size_t n)
         return LOOM_OK;
     pthread_mutex_lock(&mu);
     int rc = LOOM_OK;
-    if (nrows == caprows) {
-        size_t c = caprows ? 2 * caprows : 8;
-        struct rows *w = realloc(rows, c * sizeof *w);
-        if (w)
-            rows = w, caprows = c;
-        else
-            rc = LOOM_ERR_NOMEM;
-    }
+    struct rows *w = loom_grow(rows, &caprows, nrows + 1, sizeof *w);
+    if (w)
+        rows = w;
+    else
+        rc = LOOM_ERR_NOMEM;
     if (!rc)
         rows[nrows++] = (struct rows){p, a->serial, first, n};
     pthread_mutex_unlock(&mu);

@@ -308,6 +308,28 @@ static void test_recv(void)
     close(sv[1]);
 }
 
+/* loom_grow (lib/grow.c), which the frame buffer grows by: doubling from
+ * 16 until the array holds what is asked, the same array when it already
+ * does, NULL (nothing changed) when the size would overflow. */
+static void test_grow(void)
+{
+    size_t cap = 0;
+    int *v = loom_grow(NULL, &cap, 1, sizeof *v);
+    ok(v && cap == 16, "loom_grow from nothing: 16 elements");
+    int *same = loom_grow(v, &cap, 16, sizeof *v);
+    ok(same == v && cap == 16, "loom_grow when it already holds enough: the same array");
+    for (int i = 0; i < 16; i++)
+        v[i] = i;
+    v = loom_grow(v, &cap, 17, sizeof *v);
+    ok(v && cap == 32 && v[15] == 15, "loom_grow by one past the end: doubled, contents kept");
+    v = loom_grow(v, &cap, 1000, sizeof *v);
+    ok(v && cap == 1024, "loom_grow to 1000: doubled until it holds them (1024)");
+    size_t before = cap;
+    ok(!loom_grow(v, &cap, SIZE_MAX / 2, sizeof *v) && cap == before,
+       "loom_grow past SIZE_MAX bytes: NULL, the capacity unchanged");
+    free(v);
+}
+
 int main(void)
 {
     /* A receive that never returns must fail the test, not hang prove:
@@ -322,5 +344,6 @@ int main(void)
     test_malformed();
     test_eof();
     test_recv();
+    test_grow();
     return done_testing();
 }
