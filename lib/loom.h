@@ -513,6 +513,11 @@ typedef struct loom_for_opts {
                               .local, .fields[0] local, .fields[1] a ring): keep
                               the index order of conflicting records (Orion's ordered
                               2D wavefront, docs/loop.md): bitwise the serial result */
+    int in_place;          /* serializable loom_for_records with .fields of 4-byte rows:
+                              lay the records out in plan order in data itself (which
+                              must be writable; its order afterwards is the plan's)
+                              instead of in a copy, which saves the records' size and
+                              the planner's 8 bytes a record (docs/loop.md) */
     /* data-parallel */
     loom_sync sync;
     long sync_every;       /* iterations per rank between sync points (0 = end only);
@@ -559,7 +564,8 @@ int loom_for_range(long begin, long end, void (*body)(long lo, long hi, void *ct
  * and the planner reads them straight from the records (docs/loop.md).
  *   LOOM_SERIALIZABLE: the first call (once for a .repeated site, keyed by
  *     body, ctx and data) copies the records into plan order, contiguous
- *     per cell (a worker's share of a sub-block); each cell is then one
+ *     per cell (a worker's share of a sub-block), or with .in_place moves
+ *     them into that order where they are; each cell is then one
  *     call.  The records must not change while the site is cached.  One
  *     worker (one rank, one thread) gets all records in one call, in
  *     order.  Under LOOM_CHECK=serial the body gets one record at a time,

@@ -137,10 +137,17 @@ static int pair_from_fields(long lo, long hi, const loom_body *body, loom_pair *
         }
     if (a[0] && a[0] == a[1])
         return LOOM_PAIR_NO; /* two rows of one array: not the pair shape */
-    uint32_t *row[2];
-    row[0] = loom_sched_alloc((size_t)(n + 1) * sizeof **row);
-    row[1] = loom_sched_alloc((size_t)(n + 1) * sizeof **row);
-    if (!row[0] || !row[1]) {
+    /* .in_place: the rows stay in the records, read where they are */
+    const char *data = body->data + (size_t)lo * body->size;
+    int view = body->in_place && !loom_icv.check_serial && a[0] && a[1] && f[0].size == 4 &&
+               f[1].size == 4 && body->size % 4 == 0 && f[0].offset % 4 == 0 &&
+               f[1].offset % 4 == 0 && (uintptr_t)data % 4 == 0;
+    uint32_t *row[2] = {NULL, NULL};
+    if (!view) {
+        row[0] = loom_sched_alloc((size_t)(n + 1) * sizeof **row);
+        row[1] = loom_sched_alloc((size_t)(n + 1) * sizeof **row);
+    }
+    if (!view && (!row[0] || !row[1])) {
         free(row[0]), free(row[1]);
         return LOOM_ERR_NOMEM;
     }
@@ -159,15 +166,22 @@ static int pair_from_fields(long lo, long hi, const loom_body *body, loom_pair *
             }
             seen0 |= r0 != UINT64_MAX;
             seen1 |= r1 != UINT64_MAX;
-            row[0][k] = (uint32_t)r0; /* none: UINT32_MAX, LOOM_ACC_ROWS */
-            row[1][k] = (uint32_t)r1;
+            if (!view) {
+                row[0][k] = (uint32_t)r0; /* none: UINT32_MAX, LOOM_ACC_ROWS */
+                row[1][k] = (uint32_t)r1;
+            }
         }
     }
     if (bad < n) {
         uint64_t r[2];
         field_rows(body, lo + bad, r); /* stops the job */
     }
-    *out = (loom_pair){{seen0 ? a[0]->id : -1, seen1 ? a[1]->id : -1}, {row[0], row[1]}};
+    if (view) { /* a field of -1 reads as UINT32_MAX: none, as in the arrays */
+        row[0] = (uint32_t *)(uintptr_t)(data + f[0].offset);
+        row[1] = (uint32_t *)(uintptr_t)(data + f[1].offset);
+    }
+    *out = (loom_pair){{seen0 ? a[0]->id : -1, seen1 ? a[1]->id : -1}, {row[0], row[1]},
+                       view ? body->size / 4 : 1};
     return LOOM_OK;
 }
 
@@ -186,7 +200,7 @@ int loom_collect_pair(long lo, long hi, const loom_body *body,
         return pair_from_fields(lo, hi, body, out);
     long n = hi > lo ? hi - lo : 0;
     int ns = loom_slices(n, 0);
-    *out = (loom_pair){{-1, -1}, {NULL, NULL}};
+    *out = (loom_pair){{-1, -1}, {NULL, NULL}, 1};
     int (*ids)[2] = malloc((size_t)ns * sizeof *ids); /* each slice's allocations, by slot */
     uint32_t *row0 = loom_sched_alloc((size_t)(n + 1) * sizeof *row0);
     uint32_t *row1 = loom_sched_alloc((size_t)(n + 1) * sizeof *row1);
@@ -249,7 +263,7 @@ int loom_collect_pair(long lo, long hi, const loom_body *body,
     free(ids);
     if (no) {
         free(row0), free(row1);
-        *out = (loom_pair){{-1, -1}, {NULL, NULL}};
+        *out = (loom_pair){{-1, -1}, {NULL, NULL}, 1};
         return LOOM_PAIR_NO;
     }
     out->row[0] = row0, out->row[1] = row1;

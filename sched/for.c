@@ -236,12 +236,14 @@ static int data_parallel(long begin, long end, const loom_for_opts *o, const loo
     return staged_loop(lo, hi, 0, o, b);
 }
 
-static int check_opts(const loom_for_opts *o)
+static int check_opts(const loom_for_opts *o, int records)
 {
     if (o->schedule < LOOM_STATIC || o->schedule > LOOM_PRIORITY)
         return bad("unknown schedule");
     if (o->sync < LOOM_HYBRID || o->sync > LOOM_SSP)
         return bad("unknown sync mode");
+    if (o->in_place && !records)
+        return bad(".in_place lays out loom_for_records' records; this loop has none");
     return LOOM_OK;
 }
 
@@ -285,7 +287,7 @@ static int for_run(long begin, long end, void (*body)(long i, void *ctx), void *
                 const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
-    if (check_opts(&o))
+    if (check_opts(&o, 0))
         return LOOM_ERR_ARG;
     if (o.schedule == LOOM_PRIORITY) {
         if (!o.priority || !o.priority->push || !o.priority->pull)
@@ -315,7 +317,7 @@ static int for_range_run(long begin, long end, void (*body)(long lo, long hi, vo
                             const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
-    if (check_opts(&o))
+    if (check_opts(&o, 0))
         return LOOM_ERR_ARG;
     if (o.schedule > LOOM_GUIDED)
         return bad("loom_for_range takes the data-parallel schedules (static, dynamic, guided)");
@@ -374,7 +376,7 @@ static int for_records_run(const void *data, size_t size, long n,
                               const loom_for_opts *opts)
 {
     loom_for_opts o = opts ? *opts : (loom_for_opts){0};
-    if (check_opts(&o))
+    if (check_opts(&o, 1))
         return LOOM_ERR_ARG;
     if (o.schedule == LOOM_PRIORITY)
         return bad("loom_for_records takes the data-parallel and serializable schedules");
@@ -382,7 +384,7 @@ static int for_records_run(const void *data, size_t size, long n,
         return bad("loom_for_records needs a body, and records with their size");
     if (n < 0)
         n = 0;
-    loom_body b = {.block = body, .data = data, .size = size, .ctx = ctx};
+    loom_body b = {.block = body, .data = data, .size = size, .ctx = ctx, .in_place = o.in_place};
     if (fields_of(&o, size, b.fields))
         return LOOM_ERR_ARG;
     if (o.schedule == LOOM_SERIALIZABLE && o.ordered)

@@ -114,3 +114,113 @@ int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_
     free(pos);
     return LOOM_OK;
 }
+
+/* Swaps two records of sz bytes. */
+static inline void swap_rec(char *x, char *y, size_t sz, char *tmp)
+{
+    copy_rec(tmp, x, sz);
+    copy_rec(x, y, sz);
+    copy_rec(y, tmp, sz);
+}
+
+/* How flag_sort buckets a record: by group(rec) (level 1), or inside
+ * group g by sub(rec, g) (level 2); m buckets, m for none. */
+typedef struct bucketing {
+    uint32_t (*group)(const char *, const void *);
+    uint32_t (*sub)(const char *, const void *, uint32_t);
+    const void *ctx;
+    uint32_t g;   /* level 2: the group */
+    size_t m;
+} bucketing;
+
+static inline size_t bucket_of(const bucketing *k, const char *rec)
+{
+    uint32_t b = k->sub ? k->sub(rec, k->ctx, k->g) : k->group(rec, k->ctx);
+    return b < k->m ? b : k->m;
+}
+
+/* Contract: the records [lo, hi) of data, grouped in place into m + 1
+ * buckets (the last: none) by an American flag sort (McIlroy, Bostic &
+ * McIlroy 1993): start[b] gets where bucket b's run begins (start[m + 1]
+ * = hi).  cnt holds m + 2 counters of scratch, tmp room for a record.
+ * Every record is moved at most once, into its run; the order inside a
+ * bucket is not the records' order.  Calls no other thread. */
+static void flag_sort(char *data, size_t sz, long lo, long hi, const bucketing *k, size_t *start,
+                      size_t *cnt, char *tmp)
+{
+    size_t m = k->m;
+    memset(cnt, 0, (m + 2) * sizeof *cnt);
+    for (long x = lo; x < hi; x++)
+        cnt[bucket_of(k, data + (size_t)x * sz)]++;
+    size_t at = (size_t)lo;
+    for (size_t b = 0; b <= m; b++) {
+        start[b] = at;
+        at += cnt[b];
+        cnt[b] = start[b]; /* cnt: each bucket's next free place from now on */
+    }
+    start[m + 1] = at;
+    for (size_t b = 0; b <= m; b++)
+        while (cnt[b] < start[b + 1]) {
+            char *rec = data + cnt[b] * sz;
+            size_t to = bucket_of(k, rec);
+            if (to == b)
+                cnt[b]++;
+            else
+                swap_rec(rec, data + cnt[to]++ * sz, sz, tmp);
+        }
+}
+
+int loom_bucket_in_place(char *data, size_t sz, long n, uint32_t (*group)(const char *, const void *),
+                         size_t ngroup, uint32_t (*sub)(const char *, const void *, uint32_t),
+                         const uint32_t *base, const void *ctx, uint32_t *off)
+{
+    size_t *start = malloc((ngroup + 2) * sizeof *start), *cnt = malloc((ngroup + 2) * sizeof *cnt);
+    char *tmp = malloc(sz);
+    int bad = !start || !cnt || !tmp;
+    if (!bad) /* by group: one pass, on this thread */
+        flag_sort(data, sz, 0, n, &(bucketing){group, NULL, ctx, 0, ngroup}, start, cnt, tmp);
+    free(cnt);
+    free(tmp);
+    if (!bad && !base)
+        for (size_t g = 0; g <= ngroup; g++)
+            off[g] = (uint32_t)start[g];
+    if (!bad && base) { /* then each group by its keys, the groups shared by the threads */
+        size_t span = 0, most = 0;
+        for (size_t g = 0; g < ngroup; g++) {
+            span = base[g + 1] - base[g] > span ? base[g + 1] - base[g] : span;
+            most = start[g + 1] - start[g] > most ? start[g + 1] - start[g] : most;
+        }
+#pragma omp parallel reduction(| : bad)
+        {
+            uint32_t *at = malloc((span + 1) * sizeof *at), *key = malloc((most + 1) * sizeof *key);
+            char *t = malloc(most * sz + 1);
+            bad = !at || !key || !t;
+#pragma omp for schedule(dynamic, 1)
+            for (size_t g = 0; g < ngroup; g++) {
+                size_t w = base[g + 1] - base[g], m = start[g + 1] - start[g];
+                char *from = data + start[g] * sz;
+                if (bad)
+                    continue;
+                /* a stable counting sort through a scratch copy of the group */
+                memset(at, 0, (w + 1) * sizeof *at);
+                for (size_t x = 0; x < m; x++) {
+                    key[x] = sub(from + x * sz, ctx, (uint32_t)g);
+                    at[key[x] + 1]++;
+                }
+                for (size_t k = 0; k < w; k++) {
+                    off[base[g] + k] = (uint32_t)(start[g] + at[k]);
+                    at[k + 1] += at[k];
+                }
+                for (size_t x = 0; x < m; x++)
+                    copy_rec(t + (size_t)at[key[x]]++ * sz, from + x * sz, sz);
+                memcpy(from, t, m * sz);
+            }
+            free(at);
+            free(key);
+            free(t);
+        }
+        off[base[ngroup]] = (uint32_t)start[ngroup];
+    }
+    free(start);
+    return bad ? LOOM_ERR_NOMEM : LOOM_OK;
+}

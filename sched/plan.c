@@ -244,7 +244,8 @@ void loom_plan_free(loom_plan *p)
     free(p->abounds);
     free(p->cell_off);
     free(p->iters);
-    free(p->recs);
+    if (p->recs != p->body.data) /* .in_place: the caller's */
+        free(p->recs);
     free(p->gcell_off);
     free(p->giters);
     free(p);
@@ -288,7 +289,7 @@ static int roles_from_acc(const loom_plan *p, uint32_t **arow, uint32_t **brow)
 static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
 {
     double t0 = loom_wtime();
-    loom_pair pair = {{-1, -1}, {NULL, NULL}};
+    loom_pair pair = {{-1, -1}, {NULL, NULL}, 1};
     int32_t *touched = malloc(2 * LOOM_MAX_ALLOCS * sizeof *touched);
     int rc = !touched ? LOOM_ERR_NOMEM
              : loom_sched_general ? LOOM_PAIR_NO
@@ -312,12 +313,12 @@ static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
             rc = loom_groups_build(p);
         } else if (!rc && fast) { /* the slot of A's rows, then B's */
             int xa = (p->a_id >= 0 && pair.id[1] == p->a_id) || (p->a_id < 0 && pair.id[0] == p->b_id);
-            rc = loom_rotation_build(p, pair.row[xa], pair.row[1 - xa]);
+            rc = loom_rotation_build(p, pair.row[xa], pair.row[1 - xa], pair.step);
         } else if (!rc) {
             uint32_t *arow = NULL, *brow = NULL;
             rc = roles_from_acc(p, &arow, &brow);
             if (!rc)
-                rc = loom_rotation_build(p, arow, brow);
+                rc = loom_rotation_build(p, arow, brow, 1);
             free(arow);
             free(brow);
         }
@@ -325,8 +326,10 @@ static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
             rc = rowlists(p, touched);
     }
     free(touched);
-    free(pair.row[0]);
-    free(pair.row[1]);
+    if (pair.step == 1) {
+        free(pair.row[0]);
+        free(pair.row[1]);
+    }
     if (!rc && !loom_icv.check_serial) { /* the plan has all it needs */
         free(p->acc.off);
         free(p->acc.acc);

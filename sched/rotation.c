@@ -87,10 +87,11 @@ static int pinned_disjoint(loom_dsm_alloc *A, const uint32_t *wa)
     return LOOM_ERR_ARG;
 }
 
-/* Adds 1 to w[row[k]] for each k < n with a row (and, with mine, with
- * mine[k] != SIZE_MAX: this rank's iterations).  Parallel: a histogram per
- * thread, then summed.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-static int histogram(const uint32_t *row, long n, const uint32_t *mine, uint32_t *w, size_t rows)
+/* Adds 1 to w[row[k * step]] for each k < n with a row (and, with mine,
+ * with mine[k] != NONE: this rank's iterations).  Parallel: a histogram
+ * per thread, then summed.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
+static int histogram(const uint32_t *row, size_t step, long n, const uint32_t *mine, uint32_t *w,
+                     size_t rows)
 {
     int nt = omp_get_max_threads();
     uint32_t *h = calloc((size_t)nt * rows, sizeof *h);
@@ -100,9 +101,11 @@ static int histogram(const uint32_t *row, long n, const uint32_t *mine, uint32_t
     {
         uint32_t *my = h + (size_t)omp_get_thread_num() * rows;
 #pragma omp for schedule(dynamic, 1 << 16)
-        for (long k = 0; k < n; k++)
-            if (row[k] != NONE && (!mine || mine[k] != NONE))
-                my[row[k]]++;
+        for (long k = 0; k < n; k++) {
+            uint32_t r = row[(size_t)k * step];
+            if (r != NONE && (!mine || mine[k] != NONE))
+                my[r]++;
+        }
 #pragma omp for schedule(static)
         for (size_t r = 0; r < rows; r++)
             for (int t = 0; t < nt; t++)
@@ -123,36 +126,90 @@ static void block_table(const size_t *bounds, int k, uint32_t add, uint32_t *tab
 
 static size_t chunks(size_t rows, int ch) { return (rows + ((size_t)1 << ch) - 1) >> ch; }
 
-/* The layout's key of every iteration: its cell c = (q, j, s), then its
- * chunk of 2^ch rows of A inside worker s's block (one more chunk for
- * none), as base[c] + chunk; NONE for another rank's iteration.
- * Iterations without a row of A are dealt to workers round-robin,
- * without a row of B to sub-block s (mod S) of this rank's partition.
- * With ch < 0 the key is the cell alone.  Overwrites brow with the keys.
- * `broken` (tests): that iteration goes to the next sub-block (or
- * partition). */
-static void keys(const loom_plan *p, long n, const uint32_t *arow, uint32_t *brow,
-                 const uint32_t *wof, const uint32_t *qjof, const uint32_t *base, int ch,
-                 long broken)
+/* What an iteration's layout key is made of: its cell c = (q, j, s),
+ * then its chunk of 2^ch rows of A inside worker s's block (one more
+ * chunk for none), as base[c] + chunk; NONE for another rank's
+ * iteration.  With ch < 0 the key is the cell alone. */
+typedef struct keyer {
+    const loom_plan *p;
+    const uint32_t *wof, *qjof, *base; /* row of A -> worker, row of B -> q * S + j */
+    int ch, W, w0, me, global;
+    long broken;                       /* the injected fault (tests): this iteration */
+    size_t aoff, boff;                 /* in place: where a record holds its rows */
+} keyer;
+
+/* The worker of iteration k, which touches row a of A and b of B (wof:
+ * row of A -> worker).  Without a row of A: dealt round-robin by k, or
+ * (k < 0: records laid out in place, whose cell must follow from their
+ * contents) by b. */
+static inline uint32_t worker_of(const uint32_t *wof, int W, long k, uint32_t a, uint32_t b)
 {
-    int T = p->T, S = p->S, R = p->R, me = loom_icv.rank, global = !p->local;
-    int W = global ? loom_icv.nranks * T : T, w0 = global ? me * T : 0;
+    return a != NONE ? wof[a] : k >= 0 ? (uint32_t)(k % W) : (b != NONE ? b : 0) % (uint32_t)W;
+}
+
+/* The cell of iteration k (NONE: another rank's iteration).  An
+ * iteration without a row of B goes to sub-block s (mod S) of this
+ * rank's partition.  The faulty iteration (tests) goes to the next
+ * sub-block (or partition); records laid out in place have none (the
+ * checker's runs, which catch it, copy them). */
+static inline uint32_t cell_of(const keyer *y, long k, uint32_t a, uint32_t b)
+{
+    const loom_plan *p = y->p;
+    int T = p->T, S = p->S, R = p->R;
+    uint32_t w = a != NONE && y->W <= 64 ? (uint32_t)block_of(p->abounds, y->W, a) /* in cache */
+                                         : worker_of(y->wof, y->W, k, a, b);
+    if (y->global && (int)w / T != y->me)
+        return NONE;
+    uint32_t s = w % (uint32_t)T, qj = (uint32_t)((R > 1 ? y->me : 0) * S) + s % (uint32_t)S;
+    if (b != NONE)
+        qj = y->qjof[b];
+    if (k >= 0 && k == y->broken)
+        qj = S > 1 ? qj / S * S + (qj % S + 1) % S : (qj / S + 1) % R * S + qj % S;
+    return qj * (uint32_t)T + s;
+}
+
+/* Inside cell c, the chunk of 2^ch rows of A that row a falls in (one
+ * chunk more for none). */
+static inline uint32_t chunk_of(const keyer *y, uint32_t c, uint32_t a)
+{
+    uint32_t s = c % (uint32_t)y->p->T;
+    size_t a0 = y->p->abounds[y->w0 + s], rows = y->p->abounds[y->w0 + s + 1] - a0;
+    return (uint32_t)(a != NONE ? (a - a0) >> y->ch : chunks(rows, y->ch));
+}
+
+/* The key of iteration k: its cell, then (ch >= 0) its chunk. */
+static inline uint32_t key_of(const keyer *y, long k, uint32_t a, uint32_t b)
+{
+    uint32_t c = cell_of(y, k, a, b);
+    return c == NONE || y->ch < 0 ? c : y->base[c] + chunk_of(y, c, a);
+}
+
+/* The layout's key of every iteration, into brow (copied layouts). */
+static void keys(const keyer *y, long n, const uint32_t *arow, uint32_t *brow)
+{
 #pragma omp parallel for schedule(dynamic, 1 << 16)
-    for (long k = 0; k < n; k++) {
-        uint32_t w = arow[k] != NONE ? wof[arow[k]] : (uint32_t)(k % W);
-        if (global && (int)w / T != me) {
-            brow[k] = NONE; /* another rank's iteration */
-            continue;
-        }
-        uint32_t s = w % (uint32_t)T, qj = (uint32_t)((R > 1 ? me : 0) * S) + s % (uint32_t)S;
-        if (brow[k] != NONE)
-            qj = qjof[brow[k]];
-        if (k == broken)
-            qj = S > 1 ? qj / S * S + (qj % S + 1) % S : (qj / S + 1) % R * S + qj % S;
-        uint32_t c = qj * (uint32_t)T + s;
-        size_t a0 = p->abounds[w0 + s], rows = p->abounds[w0 + s + 1] - a0;
-        brow[k] = ch < 0 ? c : base[c] + (uint32_t)(arow[k] != NONE ? (arow[k] - a0) >> ch : chunks(rows, ch));
-    }
+    for (long k = 0; k < n; k++)
+        brow[k] = key_of(y, k, arow[k], brow[k]);
+}
+
+/* The same read from a record laid out in place (where it holds its
+ * rows: y->aoff, y->boff): loom_bucket_in_place's group (the cell) and
+ * key inside the group (the chunk). */
+static uint32_t record_cell(const char *rec, const void *ctx)
+{
+    const keyer *y = ctx;
+    uint32_t a, b;
+    __builtin_memcpy(&a, rec + y->aoff, 4);
+    __builtin_memcpy(&b, rec + y->boff, 4);
+    return cell_of(y, -1, a, b);
+}
+
+static uint32_t record_chunk(const char *rec, const void *ctx, uint32_t c)
+{
+    const keyer *y = ctx;
+    uint32_t a;
+    __builtin_memcpy(&a, rec + y->aoff, 4);
+    return chunk_of(y, c, a);
 }
 
 /* Contract: the plan from the rows of A and B each iteration touches:
@@ -163,9 +220,14 @@ static void keys(const loom_plan *p, long n, const uint32_t *arow, uint32_t *bro
  * iterations by cell, each cell in order of row of A (a cell walks its
  * rows of A once each), index order within a row.  With several ranks
  * and no access sets, the rows of A this rank touches become its row
- * list.  Collective. */
-int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
+ * list.  With step > 1 (loom_for_records' .in_place), arow and brow are
+ * views into the records (row k at [k * step]): the records themselves
+ * are laid out, in place (loom_bucket_in_place), and p->recs is the
+ * caller's data.  Collective. */
+int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow, size_t step)
 {
+#define A_(k) arow[(size_t)(k) * step]
+#define B_(k) brow[(size_t)(k) * step]
     int nr = loom_icv.nranks, me = loom_icv.rank, T = p->T, global = !p->local;
     long n = p->acc.n;
     loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
@@ -187,7 +249,7 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
         goto out;
     /* A: one block per worker, by histogram */
     if (A) {
-        if (histogram(arow, n, NULL, wa, nA))
+        if (histogram(arow, step, n, NULL, wa, nA))
             goto out;
         loom_balance(wa, 0, nA, W, p->abounds);
         if (!global && nr > 1 && (rc = pinned_disjoint(A, wa)))
@@ -198,7 +260,7 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
     }
     /* B: R partitions (shared by all ranks), S sub-blocks each (this rank's) */
     if (B) {
-        if (histogram(brow, n, NULL, wb, nB))
+        if (histogram(brow, step, n, NULL, wb, nB))
             goto out;
         if (R > 1) {
             if (!global)
@@ -216,8 +278,8 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
                 goto out;
 #pragma omp parallel for schedule(dynamic, 1 << 16)
             for (long k = 0; k < n * global; k++)
-                mine[k] = (int)(arow[k] != NONE ? wa[arow[k]] : (uint32_t)(k % W)) / T == me ? 0 : NONE;
-            rc = histogram(brow, n, mine, wb, nB);
+                mine[k] = (int)worker_of(wa, W, step > 1 ? -1 : k, A_(k), B_(k)) / T == me ? 0 : NONE;
+            rc = histogram(brow, step, n, mine, wb, nB);
             free(mine);
             if (rc)
                 goto out;
@@ -251,20 +313,33 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
     long broken = -1; /* the injected fault (tests): the first iteration of
                          this rank with a row of B goes to a wrong cell */
     for (long k = 0; loom_sched_break_next_plan && (S > 1 || R > 1) && k < n; k++)
-        if (brow[k] != NONE &&
-            (!global || (int)(arow[k] != NONE ? wa[arow[k]] : (uint32_t)(k % W)) / T == me)) {
+        if (B_(k) != NONE &&
+            (!global || (int)worker_of(wa, W, k, A_(k), B_(k)) / T == me)) {
             broken = k;
             p->broken = 1;
             loom_sched_break_next_plan = 0;
             break;
         }
-    keys(p, n, arow, brow, wa, wb, base, ch, broken);
-    int iters = !p->body.block || p->acc.acc;
-    if (!(koff = loom_sched_alloc((nkey + 1) * sizeof *koff)) ||
-        (iters && !(p->iters = loom_sched_alloc((size_t)(n + 1) * sizeof *p->iters))) ||
-        (p->body.block && !(p->recs = loom_sched_alloc((size_t)(n + 1) * p->body.size))) ||
-        loom_bucket(n, brow, nkey, koff, p->iters, &p->body, p->recs))
+    keyer y = {p, wa, wb, base, ch, W, global ? me * T : 0, me, global, broken, 0, 0};
+    if (!(koff = loom_sched_alloc((nkey + 1) * sizeof *koff)))
         goto out;
+    if (step > 1) { /* the caller's records, laid out where they are */
+        char *data = (char *)p->body.data;
+        y.aoff = (size_t)((char *)arow - data);
+        y.boff = (size_t)((char *)brow - data);
+        if ((rc = loom_bucket_in_place(data, p->body.size, n, record_cell, ncell, record_chunk,
+                                       ch >= 0 ? base : NULL, &y, koff)))
+            goto out;
+        rc = LOOM_ERR_NOMEM;
+        p->recs = data;
+    } else {
+        keys(&y, n, arow, brow);
+        int iters = !p->body.block || p->acc.acc;
+        if ((iters && !(p->iters = loom_sched_alloc((size_t)(n + 1) * sizeof *p->iters))) ||
+            (p->body.block && !(p->recs = loom_sched_alloc((size_t)(n + 1) * p->body.size))) ||
+            loom_bucket(n, brow, nkey, koff, p->iters, &p->body, p->recs))
+            goto out;
+    }
     for (size_t c = 0; c <= ncell; c++)
         p->cell_off[c] = koff[ch >= 0 ? base[c] : c];
     rc = LOOM_OK;
@@ -272,9 +347,11 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
     if (A && nr > 1 && !p->acc.acc && !loom_policy_rotates(A->policy) && A->state) {
         if (!(mark = calloc(nA, 1)))
             rc = LOOM_ERR_NOMEM;
-        for (long k = 0; mark && k < n; k++)
-            if (brow[k] != NONE && arow[k] != NONE)
-                mark[arow[k]] = 3;
+        for (long k = 0; mark && k < n; k++) { /* keys in place: from the records */
+            uint32_t mine = step > 1 ? cell_of(&y, -1, A_(k), B_(k)) : brow[k];
+            if (mine != NONE && A_(k) != NONE)
+                mark[A_(k)] = 3;
+        }
         if (mark)
             rc = loom_plan_rowlist(p, 0, p->a_id, mark);
     }
@@ -285,6 +362,8 @@ out:
     free(koff);
     free(mark);
     return rc;
+#undef A_
+#undef B_
 }
 
 /* Worker s visits every non-empty cell (q, j, s), taking the heaviest

@@ -65,6 +65,7 @@ typedef struct loom_body {
     size_t size;
     void *ctx;
     loom_field fields[2];
+    int in_place;               /* serializable records: lay them out in data (.in_place) */
 } loom_body;
 
 /* The row that field f of record rec names: UINT64_MAX for none (-1 in
@@ -135,7 +136,9 @@ int loom_collect(long lo, long hi, const loom_body *body,
  * (LOOM_ACC_ROWS: none), 8 bytes per iteration instead of an access set. */
 typedef struct loom_pair {
     int id[2];                  /* allocation ids, -1 if unused */
-    uint32_t *row[2];
+    uint32_t *row[2];           /* iteration k's row is row[x][k * step] */
+    size_t step;                /* 1: arrays of their own (free them); more: views
+                                   into the records' fields (an .in_place loop) */
 } loom_pair;
 #define LOOM_PAIR_NO 1          /* loom_collect_pair: the loop has another shape */
 /* Fills *out when every iteration of lo..hi-1 only writes, at most one
@@ -144,7 +147,9 @@ typedef struct loom_pair {
  * nothing kept; LOOM_ERR_NOMEM.  Like loom_collect, not collective.  A
  * record loop with .fields has its rows read from the records, and is the
  * pair shape unless both fields name one array; loom_collect declares
- * the fields' rows as writes. */
+ * the fields' rows as writes.  An .in_place record loop whose fields are
+ * aligned 4-byte integers gets views into the records instead of arrays
+ * (the checker's runs, LOOM_CHECK=serial, get arrays). */
 int loom_collect_pair(long lo, long hi, const loom_body *body,
                       void (*deps)(long, loom_deps *, void *), loom_pair *out);
 
@@ -218,6 +223,20 @@ static inline long loom_slice(long n, int ns, int x) { return (long)((__int128)n
  * collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
 int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
                 const loom_body *b, char *recs);
+/* The same grouping of n records of sz bytes done in data itself (no
+ * copy, no array of keys), from what the records hold: record rec is in
+ * group(rec, ctx) of ngroup (UINT32_MAX: none), and with base (ngroup +
+ * 1 increasing bounds) its key is base[g] + sub(rec, ctx, g) (below
+ * base[g + 1] - base[g]); without, its key is its group.  off[k] gets
+ * where key k's run starts, off[nkey] the end of the last (nkey: base[
+ * ngroup] or ngroup); the records of no group follow.  By group on this
+ * thread, then each group by key on this rank's threads.  The order
+ * inside a key is not the records' (but the same records in the same
+ * order give the same layout).  Not collective.  Returns LOOM_OK or
+ * LOOM_ERR_NOMEM. */
+int loom_bucket_in_place(char *data, size_t sz, long n, uint32_t (*group)(const char *, const void *),
+                         size_t ngroup, uint32_t (*sub)(const char *, const void *, uint32_t),
+                         const uint32_t *base, const void *ctx, uint32_t *off);
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
 void loom_plan_prefetch(loom_plan *p, int phase);
@@ -237,9 +256,10 @@ extern int loom_sched_general;
 
 /* ---- rotation.c / groups.c --------------------------------------------- */
 /* Builds p's rotation plan from the rows of A and B that each of the n
- * iterations touches (arow, brow: LOOM_ACC_ROWS for none; both may be
- * rewritten).  Collective. */
-int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow);
+ * iterations touches (arow, brow: row k at [k * step], LOOM_ACC_ROWS for
+ * none; arrays of their own at step 1, which may be rewritten; views
+ * into the records, laid out in place, above).  Collective. */
+int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow, size_t step);
 /* B's partition q of row, and its sub-block *j in q. */
 int loom_rotation_part(const loom_plan *p, size_t row, int *j);
 int loom_rotation_run(loom_plan *p);

@@ -18,6 +18,8 @@
  *     records  run it as loom_for_records: a block body over records
  *           (each record is its iteration's number), laid out in plan
  *           order by the loop
+ *     inplace (fields) with .in_place: the loop lays the records out in
+ *           their own array; afterwards it must hold the same records
  *
  *   for_serial same [local]
  *     The k-partite fast path against the plan from the access sets (the
@@ -400,13 +402,14 @@ int main(int argc, char **argv)
     local = !strcmp(argv[2], "local");
     recon = !strcmp(argv[3], "recon");
     fields = !strcmp(argv[3], "fields");
-    int brk = 0, records = 0, badrow = 0, badfield = 0;
+    int brk = 0, records = 0, badrow = 0, badfield = 0, inplace = 0;
     for (int a = 4; a < argc; a++) {
         brk |= !strcmp(argv[a], "break");
         lie |= !strcmp(argv[a], "lie");
         badrow |= !strcmp(argv[a], "badrow");
         badfield |= !strcmp(argv[a], "badfield");
         records |= !strcmp(argv[a], "records");
+        inplace |= !strcmp(argv[a], "inplace");
     }
     R = loom_size(), me = loom_rank();
     loom_alloc_opts ro = {.unit = LOOM_UNIT_ROW, .row_size = sizeof(row_t)};
@@ -442,7 +445,21 @@ int main(int argc, char **argv)
         o.fields[0] = LOOM_FIELD(rotation ? A : C, fieldrec, row[0]);
         o.fields[1] = LOOM_FIELD(rotation ? B : C, fieldrec, row[1]);
         o.fields[1].size = badfield ? 3 : o.fields[1].size;
+        o.in_place = inplace;
+        fieldrec *was = malloc((size_t)(n + 1) * sizeof *was);
+        memcpy(was, rec, (size_t)n * sizeof *rec);
         int rc = loom_for_records(rec, sizeof *rec, n, field_block, NULL, &o);
+        /* the same records afterwards, wherever they are now (each record
+         * names its own iteration k) */
+        long moved = 0, same = 1;
+        for (long k = 0; k < n && !rc; k++) {
+            moved += rec[k].k != k;
+            same &= rec[k].k >= 0 && rec[k].k < n && !memcmp(&rec[k], &was[rec[k].k], sizeof *rec);
+        }
+        if (inplace && !rc)
+            printf("%s - rank %d: the records laid out in place are the same records (%ld "
+                   "moved)\n", same && (moved > 0 || n < 2) ? "ok" : "not ok", me, moved);
+        free(was);
         free(rec);
         if (rc)
             return 4;

@@ -22,7 +22,7 @@
 # the right one) caught by the checker; a row out of range and a field of
 # the wrong width refused with a message.
 . "$(dirname "$0")/../lib.sh"
-plan 81
+plan 89
 i=0
 for n in 1 2 3 4; do
     for t in 1 2; do
@@ -65,6 +65,19 @@ for nt in "1 2" "2 2" "3 1"; do
         [ $rc -eq 0 ] && has "$T/o" "ok - every iteration ran exactly once" &&
             has "$T/o" "ok - the result equals the serial order found"
         ok $? "records by .fields: $m, $1 rank(s) x $2 thread(s), LOOM_CHECK=$chk"
+    done
+done
+# .in_place: the records laid out in their own array (not under the
+# checker, whose runs copy them): still every iteration once, serially,
+# and the array afterwards holds the same records, moved
+for nt in "1 1" "1 2" "2 2" "3 1"; do
+    set -- $nt
+    for m in "rotation local" "rotation global"; do
+        OMP_NUM_THREADS=$2 run_job "$T/o" "$LOOMRUN" -n $1 "$B/tests/bin/for_serial" $m fields inplace
+        [ $rc -eq 0 ] && has "$T/o" "ok - every iteration ran exactly once" &&
+            has "$T/o" "ok - the result equals the serial order found" &&
+            [ "$(grep -cE "(^|\] )ok - rank [0-9]+: the records laid out in place are the same records" "$T/o")" -eq $1 ]
+        ok $? "records by .fields, laid out in place: $m, $1 rank(s) x $2 thread(s)"
     done
 done
 for nt in "1 2" "2 2" "3 2"; do
