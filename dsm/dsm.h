@@ -147,6 +147,9 @@ struct loom_dsm_alloc {
     size_t cache_k;              /* units per group (those sharing OS pages) */
     uint8_t *cache_res;          /* per group: 1 if its memory may be resident */
     int average;                 /* add merge by averaging at the home (diff.c) */
+    int replicas;                /* asked to average (.average, LOOM_MERGE_AVG=true):
+                                    rows of model replicas, even on one rank, where a
+                                    HYBRID loop's threads keep their own (sched/for.c) */
     char *avg_base, *avg_sum;    /* averaging, per home slot: the row when the round */
     uint32_t *avg_n, *avg_round; /* began, the deltas' sum, their count, round + 1 */
     char *avg_move;              /* .momentum: per home slot, the row's last round's move

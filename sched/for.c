@@ -213,19 +213,83 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
     return LOOM_OK;
 }
 
+/* 1 if some live allocation is one a thread's own stage keeps (small
+ * model replicas, loom_stage_owns): a one-rank HYBRID loop with a sync
+ * interval then gives its threads their own copies of its rows. */
+static int owned_arrays(void)
+{
+    int n = atomic_load(&loom_nallocs);
+    for (int id = 0; id < n; id++)
+        if (loom_allocs[id] && loom_allocs[id]->live && loom_stage_owns(loom_allocs[id]))
+            return 1;
+    return 0;
+}
+
+/* Contract: one rank, HYBRID, a sync interval, several threads, static
+ * schedule (data_parallel decides).  Each thread runs its static block of
+ * [lo, hi) in rounds of sync_every / T iterations (the rank's interval
+ * shared by its threads) on its own copies of the rows of the small model
+ * replicas it reaches through loom_at (loom_stage_owns), and at the end
+ * of each of its rounds adds its changes to the array (summed, as
+ * Hogwild's updates are) and drops the copies, without waiting for the
+ * other threads: no barrier but the loop's end.  Other arrays are
+ * reached in place.  So the threads stop writing the same cache lines on
+ * every update (a model every sample changes, as loom-lr's). */
+static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body *b)
+{
+    int T = omp_get_max_threads();
+    long every = (o->sync_every + T - 1) / T, rounds = 0;
+    double t0 = loom_wtime();
+    loom_stage **ss = calloc((size_t)T, sizeof *ss);
+    int bad = !ss;
+    for (int t = 0; !bad && t < T; t++)
+        bad = !(ss[t] = loom_stage_new_own());
+#pragma omp parallel num_threads(T) if (!bad) reduction(+ : rounds)
+    {
+        int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        long n = hi - lo, a = lo + (long)((__int128)n * t / nt), z = lo + (long)((__int128)n * (t + 1) / nt);
+        loom_ts.mode = TS_STAGE;
+        loom_ts.stage = ss[t];
+        for (long x = a; !bad && x < z; x += every) {
+            long y = x + every < z ? x + every : z;
+            if (b->range)
+                b->range(x, y, b->ctx);
+            else
+                for (long i = x; i < y; i++)
+                    b->one(i, b->ctx);
+            loom_stage_flush(&ss[t], 1);
+            rounds++;
+        }
+        loom_ts.mode = TS_PLAIN;
+        loom_ts.stage = NULL;
+    }
+    for (int t = 0; ss && t < T; t++)
+        loom_stage_free(ss[t]);
+    free(ss);
+    if (loom_icv.stats && !bad)
+        loom_log("loom_for: %d threads' own rounds of %ld iterations: %ld rounds in %.3f s",
+                 T, every, rounds, loom_wtime() - t0);
+    return bad ? LOOM_ERR_NOMEM : LOOM_OK;
+}
+
 static int bad(const char *why)
 {
     loom_log("loom_for: %s", why);
     return LOOM_ERR_ARG;
 }
 
-/* The data-parallel schedules: plain OpenMP on one rank (HYBRID), else
+/* The data-parallel schedules: plain OpenMP on one rank (HYBRID; with a
+ * sync interval and small model replicas, the threads' own rounds), else
  * rounds with staging and sync points; dynamic and guided on the job's
  * range share each round among the ranks by speed (shares.c). */
 static int data_parallel(long begin, long end, const loom_for_opts *o, const loom_body *b)
 {
     long lo, hi;
     my_range(begin, end, o->local, &lo, &hi);
+    if (loom_icv.nranks == 1 && o->sync == LOOM_HYBRID && o->sync_every > 0 &&
+        o->schedule == LOOM_STATIC && o->chunk <= 0 && !o->sync_weight &&
+        omp_get_max_threads() > 1 && owned_arrays())
+        return own_rounds(lo, hi, o, b); /* the threads' own copies of small replicas */
     if (loom_icv.nranks == 1 && o->sync == LOOM_HYBRID) {
 #pragma omp parallel
         omp_loop(lo, hi, o->schedule, o->chunk, b);

@@ -287,6 +287,18 @@ void loom_check_phase_end(loom_plan *p, int phase);
  * works in the rank's own copies (stage.c). */
 typedef struct loom_stage loom_stage;
 loom_stage *loom_stage_new(int shared);
+/* One thread's stage of a one-rank HYBRID loop with a sync interval
+ * (for.c, own_rounds): only the arrays loom_stage_owns are staged, each
+ * thread working on its own copies of their rows; any other array is
+ * reached in place, as in plain OpenMP.  Its flush may run while other
+ * threads' bodies run (its rows' additions take the row locks). */
+loom_stage *loom_stage_new_own(void);
+/* 1 if a thread's own stage keeps its own copy of a's rows: model
+ * replicas (.average) of at most 1 MiB, a copy that stays in a core's
+ * cache (a small model every sample changes, whose shared cache lines
+ * the threads would otherwise fight over; a larger one is mostly touched
+ * sparsely, and copying it each round would cost more). */
+int loom_stage_owns(const loom_dsm_alloc *a);
 /* Before each round: stage whole the arrays the last round mostly changed. */
 void loom_stage_begin(loom_stage **ss, int n);
 /* Up to two arrays of s staged whole in place this round into w (the

@@ -56,6 +56,8 @@ struct staged {
 struct loom_stage {
     pthread_mutex_t lock;        /* adding an array */
     int shared;                  /* used by every thread of the rank */
+    int own;                     /* one thread's, one rank: small replicas only
+                                    (loom_stage_new_own) */
     _Atomic int n;
     struct staged arr[MAXARR];
 };
@@ -67,6 +69,19 @@ loom_stage *loom_stage_new(int shared)
         pthread_mutex_init(&s->lock, NULL);
         s->shared = shared;
     }
+    return s;
+}
+
+int loom_stage_owns(const loom_dsm_alloc *a)
+{
+    return a->replicas && a->nunits * a->unit <= ((size_t)1 << 20);
+}
+
+loom_stage *loom_stage_new_own(void)
+{
+    loom_stage *s = loom_stage_new(0);
+    if (s)
+        s->own = 1;
     return s;
 }
 
@@ -139,6 +154,8 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
 void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
 {
     (void)write;
+    if (s->own && !loom_stage_owns(a)) /* a thread's own stage: small model replicas only */
+        return a->base + row * a->unit;
     struct staged *g = staged_of(s, a);
     char *copy = g->copy + row * a->unit;
     uint8_t st = atomic_load_explicit(&g->st[row], memory_order_acquire);
@@ -149,9 +166,13 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
         const void *src = loom_row_get(a->base, row);
         if (!src)
             loom_die(2, "loom_for: cannot read row %zu of '%s'", row, a->name);
+        if (s->own) /* other threads add their changes to the row meanwhile */
+            loom_unit_lock(a, row);
         if (copy != src)
             memcpy(copy, src, a->unit);
         memcpy(g->orig + row * a->unit, src, a->unit);
+        if (s->own)
+            loom_unit_unlock(a, row);
         g->touched[atomic_fetch_add(&g->ntouched, 1)] = row;
         atomic_store_explicit(&g->st[row], 2, memory_order_release);
         return copy;

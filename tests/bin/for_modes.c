@@ -39,6 +39,16 @@
  *                       sleeping 500 us in each of its iterations it runs
  *                       under two thirds of an equal share (an equal
  *                       split gives it exactly its share)
+ *   for_modes own       one rank, hybrid, a sync interval, several threads:
+ *                       every iteration adds 1 (a plain +=) to each float
+ *                       of a row of model replicas (.average) and atomically
+ *                       to a counter of a plain add-merge array.  Each
+ *                       thread works on its own copy of the replicas in
+ *                       rounds of sync_every / T of its iterations: inside
+ *                       a round it reads exactly its own increments (no
+ *                       other thread's), and the final row is exactly the
+ *                       iterations (every thread's changes added, none
+ *                       lost); the counter, reached in place, too
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -121,6 +131,68 @@ static int once(void)
                     printf("ok - %s%s, chunk %ld: every iteration once on %d rank(s) x %d thread(s)\n",
                            names[s], local ? " (local ranges)" : "", chunk, R, omp_get_max_threads());
             }
+    return fails;
+}
+
+/* ---- own ------------------------------------------------------------------ */
+enum { OWN_N = 200000, OWN_EVERY = 64, OWN_F = 16 };
+static float *own_model;     /* one row of OWN_F floats: model replicas */
+static int64_t *own_count;   /* one int64 row, add merge, not averaged */
+static float *own_seen;      /* iteration i: element 0 of the model before its += */
+static _Atomic int own_started; /* threads past their first iteration */
+static __thread int own_going;
+
+static void own_body(long i, void *ctx)
+{
+    (void)ctx;
+    if (!own_going) { /* every thread waits for the others: they run at once */
+        own_going = 1;
+        atomic_fetch_add(&own_started, 1);
+        while (atomic_load(&own_started) < omp_get_num_threads())
+            ;
+    }
+    float *m = loom_at(own_model, 0);
+    own_seen[i] = m[0];
+    for (int j = 0; j < OWN_F; j++)
+        m[j] += 1;
+    __atomic_fetch_add((int64_t *)loom_at(own_count, 0), 1, __ATOMIC_RELAXED);
+}
+
+static int own(void)
+{
+    loom_alloc_opts mo = {.unit = LOOM_UNIT_ROW, .row_size = OWN_F * sizeof(float),
+                          .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT, .average = 1,
+                          .name = "replicas"};
+    own_model = loom_alloc(OWN_F * sizeof(float), &mo);
+    own_count = counters("count", 1);
+    own_seen = malloc(OWN_N * sizeof *own_seen);
+    if (!own_model || !own_count || !own_seen || R != 1)
+        return 1;
+    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = OWN_EVERY};
+    if (loom_for(0, OWN_N, own_body, NULL, &o))
+        return 1;
+    /* thread t's static block, in rounds of every = sync_every / T: inside
+     * a round each read is the one before plus this thread's own 1 */
+    int T = omp_get_max_threads();
+    long every = (OWN_EVERY + T - 1) / T, jumps = 0, first = -1;
+    for (int t = 0; t < T; t++) {
+        long a = (long)((__int128)OWN_N * t / T), z = (long)((__int128)OWN_N * (t + 1) / T);
+        for (long i = a + 1; i < z; i++)
+            if ((i - a) % every && own_seen[i] != own_seen[i - 1] + 1 && !jumps++)
+                first = i;
+    }
+    check(jumps == 0, "own: %ld reads inside a thread's round saw another thread's changes "
+                      "(the first at iteration %ld)", jumps, first);
+    const float *m = loom_row_get(own_model, 0);
+    for (int j = 0; j < OWN_F; j++)
+        check(m[j] == (float)OWN_N, "own: replica element %ld holds %ld, not every iteration's 1",
+              j, (long)m[j]);
+    check(*own_count == OWN_N, "own: the in-place counter holds %ld of %ld", (long)*own_count,
+          OWN_N);
+    if (!fails)
+        printf("ok - own: %d thread(s)' own rounds of %ld: no other thread's change inside a "
+               "round, all %d iterations' changes added\n", T, every, OWN_N);
+    free(own_seen);
     return fails;
 }
 
@@ -650,6 +722,8 @@ int main(int argc, char **argv)
             rc = sync_mode(mode);
         } else if (!strcmp(argv[i], "plan"))
             rc = plan_cache();
+        else if (!strcmp(argv[i], "own"))
+            rc = own();
         else if (!strcmp(argv[i], "repeat") && i + 1 < argc)
             rc = repeat(atoi(argv[++i]));
         else if (!strcmp(argv[i], "priority"))

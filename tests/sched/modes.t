@@ -16,9 +16,20 @@
 # copies writethrough dropped; rows every rank changes merge densely
 # (dsm/dense.c) with exact reads and exact home stores, and under the
 # averaging merge to exact means; LOOM_STATS prints each rank's line for
-# a loop, with its rounds.
+# a loop, with its rounds; on one rank a hybrid loop with a sync interval
+# gives its threads their own copies of model replicas.
 . "$(dirname "$0")/../lib.sh"
-plan 81
+plan 83
+# One rank, hybrid, a sync interval: the threads work on their own copies
+# of model replicas (.average), adding their changes at the end of each of
+# their rounds (sched/for.c, own_rounds): no other thread's change seen
+# inside a round, none lost
+for t in 2 3; do
+    OMP_NUM_THREADS=$t run_job "$T/w" "$LOOMRUN" -n 1 "$B/tests/bin/for_modes" own
+    [ $rc -eq 0 ] && has "$T/w" "^ok - own: $t thread\(s\)' own rounds"
+    ok $? "1 rank x $t threads, hybrid with a sync interval: each thread's own copy of the replicas, every change added"
+    [ $rc -eq 0 ] || sed 's/^/# /' "$T/w"
+done
 # Seven of each layout's eight checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
