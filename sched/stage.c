@@ -28,6 +28,13 @@
  * rank staged an array whole, its round merges by one allreduce (dense(),
  * dsm/dense.c) instead of row by row.
  *
+ * On one rank a HYBRID loop with a sync interval gives each thread its
+ * own stage of the small model replicas it reaches (loom_stage_new_own,
+ * for.c's own_rounds): the thread flushes it at the end of each of its
+ * rounds, while the others run, adding its changes under the rows' locks
+ * (and taking its copies under them), so a model every sample changes
+ * stops bouncing between the threads' caches.
+ *
  * Other copies and the originals are anonymous mappings touched only where
  * rows were staged; under LOOM_CACHE_BYTES (dsm/cache.c) every flush gives
  * their memory back, so a stage holds one round's rows at most. */
@@ -266,7 +273,8 @@ static void dense(loom_stage **ss, int n)
 
 /* Contract: called by one thread while no loop body runs; collective with
  * several ranks (dense()).  Adds every stage's changes home, in stage
- * order, and empties the stages. */
+ * order, and empties the stages.  A thread's own stage (one rank) is
+ * flushed by its thread alone, whatever the others run. */
 void loom_stage_flush(loom_stage **ss, int n)
 {
     dense(ss, n);
