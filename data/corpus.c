@@ -2,6 +2,7 @@
  * document per line, the latter with a hash-table vocabulary) and the
  * deterministic train/test split by document. */
 #include "corpus.h"
+#include "grow.h"
 #include "lines.h"
 #include "mem.h"
 #include "rng.h"
@@ -22,16 +23,12 @@ struct tokens {
 /* Room for `more` further tokens. */
 static int tokens_reserve(struct tokens *t, int64_t more)
 {
-    if (t->n + more <= t->cap)
-        return 0;
-    int64_t cap = t->cap ? t->cap : 1 << 16;
-    while (cap < t->n + more)
-        cap *= 2;
-    int32_t *v = realloc(t->v, (size_t)cap * sizeof *v);
+    size_t cap = (size_t)t->cap;
+    int32_t *v = loom_grow(t->v, &cap, (size_t)(t->n + more), sizeof *v);
     if (!v)
         return -1;
     t->v = v;
-    t->cap = cap;
+    t->cap = (int64_t)cap;
     return 0;
 }
 
@@ -43,12 +40,12 @@ struct offsets {
 static int offsets_push(struct offsets *o, int64_t x)
 {
     if (o->n == o->cap) {
-        int64_t cap = o->cap ? 2 * o->cap : 1024;
-        int64_t *v = realloc(o->v, (size_t)cap * sizeof *v);
+        size_t cap = (size_t)o->cap;
+        int64_t *v = loom_grow(o->v, &cap, (size_t)o->n + 1, sizeof *v);
         if (!v)
             return -1;
         o->v = v;
-        o->cap = cap;
+        o->cap = (int64_t)cap;
     }
     o->v[o->n++] = x;
     return 0;
@@ -170,18 +167,12 @@ static int uci_vocab(const char *path, const char *docword, int32_t W, char ***o
                            "%s:%ld: empty line (expected one word per line)", path, in.lineno);
             break;
         }
-        if (pool_n + l > pool_cap) {
-            size_t cap = pool_cap ? pool_cap : 1 << 16;
-            while (cap < pool_n + l)
-                cap *= 2;
-            char *p = realloc(pool, cap);
-            if (!p) {
-                rc = loom_errf(err, errlen, LOOM_ERR_NOMEM, "%s: out of memory", path);
-                break;
-            }
-            pool = p;
-            pool_cap = cap;
+        char *p = loom_grow(pool, &pool_cap, pool_n + l, 1);
+        if (!p) {
+            rc = loom_errf(err, errlen, LOOM_ERR_NOMEM, "%s: out of memory", path);
+            break;
         }
+        pool = p;
         memcpy(pool + pool_n, line, l);
         off[n] = (int64_t)pool_n;
         len[n++] = (int32_t)l;
@@ -374,34 +365,29 @@ static int32_t vocab_id(struct vocab *v, const char *s, size_t n)
             return id - 1;
     if (v->n == INT32_MAX)
         return -1;
-    if (v->n == v->cap) {
-        int32_t cap = v->cap > INT32_MAX / 2 ? INT32_MAX : 2 * v->cap;
-        int64_t *off = realloc(v->off, sizeof *off * (size_t)cap);
+    if (v->n == v->cap) { /* the four arrays grow alike */
+        size_t c[4] = {(size_t)v->cap, (size_t)v->cap, (size_t)v->cap, (size_t)v->cap},
+               need = (size_t)v->n + 1;
+        int64_t *off = loom_grow(v->off, &c[0], need, sizeof *off);
         if (off)
             v->off = off;
-        int64_t *count = realloc(v->count, sizeof *count * (size_t)cap);
+        int64_t *count = loom_grow(v->count, &c[1], need, sizeof *count);
         if (count)
             v->count = count;
-        int32_t *len = realloc(v->len, sizeof *len * (size_t)cap);
+        int32_t *len = loom_grow(v->len, &c[2], need, sizeof *len);
         if (len)
             v->len = len;
-        uint64_t *hash = realloc(v->hash, sizeof *hash * (size_t)cap);
+        uint64_t *hash = loom_grow(v->hash, &c[3], need, sizeof *hash);
         if (hash)
             v->hash = hash;
         if (!off || !count || !len || !hash)
             return -1;
-        v->cap = cap;
+        v->cap = c[0] > INT32_MAX ? INT32_MAX : (int32_t)c[0];
     }
-    if (v->pool_n + n > v->pool_cap) {
-        size_t cap = v->pool_cap;
-        while (cap < v->pool_n + n)
-            cap *= 2;
-        char *pool = realloc(v->pool, cap);
-        if (!pool)
-            return -1;
-        v->pool = pool;
-        v->pool_cap = cap;
-    }
+    char *pool = loom_grow(v->pool, &v->pool_cap, v->pool_n + n, 1);
+    if (!pool)
+        return -1;
+    v->pool = pool;
     int32_t id = v->n++;
     memcpy(v->pool + v->pool_n, s, n);
     v->off[id] = (int64_t)v->pool_n;

@@ -3,6 +3,7 @@
  * parallel into memory buffers and written in order, so output streams at
  * disk speed with bounded memory and does not depend on the thread count. */
 #include "gen.h"
+#include "grow.h"
 #include "mem.h"
 #include "lines.h"
 #include "rng.h"
@@ -39,16 +40,10 @@ struct obuf {
 /* Room for `more` further bytes; -1 when out of memory. */
 static int obuf_reserve(struct obuf *b, size_t more)
 {
-    if (b->n + more <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 1 << 16;
-    while (cap < b->n + more)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
+    char *p = loom_grow(b->p, &b->cap, b->n + more, 1);
     if (!p)
         return -1;
     b->p = p;
-    b->cap = cap;
     return 0;
 }
 
@@ -423,13 +418,13 @@ int loom_gen_ratings(const loom_gen_ratings_opts *o, const char *prefix,
                 G.Q[(size_t)i * (size_t)K + (size_t)k] = (float)(G.scale * loom_rng_normal(&g));
         }
         /* Chunks of users holding about CHUNK_RATINGS ratings each. */
-        int64_t acc = 0, start = 0, cap = 0;
+        int64_t acc = 0, start = 0;
+        size_t cap = 0;
         for (int64_t u = 0; u < o->users && !fail; u++) {
             acc += G.deg[u];
             if (acc >= CHUNK_RATINGS || u - start + 1 >= 65536 || u == o->users - 1) {
-                if (ncut == cap) {
-                    cap = cap ? 2 * cap : 1024;
-                    int64_t *c = realloc(cut, sizeof *c * (size_t)cap);
+                if ((size_t)ncut == cap) {
+                    int64_t *c = loom_grow(cut, &cap, (size_t)ncut + 1, sizeof *c);
                     if (!c) {
                         fail = 1;
                         break;
@@ -845,7 +840,8 @@ int loom_topics_load(const char *path, int32_t *K, int32_t *V, double **phi, cha
     if (rc)
         return rc;
     double *v = NULL;
-    int64_t n = 0, cap = 0, width = -1;
+    int64_t n = 0, width = -1;
+    size_t cap = 0;
     char *line;
     size_t len;
     while (!rc && (have = loom_lines_next(&in, &line, &len)) == 1) {
@@ -864,9 +860,8 @@ int loom_topics_load(const char *path, int32_t *K, int32_t *V, double **phi, cha
                                path, in.lineno, loom_token(p, e, tok, sizeof tok));
                 break;
             }
-            if (n == cap) {
-                cap = cap ? 2 * cap : 4096;
-                double *nv = realloc(v, sizeof *nv * (size_t)cap);
+            if ((size_t)n == cap) {
+                double *nv = loom_grow(v, &cap, (size_t)n + 1, sizeof *nv);
                 if (!nv) {
                     rc = loom_errf(err, errlen, LOOM_ERR_NOMEM, "%s: out of memory", path);
                     break;

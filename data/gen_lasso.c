@@ -3,6 +3,7 @@
  * column is the same for any size of the rest), standardized, kept as
  * compressed columns, and written three ways. */
 #include "gen_lasso.h"
+#include "grow.h"
 #include "lines.h"
 #include "rng.h"
 
@@ -35,17 +36,17 @@ struct csc {
 
 static int csc_push(struct csc *x, int32_t i, double v)
 {
-    if (x->nnz == x->cap) {
-        int64_t cap = x->cap ? 2 * x->cap : 4096;
-        int32_t *row = realloc(x->row, (size_t)cap * sizeof *row);
+    if (x->nnz == x->cap) { /* the two arrays grow alike */
+        size_t cr = (size_t)x->cap, cv = cr, need = (size_t)x->nnz + 1;
+        int32_t *row = loom_grow(x->row, &cr, need, sizeof *row);
         if (row)
             x->row = row;
-        double *val = realloc(x->val, (size_t)cap * sizeof *val);
+        double *val = loom_grow(x->val, &cv, need, sizeof *val);
         if (val)
             x->val = val;
         if (!row || !val)
             return -1;
-        x->cap = cap;
+        x->cap = (int64_t)cr;
     }
     x->row[x->nnz] = i;
     x->val[x->nnz++] = v;

@@ -2,6 +2,7 @@
  * index:value pairs, every field checked and a bad one named FILE:LINE,
  * with the cyclic row filter.  Hand parsing over lines.c's reader. */
 #include "libsvm.h"
+#include "grow.h"
 
 #include <loom.h>
 
@@ -40,16 +41,17 @@ static int room_row(struct ctx *c)
     loom_libsvm *o = c->out;
     if (o->n + 1 < c->ycap)
         return 0;
-    int64_t cap = c->ycap ? 2 * c->ycap : 1024;
-    double *y = realloc(o->y, (size_t)cap * sizeof *y);
+    /* both hold ycap + 1 entries (y one spare) and grow alike */
+    size_t cy = (size_t)c->ycap + 1, cp = cy, need = (size_t)o->n + 3;
+    double *y = loom_grow(o->y, &cy, need, sizeof *y);
     if (y)
         o->y = y;
-    int64_t *ptr = realloc(o->ptr, (size_t)(cap + 1) * sizeof *ptr);
+    int64_t *ptr = loom_grow(o->ptr, &cp, need, sizeof *ptr);
     if (ptr)
         o->ptr = ptr;
     if (!y || !ptr)
         return -1;
-    c->ycap = cap;
+    c->ycap = (int64_t)cy - 1;
     return 0;
 }
 
@@ -59,16 +61,16 @@ static int room_value(struct ctx *c)
     loom_libsvm *o = c->out;
     if (o->nnz < c->vcap)
         return 0;
-    int64_t cap = c->vcap ? 2 * c->vcap : 4096;
-    int64_t *idx = realloc(o->idx, (size_t)cap * sizeof *idx);
+    size_t ci = (size_t)c->vcap, cv = ci, need = (size_t)o->nnz + 1; /* they grow alike */
+    int64_t *idx = loom_grow(o->idx, &ci, need, sizeof *idx);
     if (idx)
         o->idx = idx;
-    double *val = realloc(o->val, (size_t)cap * sizeof *val);
+    double *val = loom_grow(o->val, &cv, need, sizeof *val);
     if (val)
         o->val = val;
     if (!idx || !val)
         return -1;
-    c->vcap = cap;
+    c->vcap = (int64_t)ci;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* lines.c — the line reader, number scanners and error formatting that
  * the data loaders share (see lines.h). */
 #include "lines.h"
+#include "grow.h"
 
 #include <loom.h>
 
@@ -89,14 +90,15 @@ int loom_lines_next(loom_lines *r, char **line, size_t *len)
             r->end = scanned;
             r->beg = 0;
         }
-        if (r->end == r->cap) {
-            char *b = realloc(r->buf, 2 * r->cap + 1);
+        if (r->end == r->cap) { /* cap bytes and the terminator */
+            size_t room = r->cap + 1;
+            char *b = loom_grow(r->buf, &room, room + 1, 1);
             if (!b) {
                 r->err = ENOMEM;
                 return -1;
             }
             r->buf = b;
-            r->cap *= 2;
+            r->cap = room - 1;
         }
         ssize_t k = read(r->fd, r->buf + r->end, r->cap - r->end);
         if (k < 0) {

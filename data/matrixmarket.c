@@ -3,6 +3,7 @@
  * line checked and named FILE:LINE when it is wrong, with the cyclic row
  * filter.  Hand parsing over lines.c's reader. */
 #include "matrixmarket.h"
+#include "grow.h"
 
 #include <loom.h>
 
@@ -37,14 +38,14 @@ static int push(struct ctx *c, int64_t row, int64_t col, double v)
         return LOOM_OK;
     loom_mm *o = c->out;
     if (o->n == c->cap) {
-        int64_t cap = c->cap ? 2 * c->cap : 4096;
-        loom_mm_entry *e = realloc(o->e, (size_t)cap * sizeof *e);
+        size_t cap = (size_t)c->cap;
+        loom_mm_entry *e = loom_grow(o->e, &cap, (size_t)o->n + 1, sizeof *e);
         if (!e)
             return loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM,
                              "%s:%ld: out of memory after %lld entries", c->in->path,
                              c->in->lineno, (long long)o->n);
         o->e = e;
-        c->cap = cap;
+        c->cap = (int64_t)cap;
     }
     o->e[o->n++] = (loom_mm_entry){row, col, v};
     return LOOM_OK;

@@ -5,6 +5,7 @@
  * read whole and parsed by every OpenMP thread at once, each over one
  * slice of whole lines (parallel_triples). */
 #include "ratings.h"
+#include "grow.h"
 #include "lines.h"
 
 #include <loom.h>
@@ -420,15 +421,16 @@ static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
         size_t size = have; /* whole lines: up to the window's last newline */
         if (!last) {
             const char *nl = memrchr(buf, '\n', have);
-            if (!nl) { /* one line fills the window: a larger window */
-                char *b = realloc(buf, 2 * cap + 1);
+            if (!nl) { /* one line fills the window: a larger window (and its terminator) */
+                size_t room = cap + 1;
+                char *b = loom_grow(buf, &room, room + 1, 1);
                 if (!b) {
                     ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory",
                                     c->in->path);
                     break;
                 }
                 buf = b;
-                cap *= 2;
+                cap = room - 1;
                 continue;
             }
             size = (size_t)(nl - buf) + 1;

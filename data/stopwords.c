@@ -1,6 +1,7 @@
 /* stopwords.c — the built-in English stop words, a stop-word file, and
  * their removal from a corpus (stopwords.h). */
 #include "stopwords.h"
+#include "grow.h"
 
 #include "lines.h"
 
@@ -44,8 +45,8 @@ int loom_stopwords_load(const char *path, char ***out, char *err, size_t errlen)
     FILE *f = fopen(path, "r");
     if (!f)
         return loom_errf(err, errlen, LOOM_ERR_IO, "%s: %s", path, strerror(errno));
-    size_t n = 0, cap = 64;
-    char **w = malloc(cap * sizeof *w), line[256];
+    size_t n = 0, cap = 0;
+    char **w = loom_grow(NULL, &cap, 64, sizeof *w), line[256];
     while (w && fgets(line, sizeof line, f)) {
         char *p = line, *e;
         while (isspace((unsigned char)*p))
@@ -55,12 +56,10 @@ int loom_stopwords_load(const char *path, char ***out, char *err, size_t errlen)
         *e = '\0';
         if (!*p || *p == '#')
             continue;
-        if (n + 2 > cap) {
-            char **m = realloc(w, (cap *= 2) * sizeof *w);
-            if (!m)
-                break;
-            w = m;
-        }
+        char **m = loom_grow(w, &cap, n + 2, sizeof *w);
+        if (!m)
+            break;
+        w = m;
         if (!(w[n] = strdup(p)))
             break;
         w[++n] = NULL;

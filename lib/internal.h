@@ -23,6 +23,7 @@
 #define LOOM_INTERNAL_H
 
 #include "loom.h"
+#include "grow.h"
 #include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -131,12 +132,6 @@ const char *loom_shown(const void *s, size_t len, char *buf, size_t n);
  * returns 0 on success, -1 if s is not a valid value. */
 int loom_parse_seconds(const char *s, double *out);
 
-/* ---- grow.c ------------------------------------------------------------ */
-/* p, an array of *cap elements of es bytes, grown to hold at least need
- * (the capacity doubles from at least 16): the array to use from now on
- * (p itself when it already holds need), or NULL when memory ran out (p
- * still valid, *cap unchanged).  The new elements are not zeroed. */
-void *loom_grow(void *p, size_t *cap, size_t need, size_t es);
 /* A plain decimal number (no sign, hex or exponent tricks) in [lo, hi]
  * into *out; -1 otherwise. */
 int loom_parse_number(const char *s, double lo, double hi, double *out);
