@@ -24,7 +24,7 @@ struct tokens {
 static int tokens_reserve(struct tokens *t, int64_t more)
 {
     size_t cap = (size_t)t->cap;
-    int32_t *v = loom_grow(t->v, &cap, (size_t)(t->n + more), sizeof *v);
+    int32_t *v = loom_rt_grow(t->v, &cap, (size_t)(t->n + more), sizeof *v);
     if (!v)
         return -1;
     t->v = v;
@@ -41,7 +41,7 @@ static int offsets_push(struct offsets *o, int64_t x)
 {
     if (o->n == o->cap) {
         size_t cap = (size_t)o->cap;
-        int64_t *v = loom_grow(o->v, &cap, (size_t)o->n + 1, sizeof *v);
+        int64_t *v = loom_rt_grow(o->v, &cap, (size_t)o->n + 1, sizeof *v);
         if (!v)
             return -1;
         o->v = v;
@@ -167,7 +167,7 @@ static int uci_vocab(const char *path, const char *docword, int32_t W, char ***o
                            "%s:%ld: empty line (expected one word per line)", path, in.lineno);
             break;
         }
-        char *p = loom_grow(pool, &pool_cap, pool_n + l, 1);
+        char *p = loom_rt_grow(pool, &pool_cap, pool_n + l, 1);
         if (!p) {
             rc = loom_errf(err, errlen, LOOM_ERR_NOMEM, "%s: out of memory", path);
             break;
@@ -368,23 +368,23 @@ static int32_t vocab_id(struct vocab *v, const char *s, size_t n)
     if (v->n == v->cap) { /* the four arrays grow alike */
         size_t c[4] = {(size_t)v->cap, (size_t)v->cap, (size_t)v->cap, (size_t)v->cap},
                need = (size_t)v->n + 1;
-        int64_t *off = loom_grow(v->off, &c[0], need, sizeof *off);
+        int64_t *off = loom_rt_grow(v->off, &c[0], need, sizeof *off);
         if (off)
             v->off = off;
-        int64_t *count = loom_grow(v->count, &c[1], need, sizeof *count);
+        int64_t *count = loom_rt_grow(v->count, &c[1], need, sizeof *count);
         if (count)
             v->count = count;
-        int32_t *len = loom_grow(v->len, &c[2], need, sizeof *len);
+        int32_t *len = loom_rt_grow(v->len, &c[2], need, sizeof *len);
         if (len)
             v->len = len;
-        uint64_t *hash = loom_grow(v->hash, &c[3], need, sizeof *hash);
+        uint64_t *hash = loom_rt_grow(v->hash, &c[3], need, sizeof *hash);
         if (hash)
             v->hash = hash;
         if (!off || !count || !len || !hash)
             return -1;
         v->cap = c[0] > INT32_MAX ? INT32_MAX : (int32_t)c[0];
     }
-    char *pool = loom_grow(v->pool, &v->pool_cap, v->pool_n + n, 1);
+    char *pool = loom_rt_grow(v->pool, &v->pool_cap, v->pool_n + n, 1);
     if (!pool)
         return -1;
     v->pool = pool;

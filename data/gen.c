@@ -40,7 +40,7 @@ struct obuf {
 /* Room for `more` further bytes; -1 when out of memory. */
 static int obuf_reserve(struct obuf *b, size_t more)
 {
-    char *p = loom_grow(b->p, &b->cap, b->n + more, 1);
+    char *p = loom_rt_grow(b->p, &b->cap, b->n + more, 1);
     if (!p)
         return -1;
     b->p = p;
@@ -424,7 +424,7 @@ int loom_gen_ratings(const loom_gen_ratings_opts *o, const char *prefix,
             acc += G.deg[u];
             if (acc >= CHUNK_RATINGS || u - start + 1 >= 65536 || u == o->users - 1) {
                 if ((size_t)ncut == cap) {
-                    int64_t *c = loom_grow(cut, &cap, (size_t)ncut + 1, sizeof *c);
+                    int64_t *c = loom_rt_grow(cut, &cap, (size_t)ncut + 1, sizeof *c);
                     if (!c) {
                         fail = 1;
                         break;
@@ -861,7 +861,7 @@ int loom_topics_load(const char *path, int32_t *K, int32_t *V, double **phi, cha
                 break;
             }
             if ((size_t)n == cap) {
-                double *nv = loom_grow(v, &cap, (size_t)n + 1, sizeof *nv);
+                double *nv = loom_rt_grow(v, &cap, (size_t)n + 1, sizeof *nv);
                 if (!nv) {
                     rc = loom_errf(err, errlen, LOOM_ERR_NOMEM, "%s: out of memory", path);
                     break;

@@ -38,10 +38,10 @@ static int csc_push(struct csc *x, int32_t i, double v)
 {
     if (x->nnz == x->cap) { /* the two arrays grow alike */
         size_t cr = (size_t)x->cap, cv = cr, need = (size_t)x->nnz + 1;
-        int32_t *row = loom_grow(x->row, &cr, need, sizeof *row);
+        int32_t *row = loom_rt_grow(x->row, &cr, need, sizeof *row);
         if (row)
             x->row = row;
-        double *val = loom_grow(x->val, &cv, need, sizeof *val);
+        double *val = loom_rt_grow(x->val, &cv, need, sizeof *val);
         if (val)
             x->val = val;
         if (!row || !val)

@@ -43,10 +43,10 @@ static int room_row(struct ctx *c)
         return 0;
     /* both hold ycap + 1 entries (y one spare) and grow alike */
     size_t cy = (size_t)c->ycap + 1, cp = cy, need = (size_t)o->n + 3;
-    double *y = loom_grow(o->y, &cy, need, sizeof *y);
+    double *y = loom_rt_grow(o->y, &cy, need, sizeof *y);
     if (y)
         o->y = y;
-    int64_t *ptr = loom_grow(o->ptr, &cp, need, sizeof *ptr);
+    int64_t *ptr = loom_rt_grow(o->ptr, &cp, need, sizeof *ptr);
     if (ptr)
         o->ptr = ptr;
     if (!y || !ptr)
@@ -62,10 +62,10 @@ static int room_value(struct ctx *c)
     if (o->nnz < c->vcap)
         return 0;
     size_t ci = (size_t)c->vcap, cv = ci, need = (size_t)o->nnz + 1; /* they grow alike */
-    int64_t *idx = loom_grow(o->idx, &ci, need, sizeof *idx);
+    int64_t *idx = loom_rt_grow(o->idx, &ci, need, sizeof *idx);
     if (idx)
         o->idx = idx;
-    double *val = loom_grow(o->val, &cv, need, sizeof *val);
+    double *val = loom_rt_grow(o->val, &cv, need, sizeof *val);
     if (val)
         o->val = val;
     if (!idx || !val)

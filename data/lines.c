@@ -92,7 +92,7 @@ int loom_lines_next(loom_lines *r, char **line, size_t *len)
         }
         if (r->end == r->cap) { /* cap bytes and the terminator */
             size_t room = r->cap + 1;
-            char *b = loom_grow(r->buf, &room, room + 1, 1);
+            char *b = loom_rt_grow(r->buf, &room, room + 1, 1);
             if (!b) {
                 r->err = ENOMEM;
                 return -1;

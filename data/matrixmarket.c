@@ -39,7 +39,7 @@ static int push(struct ctx *c, int64_t row, int64_t col, double v)
     loom_mm *o = c->out;
     if (o->n == c->cap) {
         size_t cap = (size_t)c->cap;
-        loom_mm_entry *e = loom_grow(o->e, &cap, (size_t)o->n + 1, sizeof *e);
+        loom_mm_entry *e = loom_rt_grow(o->e, &cap, (size_t)o->n + 1, sizeof *e);
         if (!e)
             return loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM,
                              "%s:%ld: out of memory after %lld entries", c->in->path,

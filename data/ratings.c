@@ -423,7 +423,7 @@ static int parallel_triples(struct ctx *c, loom_ratings *out, struct sink *s)
             const char *nl = memrchr(buf, '\n', have);
             if (!nl) { /* one line fills the window: a larger window (and its terminator) */
                 size_t room = cap + 1;
-                char *b = loom_grow(buf, &room, room + 1, 1);
+                char *b = loom_rt_grow(buf, &room, room + 1, 1);
                 if (!b) {
                     ret = loom_errf(c->err, c->errlen, LOOM_ERR_NOMEM, "%s: out of memory",
                                     c->in->path);

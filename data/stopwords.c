@@ -46,7 +46,7 @@ int loom_stopwords_load(const char *path, char ***out, char *err, size_t errlen)
     if (!f)
         return loom_errf(err, errlen, LOOM_ERR_IO, "%s: %s", path, strerror(errno));
     size_t n = 0, cap = 0;
-    char **w = loom_grow(NULL, &cap, 64, sizeof *w), line[256];
+    char **w = loom_rt_grow(NULL, &cap, 64, sizeof *w), line[256];
     while (w && fgets(line, sizeof line, f)) {
         char *p = line, *e;
         while (isspace((unsigned char)*p))
@@ -56,7 +56,7 @@ int loom_stopwords_load(const char *path, char ***out, char *err, size_t errlen)
         *e = '\0';
         if (!*p || *p == '#')
             continue;
-        char **m = loom_grow(w, &cap, n + 2, sizeof *w);
+        char **m = loom_rt_grow(w, &cap, n + 2, sizeof *w);
         if (!m)
             break;
         w = m;

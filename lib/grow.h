@@ -17,7 +17,7 @@
  * (p itself when it already holds need), or NULL when memory ran out (p
  * still valid, *cap unchanged).  The new elements are not zeroed.  No
  * locks: the caller guards p and *cap. */
-static inline void *loom_grow(void *p, size_t *cap, size_t need, size_t es)
+static inline void *loom_rt_grow(void *p, size_t *cap, size_t need, size_t es)
 {
     if (need <= *cap)
         return p;
