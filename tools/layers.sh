@@ -15,6 +15,12 @@
 # core (alloc, clock, diff, fault, lock, notice): no core object calls what
 # dsm/ckpt/ defines, and no core file includes a dsm/ckpt/ header.  The
 # leaves dsm/lookup.c and dsm/store.c call nothing of dsm/ (only lib/).
+# Names: every global symbol a folder of the library defines that lib/loom.h
+# does not name carries that folder's prefix (lib loom_rt_, dsm loom_dsm_,
+# dsm/ckpt loom_ckpt_, sched loom_sched_, lifecycle loom_lc_), and so does
+# every static inline function of an internal header (lib/internal.h,
+# dsm/*.h, dsm/ckpt/*.h, sched/*.h), so a reader tells public from internal,
+# and an internal name's layer, at a glance (docs/architecture.md, "Names").
 # Prints one line per violation (file, symbol, the folder defining it) and
 # exits 1 if there is any; exits 0 in silence otherwise.
 set -eu
@@ -39,6 +45,23 @@ for o in "$@"; do
     nm -u "$o" | awk -v r="$r" -v f="$f" '{ print r, f, $NF }' >>"$tmp/undef"
 done
 bad=0
+# Names: what a folder defines and loom.h does not name carries its prefix.
+grep -oE '\<loom_[a-z0-9_]+' "$src/lib/loom.h" | sort -u >"$tmp/public"
+awk 'NR == FNR { pub[$1] = 1; next }
+     { p = ""; if ($2 == "lib") p = "loom_rt_"; if ($2 == "dsm") p = "loom_dsm_"
+       if ($2 == "dsm/ckpt") p = "loom_ckpt_"; if ($2 == "sched") p = "loom_sched_"
+       if ($2 == "lifecycle") p = "loom_lc_" }
+     p != "" && !($3 in pub) && index($3, p) != 1 {
+         printf "layers: %s/ defines %s, which is not in lib/loom.h and lacks its prefix %s\n", $2, $3, p
+         bad = 1 }
+     END { exit bad }' "$tmp/public" "$tmp/def" || bad=1
+for h in "$src"/lib/internal.h "$src"/dsm/*.h "$src"/dsm/ckpt/*.h "$src"/sched/*.h; do
+    d=${h#"$src"/}
+    d=${d%/*}
+    case $d in lib) p=loom_rt_ ;; dsm) p=loom_dsm_ ;; dsm/ckpt) p=loom_ckpt_ ;; *) p=loom_sched_ ;; esac
+    grep -nE 'static inline' "$h" | grep -oE '\<loom_[a-z0-9_]+\(' | tr -d '(' | grep -v "^$p" |
+        sed "s|^|layers: $d/${h##*/} defines static inline |; s|\$|, which lacks its prefix $p|" | grep . && bad=1
+done
 # An undefined symbol defined by a folder of higher rank than the user's.
 awk 'NR == FNR { if (!($3 in top) || $1 > top[$3]) { top[$3] = $1; by[$3] = $2 }; next }
      ($3 in top) && top[$3] > $1 {
