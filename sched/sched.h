@@ -4,8 +4,11 @@
  *               per-thread state that says what an accessor must do
  *   collect.c   access sets of a range of iterations (deps or reconnaissance),
  *               or the k-partite shape's two rows per iteration
- *   plan.c      which plan fits (rotation or groups), the plan cache,
- *               histogram-balanced blocks, prefetch and write-back of rows
+ *   plan.c      the dispatcher: which plan fits (rotation or groups), the
+ *               plan cache, a plan built and run
+ *   balance.c   histogram-balanced blocks (the plans' shared helper)
+ *   phase.c     per-phase row lists, prefetched and written back; one
+ *               iteration run, checked (the plans' shared helpers)
  *   layout.c    iterations (and their records) laid out in plan order:
  *               a parallel histogram-and-scatter
  *   rotation.c  the k-partite block-rotation plan: build and run
@@ -195,6 +198,7 @@ int loom_sched_plan_cached(const loom_plan *p);
 void loom_sched_init(void);
 /* Run the plan (rotation or groups).  Collective. */
 int loom_sched_plan_run(loom_plan *p);
+/* ---- balance.c ---------------------------------------------------------- */
 /* Split rows [lo, hi) into k contiguous blocks of about equal weight:
  * bounds[0] = lo, bounds[k] = hi. w may be NULL (equal rows). */
 void loom_sched_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
@@ -218,6 +222,7 @@ static inline long loom_sched_slice(long n, int ns, int x) { return (long)((__in
  * collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
 int loom_sched_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
                 const loom_body *b, char *recs);
+/* ---- phase.c ------------------------------------------------------------ */
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
 void loom_sched_plan_prefetch(loom_plan *p, int phase);
@@ -229,9 +234,9 @@ void loom_sched_plan_iter(loom_plan *p, long k, int phase);
  * 0: touched, bit 1: written) for `phase`, and clears mark[]. */
 int loom_sched_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark);
 /* Test hooks: the next plan built gets one iteration moved to a wrong
- * place, so the checker must catch it; while loom_sched_general is set,
- * plans are built from the access sets even for the k-partite shape (the
- * fast path's reference). */
+ * place, so the checker must catch it (defined in check.c); while
+ * loom_sched_general is set, plans are built from the access sets even for
+ * the k-partite shape (the fast path's reference; plan.c). */
 extern int loom_sched_break_next_plan;
 extern int loom_sched_general;
 

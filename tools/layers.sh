@@ -15,6 +15,9 @@
 # core (alloc, clock, diff, fault, lock, notice): no core object calls what
 # dsm/ckpt/ defines, and no core file includes a dsm/ckpt/ header.  The
 # leaves dsm/lookup.c and dsm/store.c call nothing of dsm/ (only lib/).
+# Inside sched/, plan.c dispatches: only for.c calls it, and the helpers the
+# plans share (balance.c, phase.c) call nothing of plan.c or of the plans
+# (rotation.c, groups.c, ordered.c).
 # Names: every global symbol a folder of the library defines that lib/loom.h
 # does not name carries that folder's prefix (lib loom_rt_, dsm loom_dsm_,
 # dsm/ckpt loom_ckpt_, sched loom_sched_, lifecycle loom_lc_), and so does
@@ -41,7 +44,8 @@ for o in "$@"; do
     f=${o#*/obj/}
     folder=${f%/*}
     r=$(rank "$folder")
-    nm --defined-only -g "$o" | awk -v r="$r" -v d="$folder" 'NF == 3 { print r, d, $3 }' >>"$tmp/def"
+    nm --defined-only -g "$o" | awk -v r="$r" -v d="$folder" -v f="$f" 'NF == 3 {
+        print r, d, $3 >>"'"$tmp/def"'"; print f, $3 >>"'"$tmp/objdef"'" }'
     nm -u "$o" | awk -v r="$r" -v f="$f" '{ print r, f, $NF }' >>"$tmp/undef"
 done
 bad=0
@@ -85,6 +89,15 @@ awk '$2 == "dsm" || $2 == "dsm/ckpt" { dsm[$3] = 1; next } FILENAME ~ /undef$/ &
      $2 ~ /^dsm\/(lookup|store)\.o$/ {
          printf "layers: %s calls %s of dsm/ (a leaf calls only lib/)\n", $2, $3; bad = 1 }
      END { exit bad }' "$tmp/def" "$tmp/undef" || bad=1
+# In sched/, plan.c dispatches: only the entry point (for.o) calls what
+# plan.o defines, and the plans' shared helpers (balance.o, phase.o) call
+# nothing of plan.o or of the plans (rotation.o, groups.o, ordered.o).
+awk 'NR == FNR { by[$2] = $1; next }
+     ($3 in by) && by[$3] == "sched/plan.o" && $2 ~ /^sched\// && $2 != "sched/for.o" && $2 != "sched/plan.o" {
+         printf "layers: %s calls %s of sched/plan.o (only for.o calls the dispatcher)\n", $2, $3; bad = 1 }
+     ($3 in by) && by[$3] ~ /^sched\/(plan|rotation|groups|ordered)\.o$/ && $2 ~ /^sched\/(balance|phase)\.o$/ {
+         printf "layers: %s calls %s of %s (a shared helper calls no plan)\n", $2, $3, by[$3]; bad = 1 }
+     END { exit bad }' "$tmp/objdef" "$tmp/undef" || bad=1
 # Headers: lib/ knows no dsm/ or sched/ header, dsm/ no sched/ header.
 for pat in "lib:dsm\.h|policy\.h|sched\.h|checkpoint\.h|\.\./dsm/|\.\./sched/" "dsm:sched\.h|\.\./sched/"; do
     dir=${pat%%:*}
