@@ -41,6 +41,9 @@ rank() {
 # "rank folder symbol" lines: what each object defines (D) and leaves undefined (U).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/def"
+: >"$tmp/objdef"
+: >"$tmp/undef"
 for o in "$@"; do
     f=${o#*/obj/}
     folder=${f%/*}
