@@ -59,7 +59,7 @@ EXAMPLES := $(foreach e,$(EX_NAMES),$(BUILD)/examples/$(e)/omp $(BUILD)/examples
 all: $(BUILD)/libloom.a $(BUILD)/libloom.so $(BUILD)/libloom.so.0 $(BUILD)/libloom-ml.a \
      $(BUILD)/bin/loomrun $(BUILD)/bin/loomcc $(APPS) $(UNITS) $(TBINS) $(PERFS) $(EXAMPLES)
 
-HEADERS  := $(wildcard lib/*.h dsm/*.h dsm/ckpt/*.h sched/*.h kernels/*.h data/*.h apps/common/*.h \
+HEADERS  := $(wildcard lib/*.h dsm/*.h dsm/ckpt/*.h sched/*.h lifecycle/*.h kernels/*.h data/*.h apps/common/*.h \
                       apps/loomrun/*.h tests/*.h)
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

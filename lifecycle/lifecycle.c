@@ -8,9 +8,19 @@
  * them bottom up, as ArgoDSM's argo::init does; loom_finalize stops them
  * top down; loom_barrier is the DSM's synchronization point (release, the
  * runtime's barrier, acquire), which the scheduler also uses directly. */
+#include "lifecycle.h"
 #include "../dsm/dsm.h"
 #include "../dsm/ckpt/checkpoint.h"
 #include "../sched/sched.h"
+
+/* Contract: see lifecycle.h.  Called by loom_init and by loomrun (which
+ * checks the job's environment once, before it starts any rank). */
+int loom_lc_env_check(char *err, size_t errlen)
+{
+    if (loom_rt_env_load(err, errlen) || loom_dsm_policy_check_env(err, errlen))
+        return LOOM_ERR_ENV;
+    return LOOM_OK;
+}
 
 /* Contract: what loom.h promises.  The environment is read and checked
  * whole (the DSM checks the policy names) before anything starts, so a bad
@@ -25,8 +35,7 @@ int loom_init(int *argc, char ***argv)
         return LOOM_ERR_STATE;
     }
     char err[512];
-    if (loom_rt_env_load(err, sizeof err) || loom_dsm_policy_check_env(err, sizeof err) ||
-        loom_rt_discover_rank(err, sizeof err)) {
+    if (loom_lc_env_check(err, sizeof err) || loom_rt_discover_rank(err, sizeof err)) {
         loom_rt_log("%s", err);
         return LOOM_ERR_ENV;
     }

@@ -214,13 +214,13 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
 }
 
 /* 1 if some live allocation is one a thread's own stage keeps (small
- * model replicas, loom_stage_owns): a one-rank HYBRID loop with a sync
+ * model replicas, loom_sched_stage_owns): a one-rank HYBRID loop with a sync
  * interval then gives its threads their own copies of its rows. */
 static int owned_arrays(void)
 {
     int n = atomic_load(&loom_dsm_nallocs);
     for (int id = 0; id < n; id++)
-        if (loom_dsm_allocs[id] && loom_dsm_allocs[id]->live && loom_stage_owns(loom_dsm_allocs[id]))
+        if (loom_dsm_allocs[id] && loom_dsm_allocs[id]->live && loom_sched_stage_owns(loom_dsm_allocs[id]))
             return 1;
     return 0;
 }
@@ -229,7 +229,7 @@ static int owned_arrays(void)
  * schedule (data_parallel decides).  Each thread runs its static block of
  * [lo, hi) in rounds of sync_every / T iterations (the rank's interval
  * shared by its threads) on its own copies of the rows of the small model
- * replicas it reaches through loom_at (loom_stage_owns), and at the end
+ * replicas it reaches through loom_at (loom_sched_stage_owns), and at the end
  * of each of its rounds adds its changes to the array (summed, as
  * Hogwild's updates are) and drops the copies, without waiting for the
  * other threads: no barrier but the loop's end.  Other arrays are
@@ -243,7 +243,7 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
     loom_stage **ss = calloc((size_t)T, sizeof *ss);
     int bad = !ss;
     for (int t = 0; !bad && t < T; t++)
-        bad = !(ss[t] = loom_stage_new_own());
+        bad = !(ss[t] = loom_sched_stage_new_own());
 #pragma omp parallel num_threads(T) if (!bad) reduction(+ : rounds)
     {
         int t = omp_get_thread_num(), nt = omp_get_num_threads();

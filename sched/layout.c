@@ -170,7 +170,7 @@ static void flag_sort(char *data, size_t sz, long lo, long hi, const bucketing *
         }
 }
 
-int loom_bucket_in_place(char *data, size_t sz, long n, uint32_t (*group)(const char *, const void *),
+int loom_sched_bucket_in_place(char *data, size_t sz, long n, uint32_t (*group)(const char *, const void *),
                          size_t ngroup, uint32_t (*sub)(const char *, const void *, uint32_t),
                          const uint32_t *base, const void *ctx, uint32_t *off)
 {

@@ -1,7 +1,10 @@
-/* plan.c — from access sets to a plan for a serializable loop: which plan
- * fits, the plan cache of repeated loops (IterStore's virtual iteration,
- * seed 003), histogram-balanced blocks, and the per-phase row lists that
- * are prefetched before and released after each phase.
+/* plan.c — the dispatcher of the serializable loop's plans: which plan
+ * fits a loop's access sets, the plan cache of repeated loops (IterStore's
+ * virtual iteration, seed 003), a plan built (by rotation.c or groups.c,
+ * with its per-phase row lists) and run.  The helpers the plans share live
+ * beside it and call nothing of it: balance.c (histogram-balanced blocks),
+ * phase.c (row lists prefetched and written back, one iteration run);
+ * only for.c calls plan.c (tools/layers.sh).
  *
  * A loop is k-partite (seed 001 §3, seed 000 ch. 4) when the arrays it
  * writes number at most two and each iteration touches at most one row of
@@ -13,33 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int loom_sched_break_next_plan, loom_sched_general;
+int loom_sched_general;
 
 #define CACHE 16
 static loom_plan *cache[CACHE];
 static int ncache;
-
-void loom_sched_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds)
-{
-    bounds[0] = lo;
-    bounds[k] = hi;
-    if (!w) {
-        for (int b = 1; b < k; b++)
-            bounds[b] = lo + (hi - lo) * (size_t)b / (size_t)k;
-        return;
-    }
-    double total = 0;
-    for (size_t r = lo; r < hi; r++)
-        total += w[r];
-    double cum = 0;
-    size_t r = lo;
-    for (int b = 1; b < k; b++) {
-        double target = total * b / k;
-        while (r < hi && cum + w[r] / 2.0 < target)
-            cum += w[r++];
-        bounds[b] = r;
-    }
-}
 
 /* The arrays a loop touches and writes, on any rank: flags per
  * allocation id, from the access sets or (pair, when s has none) the
@@ -141,31 +122,6 @@ static int choose(loom_plan *p, int pair, const int32_t *touched, const int32_t 
     return LOOM_OK;
 }
 
-int loom_sched_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark)
-{
-    loom_dsm_alloc *a = loom_dsm_allocs[id];
-    size_t n = 0;
-    for (size_t r = 0; r < a->nunits; r++)
-        n += mark[r] != 0;
-    if (!n)
-        return LOOM_OK;
-    struct loom_rowlist *rl = realloc(p->rl, (size_t)(p->nrl + 1) * sizeof *rl);
-    if (!rl)
-        return LOOM_ERR_NOMEM;
-    p->rl = rl;
-    rl = &p->rl[p->nrl++];
-    *rl = (struct loom_rowlist){phase, id, 0, malloc(n * sizeof(size_t)), malloc(n)};
-    if (!rl->rows || !rl->written)
-        return LOOM_ERR_NOMEM;
-    for (size_t r = 0; r < a->nunits; r++)
-        if (mark[r]) {
-            rl->rows[rl->n] = r;
-            rl->written[rl->n++] = mark[r] >> 1;
-            mark[r] = 0;
-        }
-    return LOOM_OK;
-}
-
 /* Rows of non-ring, coherent arrays that this rank's iterations in each
  * phase touch, from the access sets (without them, a rotation made its
  * own list).  Several ranks only. */
@@ -199,34 +155,6 @@ static int rowlists(loom_plan *p, const int32_t *touched)
             return rc;
     }
     return LOOM_OK;
-}
-
-void loom_sched_plan_prefetch(loom_plan *p, int phase)
-{
-    for (int i = 0; i < p->nrl; i++)
-        if (p->rl[i].phase == phase)
-            loom_row_prefetch(loom_dsm_allocs[p->rl[i].alloc]->base, p->rl[i].rows, p->rl[i].n);
-}
-
-void loom_sched_plan_writeback(loom_plan *p, int phase)
-{
-    for (int i = 0; i < p->nrl; i++)
-        if (p->rl[i].phase == phase)
-            for (size_t r = 0; r < p->rl[i].n; r++)
-                if (p->rl[i].written[r])
-                    loom_dsm_row_mark_put(loom_dsm_allocs[p->rl[i].alloc], p->rl[i].rows[r]);
-}
-
-void loom_sched_plan_iter(loom_plan *p, long k, int phase)
-{
-    if (__builtin_expect(loom_rt_icv.check_serial, 0)) {
-        loom_sched_check_iter(p, k, phase);
-        loom_sched_ts.mode = TS_CHECK;
-        loom_sched_body_one(&p->body, p->first + k);
-        loom_sched_ts.mode = TS_PLAIN;
-    } else {
-        loom_sched_body_one(&p->body, p->first + k);
-    }
 }
 
 void loom_sched_plan_free(loom_plan *p)

@@ -193,7 +193,7 @@ static void keys(const keyer *y, long n, const uint32_t *arow, uint32_t *brow)
 }
 
 /* The same read from a record laid out in place (where it holds its
- * rows: y->aoff, y->boff): loom_bucket_in_place's group (the cell) and
+ * rows: y->aoff, y->boff): loom_sched_bucket_in_place's group (the cell) and
  * key inside the group (the chunk). */
 static uint32_t record_cell(const char *rec, const void *ctx)
 {
@@ -222,7 +222,7 @@ static uint32_t record_chunk(const char *rec, const void *ctx, uint32_t c)
  * and no access sets, the rows of A this rank touches become its row
  * list.  With step > 1 (loom_for_records' .in_place), arow and brow are
  * views into the records (row k at [k * step]): the records themselves
- * are laid out, in place (loom_bucket_in_place), and p->recs is the
+ * are laid out, in place (loom_sched_bucket_in_place), and p->recs is the
  * caller's data.  Collective. */
 int loom_sched_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow, size_t step)
 {
@@ -327,7 +327,7 @@ int loom_sched_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow, size
         char *data = (char *)p->body.data;
         y.aoff = (size_t)((char *)arow - data);
         y.boff = (size_t)((char *)brow - data);
-        if ((rc = loom_bucket_in_place(data, p->body.size, n, record_cell, ncell, record_chunk,
+        if ((rc = loom_sched_bucket_in_place(data, p->body.size, n, record_cell, ncell, record_chunk,
                                        ch >= 0 ? base : NULL, &y, koff)))
             goto out;
         rc = LOOM_ERR_NOMEM;

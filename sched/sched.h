@@ -4,8 +4,11 @@
  *               per-thread state that says what an accessor must do
  *   collect.c   access sets of a range of iterations (deps or reconnaissance),
  *               or the k-partite shape's two rows per iteration
- *   plan.c      which plan fits (rotation or groups), the plan cache,
- *               histogram-balanced blocks, prefetch and write-back of rows
+ *   plan.c      the dispatcher: which plan fits (rotation or groups), the
+ *               plan cache, a plan built and run
+ *   balance.c   histogram-balanced blocks (the plans' shared helper)
+ *   phase.c     per-phase row lists, prefetched and written back; one
+ *               iteration run, checked (the plans' shared helpers)
  *   layout.c    iterations (and their records) laid out in plan order:
  *               a parallel histogram-and-scatter
  *   rotation.c  the k-partite block-rotation plan: build and run
@@ -200,6 +203,7 @@ int loom_sched_plan_cached(const loom_plan *p);
 void loom_sched_init(void);
 /* Run the plan (rotation or groups).  Collective. */
 int loom_sched_plan_run(loom_plan *p);
+/* ---- balance.c ---------------------------------------------------------- */
 /* Split rows [lo, hi) into k contiguous blocks of about equal weight:
  * bounds[0] = lo, bounds[k] = hi. w may be NULL (equal rows). */
 void loom_sched_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
@@ -234,9 +238,10 @@ int loom_sched_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, u
  * inside a key is not the records' (but the same records in the same
  * order give the same layout).  Not collective.  Returns LOOM_OK or
  * LOOM_ERR_NOMEM. */
-int loom_bucket_in_place(char *data, size_t sz, long n, uint32_t (*group)(const char *, const void *),
+int loom_sched_bucket_in_place(char *data, size_t sz, long n, uint32_t (*group)(const char *, const void *),
                          size_t ngroup, uint32_t (*sub)(const char *, const void *, uint32_t),
                          const uint32_t *base, const void *ctx, uint32_t *off);
+/* ---- phase.c ------------------------------------------------------------ */
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
 void loom_sched_plan_prefetch(loom_plan *p, int phase);
@@ -248,9 +253,9 @@ void loom_sched_plan_iter(loom_plan *p, long k, int phase);
  * 0: touched, bit 1: written) for `phase`, and clears mark[]. */
 int loom_sched_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark);
 /* Test hooks: the next plan built gets one iteration moved to a wrong
- * place, so the checker must catch it; while loom_sched_general is set,
- * plans are built from the access sets even for the k-partite shape (the
- * fast path's reference). */
+ * place, so the checker must catch it (defined in check.c); while
+ * loom_sched_general is set, plans are built from the access sets even for
+ * the k-partite shape (the fast path's reference; plan.c). */
 extern int loom_sched_break_next_plan;
 extern int loom_sched_general;
 
@@ -288,17 +293,17 @@ void loom_sched_check_phase_end(loom_plan *p, int phase);
 typedef struct loom_stage loom_stage;
 loom_stage *loom_sched_stage_new(int shared);
 /* One thread's stage of a one-rank HYBRID loop with a sync interval
- * (for.c, own_rounds): only the arrays loom_stage_owns are staged, each
+ * (for.c, own_rounds): only the arrays loom_sched_stage_owns are staged, each
  * thread working on its own copies of their rows; any other array is
  * reached in place, as in plain OpenMP.  Its flush may run while other
  * threads' bodies run (its rows' additions take the row locks). */
-loom_stage *loom_stage_new_own(void);
+loom_stage *loom_sched_stage_new_own(void);
 /* 1 if a thread's own stage keeps its own copy of a's rows: model
  * replicas (.average) of at most 1 MiB, a copy that stays in a core's
  * cache (a small model every sample changes, whose shared cache lines
  * the threads would otherwise fight over; a larger one is mostly touched
  * sparsely, and copying it each round would cost more). */
-int loom_stage_owns(const loom_dsm_alloc *a);
+int loom_sched_stage_owns(const loom_dsm_alloc *a);
 /* Before each round: stage whole the arrays the last round mostly changed. */
 void loom_sched_stage_begin(loom_stage **ss, int n);
 /* Up to two arrays of s staged whole in place this round into w (the

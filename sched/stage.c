@@ -29,7 +29,7 @@
  * dsm/dense.c) instead of row by row.
  *
  * On one rank a HYBRID loop with a sync interval gives each thread its
- * own stage of the small model replicas it reaches (loom_stage_new_own,
+ * own stage of the small model replicas it reaches (loom_sched_stage_new_own,
  * for.c's own_rounds): the thread flushes it at the end of each of its
  * rounds, while the others run, adding its changes under the rows' locks
  * (and taking its copies under them), so a model every sample changes
@@ -64,7 +64,7 @@ struct loom_stage {
     pthread_mutex_t lock;        /* adding an array */
     int shared;                  /* used by every thread of the rank */
     int own;                     /* one thread's, one rank: small replicas only
-                                    (loom_stage_new_own) */
+                                    (loom_sched_stage_new_own) */
     _Atomic int n;
     struct staged arr[MAXARR];
 };
@@ -79,12 +79,12 @@ loom_stage *loom_sched_stage_new(int shared)
     return s;
 }
 
-int loom_stage_owns(const loom_dsm_alloc *a)
+int loom_sched_stage_owns(const loom_dsm_alloc *a)
 {
     return a->replicas && a->nunits * a->unit <= ((size_t)1 << 20);
 }
 
-loom_stage *loom_stage_new_own(void)
+loom_stage *loom_sched_stage_new_own(void)
 {
     loom_stage *s = loom_sched_stage_new(0);
     if (s)
@@ -161,7 +161,7 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
 void *loom_sched_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
 {
     (void)write;
-    if (s->own && !loom_stage_owns(a)) /* a thread's own stage: small model replicas only */
+    if (s->own && !loom_sched_stage_owns(a)) /* a thread's own stage: small model replicas only */
         return a->base + row * a->unit;
     struct staged *g = staged_of(s, a);
     char *copy = g->copy + row * a->unit;

@@ -15,7 +15,7 @@
 #include "internal.h"
 #include "loomrun.h"
 #include "alloc.h"
-#include "../../dsm/policy.h"
+#include "../../lifecycle/lifecycle.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -508,7 +508,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[600];
-    if (loom_rt_env_load(err, sizeof err) || loom_dsm_policy_check_env(err, sizeof err)) {
+    if (loom_lc_env_check(err, sizeof err)) { /* as loom_init checks it: one message here, not one a rank */
         msg("%s", err);
         return 1;
     }

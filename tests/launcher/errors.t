@@ -4,7 +4,7 @@
 # value (in loomrun and in a rank), an unresolvable host, exit codes,
 # tagged output, the rank variables, and forwarding through a remote shell.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 17
 
 printf '# nodes\n\nlocalhost slots=2\nlocalhost slots=two\n' >"$T/bad1"
 run_job "$T/o1" "$LOOMRUN" -H "$T/bad1" -n 2 true
@@ -43,6 +43,13 @@ ok $? "LOOM_DISPLAY_ENV=1 prints the effective values, the priority policy's own
 LOOM_PRIORITY=loudest run_job "$T/o7b" "$B/tests/bin/coll_check"
 [ $rc -ne 0 ] && has "$T/o7b" "LOOM_PRIORITY='loudest' is not valid: expected relative, absolute, random or roundrobin"
 ok $? "a bad value of a policy's own variable names it and what is allowed"
+
+# loomrun checks the environment as loom_init does (lifecycle.h's
+# loom_lc_env_check): a policy's own table too, once, before any rank
+LOOM_PRIORITY=loudest run_job "$T/o7c" "$LOOMRUN" -n 2 "$B/tests/bin/coll_check"
+[ $rc -ne 0 ] && has "$T/o7c" "loomrun: LOOM_PRIORITY='loudest' is not valid: expected relative, absolute, random or roundrobin" &&
+    [ "$(wc -l <"$T/o7c")" -eq 1 ]
+ok $? "loomrun refuses a bad value of a policy's own variable in one line, before any rank"
 
 printf 'no-such-host.invalid slots=2\n' >"$T/hosts8"
 run_job "$T/o8" "$LOOMRUN" -H "$T/hosts8" -n 2 true
