@@ -24,6 +24,7 @@
 #include "common/flags.h"
 #include "../kernels/lasso_dist.h"
 #include "common/report.h"
+#include "common/start.h"
 
 #include <loom.h>
 
@@ -40,6 +41,7 @@ struct opts {
     long path, batch, candidates, pipeline, rounds, iters, rho_rows;
     uint64_t seed;
     int have_lambda, have_target, standardize, zero_based;
+    int twin; /* --serial given */
     int workset; /* 1: the working-set solver; 0: the priority schedule */
 };
 
@@ -47,8 +49,9 @@ static const char APP[] = "loom-lasso";
 
 /* Fills *o from argv; returns 0, 1 after --help or --version, -1 after
  * saying what is wrong (rank 0). */
-static int parse(int argc, char **argv, struct opts *o)
+static int parse(int argc, char **argv, void *opts)
 {
+    struct opts *o = opts;
     *o = (struct opts){.min_ratio = 0.01, .rho = NAN, .tol = 1e-6, .eta = 1e-6, .batch = 0,
                        .iters = 100, .seed = 1, .lambda = NAN, .target = NAN};
     struct { /* the counts as the flag parser writes them (0: not given) */
@@ -168,26 +171,16 @@ static int parse(int argc, char **argv, struct opts *o)
                                                 : "missing --lambda L or --lambda-path N");
     if (o->candidates && o->candidates < o->batch)
         return loom_flags_complain(APP, "--candidates must be at least --batch");
+    o->twin = o->serial != NULL;
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    struct opts o;
-    if (loom_init(&argc, &argv))
-        return 1;
-    int rc = parse(argc, argv, &o); /* after loom_init: only rank 0 complains */
-    if (rc) {
-        loom_finalize();
-        return rc < 0 ? 2 : 0;
-    }
-    if (o.serial && loom_size() > 1) {
-        if (loom_rank() == 0)
-            fprintf(stderr, "loom-lasso: --serial runs the serial twin on one rank, not %d\n",
-                    loom_size());
-        loom_finalize();
-        return 2;
-    }
+    struct opts o = {0};
+    int rc = loom_app_start(APP, &argc, &argv, parse, &o, &o.twin);
+    if (rc != LOOM_APP_GO)
+        return rc;
     loom_lasso_dist d = {0};
     /* collective: bad or empty data ends the job with one message */
     loom_lasso_dist_load(&d, &(loom_lasso_files){o.x, o.y, o.libsvm, o.zero_based},

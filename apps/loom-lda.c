@@ -34,6 +34,7 @@
 #include "../kernels/lda_model.h"
 #include "../kernels/lda_ring.h"
 #include "common/report.h"
+#include "common/start.h"
 #include "../data/stopwords.h"
 
 #include <loom.h>
@@ -58,8 +59,9 @@ static const char APP[] = "loom-lda";
 
 /* Fills o from argv; returns 0, 1 after --help or --version, -1 after
  * saying what is wrong (rank 0). */
-static int parse_args(int argc, char **argv, struct opts *o)
+static int parse_args(int argc, char **argv, void *opts)
 {
+    struct opts *o = opts;
     *o = (struct opts){.alpha = 0.1, .beta = 0.01, .iters = 50, .seed = 1, .min_count = 1,
                        .top = 10, .eval_every = 1, .test_iters = 20, .test_frac = -1};
     const loom_flag flags[] = {
@@ -247,14 +249,10 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
 
 int main(int argc, char **argv)
 {
-    if (loom_init(&argc, &argv))
-        return 1;
-    struct opts o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc) {
-        loom_finalize();
-        return rc < 0 ? 2 : 0;
-    }
+    struct opts o = {0}; /* --serial with several ranks: loom_lda_ring_init refuses it */
+    int rc = loom_app_start(APP, &argc, &argv, parse_args, &o, NULL);
+    if (rc != LOOM_APP_GO)
+        return rc;
 
     loom_corpus train, test;
     load(&o, &train, &test);

@@ -30,6 +30,7 @@
 #include "../kernels/lr_dist.h"
 #include "common/flags.h"
 #include "common/report.h"
+#include "common/start.h"
 
 #define FMNIST "/usr/share/datasets/fashion-mnist"
 
@@ -42,8 +43,9 @@ struct opts {
 
 /* Fills o from argv; returns 0, 1 after --help/--version, -1 after saying
  * what is wrong (rank 0). */
-static int parse(int argc, char **argv, struct opts *o)
+static int parse(int argc, char **argv, void *opts)
 {
+    struct opts *o = opts;
     static char paths[4][4096];
     *o = (struct opts){.epochs = -1, .step = NAN, .decay = NAN, .lambda = 1e-5, .tol = 1e-4,
                        .sync = "hybrid", .sync_every = -1};
@@ -402,17 +404,11 @@ static int svm(const struct opts *o)
 
 int main(int argc, char **argv)
 {
-    if (loom_init(&argc, &argv))
-        return 2;
-    struct opts o;
-    int rc = parse(argc, argv, &o);
-    if (rc) {
-        loom_finalize();
-        return rc < 0 ? 2 : 0;
-    }
+    struct opts o = {0};
+    int rc = loom_app_start("loom-lr", &argc, &argv, parse, &o, &o.serial);
+    if (rc != LOOM_APP_GO)
+        return rc;
     int R = loom_size(), me = loom_rank();
-    if (o.serial && R > 1)
-        loom_abort(2, "loom-lr: --serial runs on one rank (got %d)", R);
     if (o.svm[0])
         return svm(&o) ? 1 : loom_finalize();
     o.merge = o.merge ? o.merge : "avg";

@@ -31,6 +31,7 @@
 #include "../data/corpus.h"
 #include "common/flags.h"
 #include "common/report.h"
+#include "common/start.h"
 #include "../kernels/w2v_dist.h"
 
 struct opts {
@@ -49,8 +50,9 @@ static const char W2V_USAGE[] =
 
 /* Parses the training command's argv into o; returns 0, 1 after --help or
  * --version, -1 after saying what is wrong (rank 0). */
-static int parse(int argc, char **argv, struct opts *o)
+static int parse(int argc, char **argv, void *opts)
 {
+    struct opts *o = opts;
     *o = (struct opts){.p = {.dim = 100, .window = 5, .negative = 5, .sample = 1e-3},
                        .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1};
     const loom_flag flags[] = {
@@ -107,21 +109,15 @@ static int parse(int argc, char **argv, struct opts *o)
     return bad ? loom_flags_complain("loom-w2v", bad) : 0;
 }
 
-static int train(int argc, char **argv)
+static int train(struct opts o)
 {
-    struct opts o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? 2 : 0;
-    int R = loom_size(), me = loom_rank();
+    int rc, R = loom_size(), me = loom_rank();
     /* the merge and its sync interval: kernels/w2v_dist.h says why */
     int avg = !o.merge || !strcmp(o.merge, "capped") ? LOOM_W2V_CAPPED
               : !strcmp(o.merge, "sum")              ? LOOM_W2V_SUM
                                                      : LOOM_W2V_AVG;
     if (o.sync_every < 0)
         o.sync_every = loom_w2v_sync_every(avg, R);
-    if (o.serial && R > 1)
-        loom_abort(2, "loom-w2v: --serial runs on one rank (got %d)", R);
     loom_corpus c;
     char err[512] = "", msg[600];
     rc = loom_corpus_load_text(o.train, o.min_count, &c, err, sizeof err);
@@ -301,9 +297,11 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "nearest"))
         return nearest(argc, argv); /* a local query: no job, no loom_init */
-    if (loom_init(&argc, &argv))
-        return 2;
-    int rc = train(argc, argv);
+    struct opts o = {0};
+    int rc = loom_app_start("loom-w2v", &argc, &argv, parse, &o, &o.serial);
+    if (rc != LOOM_APP_GO)
+        return rc;
+    rc = train(o);
     int frc = loom_finalize();
     return rc ? rc : frc;
 }
