@@ -8,7 +8,7 @@
 # ends it with exit 2 and loom_init's one line; --help exits 0.
 . "$(dirname "$0")/../lib.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
-plan 11
+plan 12
 for f in "$src"/apps/loom-*.c; do
     n=$(wc -l <"$f") name="$(basename "$f"): $n lines < 450"
     if [ "$(basename "$f")" = loom-mf.c ] && [ "$n" -ge 450 ]; then # a TODO fails nothing
@@ -20,7 +20,7 @@ for f in "$src"/apps/loom-*.c; do
 done
 export OMP_NUM_THREADS=1
 for a in "loom-lr --serial" "loom-lasso --serial cyclic --libsvm x --lambda 1" \
-    "loom-w2v --serial --train x --output y"; do
+    "loom-w2v --serial --train x --output y" "loom-mf --serial --train x --test y"; do
     app=${a%% *}
     run_job "$T/s$app" "$LOOMRUN" -n 2 "$B/bin/$app" ${a#* }
     [ $rc -eq 2 ] && [ "$(grep -c -- "--serial runs on one rank (got 2)" "$T/s$app")" -eq 1 ]
