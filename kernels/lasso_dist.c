@@ -446,6 +446,7 @@ void loom_lasso_dist_lambda(loom_lasso_dist *d, int resumed)
     }
 }
 
+/* Contract: lasso_dist.h: p for the serial twin, rounds x batch else. */
 int64_t loom_lasso_dist_work(const loom_lasso_dist *d)
 {
     return d->o.serial ? d->l.p : d->rounds * d->L;
@@ -485,6 +486,7 @@ double loom_lasso_dist_iterate(loom_lasso_dist *d, double lambda, double *gap)
     return obj;
 }
 
+/* Contract: lasso_dist.h. */
 void loom_lasso_dist_stats_get(const loom_lasso_dist *d, loom_lasso_dist_stats *s)
 {
     const struct loom_lasso_dist_impl *x = d->impl;
@@ -497,6 +499,7 @@ void loom_lasso_dist_stats_get(const loom_lasso_dist *d, loom_lasso_dist_stats *
     }
 }
 
+/* Contract: lasso_dist.h.  Not collective (no Loom allocation). */
 void loom_lasso_dist_free(loom_lasso_dist *d)
 {
     struct loom_lasso_dist_impl *x = d->impl;

@@ -136,7 +136,8 @@ typedef struct loom_lasso_dist_stats {
 } loom_lasso_dist_stats;
 void loom_lasso_dist_stats_get(const loom_lasso_dist *d, loom_lasso_dist_stats *s);
 
-/* Frees everything d holds (β, the data, the filter, the set). */
+/* Frees everything d holds (β, the data, the filter, the set).  Not
+ * collective. */
 void loom_lasso_dist_free(loom_lasso_dist *d);
 
 #endif

@@ -69,7 +69,7 @@ struct weights {
     int64_t nslots, bias;
     size_t *need, nneed; /* the rows this rank's evaluation reads */
     float *scale;        /* per slot: the largest training |value| (else 1) */
-    int64_t *key;        /* map, with --model: per slot the file index + 1 (0: none) */
+    int64_t *key;        /* map, with keys (the model saved): per slot the file index + 1 (0: none) */
 };
 
 struct sjob {
@@ -152,6 +152,7 @@ float *loom_lr_scales(loom_libsvm *d, int64_t F)
     return s;
 }
 
+/* Contract: lr_dist.h (this rank's values only). */
 void loom_lr_rescale(loom_libsvm *d, const float *s)
 {
     for (int64_t k = 0; k < d->nnz; k++)
@@ -167,6 +168,7 @@ double loom_lr_sumsq_dense(const loom_lr_dense *d)
     return s;
 }
 
+/* Contract: lr_dist.h: the bias's 1 counts once a sample. */
 double loom_lr_sumsq_sparse(const loom_libsvm *d)
 {
     double s = (double)d->n;
@@ -715,6 +717,9 @@ loom_lr_model *loom_lr_multi_new(const loom_libsvm *tr, const loom_libsvm *te, i
     return m;
 }
 
+/* Contract: lr_dist.h.  The dense model's Loom loop takes a sample an
+ * iteration (loom_for), the sparse ones a range (loom_for_range: one
+ * loom_at_base a part); the serial twins the same bodies in order. */
 void loom_lr_epoch(loom_lr_model *m, float step)
 {
     struct loom_lr_impl *x = m->impl;
@@ -743,6 +748,8 @@ void loom_lr_epoch(loom_lr_model *m, float step)
         loom_abort(1, "loom-lr: the SGD loop failed");
 }
 
+/* Contract: lr_dist.h.  The sparse models copy this rank's rows into the
+ * plain view first (loom_row_prefetch, loom_row_get). */
 void loom_lr_score(loom_lr_model *m, double s[2])
 {
     struct loom_lr_impl *x = m->impl;

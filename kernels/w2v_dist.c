@@ -169,6 +169,7 @@ void loom_w2v_dist_epoch(loom_w2v_dist *d, int e, double s[2])
     loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
 }
 
+/* Contract: w2v_dist.h (the serial twin: nothing to wait for). */
 void loom_w2v_dist_finish(loom_w2v_dist *d)
 {
     if (!((struct job *)d)->o.serial)
