@@ -8,7 +8,7 @@
  * while anything holds it: every multi-rank allocation with a policy other
  * than local, and the SSP allreduce.  While messages flow it polls every
  * 50 us; after QUIET_S without any it sleeps on the UCX worker's event
- * file descriptor (loom_tp_wait) until a message arrives.  Polling alone
+ * file descriptor (loom_rt_tp_wait) until a message arrives.  Polling alone
  * woke it 20 000 times a second through every compute phase, taking the
  * core from the computing thread; sleeping on the descriptor alone made
  * every message of a sync-heavy loop wake a thread (docs/bench-apps.md).
@@ -17,7 +17,7 @@
  * because releases no longer wait for busy homes.
  *
  * While a thread of the rank waits in the transport (a collective, a
- * release's acknowledgements: loom_tp_foreground), that thread drives it,
+ * release's acknowledgements: loom_rt_tp_foreground), that thread drives it,
  * and the agent naps 1 ms at a time instead of polling beside it: on a
  * host with as many busy threads as cores its 50 us wake-ups after each
  * message took the core from the computing ranks.  A 2-rank loom-w2v
@@ -52,25 +52,25 @@ static void *agent_main(void *arg)
             nanosleep(&nap, NULL);
             continue;
         }
-        if (loom_tp_foreground()) { /* a waiting thread drives the transport */
+        if (loom_rt_tp_foreground()) { /* a waiting thread drives the transport */
             nanosleep(&fg_nap, NULL);
             continue;
         }
-        if (loom_tp_drain())
+        if (loom_rt_tp_drain())
             busy_at = loom_wtime();
         if (loom_wtime() - busy_at < QUIET_S)
             nanosleep(&poll_gap, NULL);
         else
-            loom_tp_wait(5);
+            loom_rt_tp_wait(5);
     }
     return NULL;
 }
 
 /* The thread starts at the first hold and stays until finalize, so that
  * allocations coming and going do not create and join threads. */
-void loom_agent_hold(void)
+void loom_dsm_agent_hold(void)
 {
-    if (loom_icv.nranks == 1)
+    if (loom_rt_icv.nranks == 1)
         return;
     pthread_mutex_lock(&mu);
     atomic_fetch_add(&holders, 1);
@@ -79,13 +79,13 @@ void loom_agent_hold(void)
     pthread_mutex_unlock(&mu);
 }
 
-void loom_agent_release(void)
+void loom_dsm_agent_release(void)
 {
-    if (loom_icv.nranks > 1)
+    if (loom_rt_icv.nranks > 1)
         atomic_fetch_sub(&holders, 1);
 }
 
-void loom_agent_fini(void)
+void loom_dsm_agent_fini(void)
 {
     pthread_mutex_lock(&mu);
     if (running) {

@@ -48,15 +48,15 @@ static int agree(uint64_t v)
  * else LOOM_COHERENCE, else bsp; one rank always runs "local". */
 static const loom_policy *choose_policy(const char *name, const char *opt)
 {
-    if (loom_icv.nranks == 1)
-        return loom_policy_find("local");
+    if (loom_rt_icv.nranks == 1)
+        return loom_dsm_policy_find("local");
     const char *want = opt;
-    for (int i = 0; !want && i < loom_icv.ncoherence_named; i++)
-        if (name && !strcasecmp(loom_icv.coherence_named[i].alloc, name))
-            want = loom_icv.coherence_named[i].policy;
-    if (!want && loom_icv.coherence[0])
-        want = loom_icv.coherence;
-    return loom_policy_find(want ? want : "bsp");
+    for (int i = 0; !want && i < loom_rt_icv.ncoherence_named; i++)
+        if (name && !strcasecmp(loom_rt_icv.coherence_named[i].alloc, name))
+            want = loom_rt_icv.coherence_named[i].policy;
+    if (!want && loom_rt_icv.coherence[0])
+        want = loom_rt_icv.coherence;
+    return loom_dsm_policy_find(want ? want : "bsp");
 }
 
 /* Bytes of the home store (at least one page, so it can be registered). */
@@ -67,7 +67,7 @@ static void destroy(loom_dsm_alloc *a)
     if (a->policy_up && a->policy->fini)
         a->policy->fini(a);
     if (a->agent)
-        loom_agent_release();
+        loom_dsm_agent_release();
     size_t plen = (a->mapped + 4095) & ~(size_t)4095;
     loom_dsm_store_free(a);
     if (a->shadow)
@@ -75,8 +75,8 @@ static void destroy(loom_dsm_alloc *a)
     if (a->memfd > 0)
         close(a->memfd);
     if (a->base) {
-        if (loom_arena_contains(a->base))
-            loom_arena_give(a->base, plen);
+        if (loom_dsm_arena_contains(a->base))
+            loom_dsm_arena_give(a->base, plen);
         else
             munmap(a->base, plen);
     }
@@ -122,10 +122,10 @@ static void choose_inplace(loom_dsm_alloc *a)
         !a->nhome || !a->policy->homes_in_place)
         return;
     size_t u0 = 0;
-    while (a->home[u0] != loom_icv.rank)
+    while (a->home[u0] != loom_rt_icv.rank)
         u0++;
     for (size_t k = 0; k < a->nhome; k++)
-        if (u0 + k >= a->nunits || a->home[u0 + k] != loom_icv.rank)
+        if (u0 + k >= a->nunits || a->home[u0 + k] != loom_rt_icv.rank)
             return;
     a->inplace = 1;
     a->home0 = u0;
@@ -144,7 +144,7 @@ static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
         /* Best: the transport allocates the home run at its global address
          * (peers then read it directly); else the memfd's run, registered. */
         char *at = a->base + a->home0 * a->unit;
-        mapped = !loom_tp_mem_alloc_at(at, len, &a->memh, &rkey, &rlen);
+        mapped = !loom_rt_tp_mem_alloc_at(at, len, &a->memh, &rkey, &rlen);
         a->store = mapped ? at : a->shadow + a->home0 * a->unit;
         if (!mapped)
             loom_dsm_protect(a, a->home0, a->home0 + a->nhome, PROT_READ | PROT_WRITE);
@@ -158,7 +158,7 @@ static int make_store(loom_dsm_alloc *a, const loom_alloc_opts *o)
     }
     if (numa_available() >= 0 && o->numa_node_set) /* else: first touch, local */
         numa_tonode_memory(a->store, len, o->numa_node);
-    if (!mapped && loom_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
+    if (!mapped && loom_rt_tp_mem_map(a->store, len, &a->memh, &rkey, &rlen))
         return LOOM_ERR_NET;
     loom_dsm_share_keys(a->store, rkey, rlen, a->store_base, a->rkeys);
     return LOOM_OK;
@@ -206,7 +206,7 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
         snprintf(why, n, "unknown merge mode or element type");
     else if (o->average < 0)
         snprintf(why, n, ".average %d < 0", o->average);
-    else if (o->average && !loom_icv.merge_avg &&
+    else if (o->average && !loom_rt_icv.merge_avg &&
              (o->unit != LOOM_UNIT_ROW || o->merge != LOOM_MERGE_ADD ||
               (o->type != LOOM_FLOAT && o->type != LOOM_DOUBLE)))
         snprintf(why, n, ".average needs row units, LOOM_MERGE_ADD and a float or double type");
@@ -214,7 +214,7 @@ static int validate(size_t bytes, const loom_alloc_opts *o, char *why, size_t n)
         snprintf(why, n, ".momentum needs .average >= 1 (got %d)", o->average);
     else if (o->merge == LOOM_MERGE_ADD &&
              (o->unit == LOOM_UNIT_ROW ? o->row_size : o->page_unit ? o->page_unit : 65536) %
-                 loom_type_size(o->type))
+                 loom_rt_type_size(o->type))
         snprintf(why, n, "the unit size is not a multiple of the element size");
     else
         return 0;
@@ -231,10 +231,10 @@ static int averages(const loom_dsm_alloc *a, const loom_alloc_opts *o)
 {
     int can = a->sparse && a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD &&
               (a->type == LOOM_FLOAT || a->type == LOOM_DOUBLE);
-    if (!can || loom_icv.merge_avg == 1) /* LOOM_MERGE_AVG=false: sum */
+    if (!can || loom_rt_icv.merge_avg == 1) /* LOOM_MERGE_AVG=false: sum */
         return 0;
-    int k = loom_icv.merge_avg == 2 && o->average <= 0 ? 1 : o->average;
-    return k >= loom_icv.nranks ? 0 : k;
+    int k = loom_rt_icv.merge_avg == 2 && o->average <= 0 ? 1 : o->average;
+    return k >= loom_rt_icv.nranks ? 0 : k;
 }
 
 /* The home's averaging state, per home slot (diff.c), averaging by k,
@@ -256,7 +256,7 @@ static int start_policy(loom_dsm_alloc *a)
 {
     int rc = a->policy->init ? a->policy->init(a) : LOOM_OK;
     if (rc)
-        loom_log("loom_alloc('%s'): the %s policy could not start: %s", a->name,
+        loom_rt_log("loom_alloc('%s'): the %s policy could not start: %s", a->name,
                  a->policy->name, loom_strerror(rc));
     a->policy_up = !rc;
     return rc;
@@ -266,9 +266,9 @@ static int start_policy(loom_dsm_alloc *a)
 static void publish(loom_dsm_alloc *a, int n)
 {
     a->live = 1;
-    loom_allocs[a->id] = a;
+    loom_dsm_allocs[a->id] = a;
     if (a->id == n)
-        atomic_store(&loom_nallocs, n + 1);
+        atomic_store(&loom_dsm_nallocs, n + 1);
 }
 
 void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
@@ -277,15 +277,15 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     const loom_alloc_opts *o = opts ? opts : &none;
     char why[400];
     const char *name = o->name ? o->name : "";
-    if (loom_state != 1) {
-        loom_log("loom_alloc('%s') called before loom_init", name);
+    if (loom_rt_state != 1) {
+        loom_rt_log("loom_alloc('%s') called before loom_init", name);
         return NULL;
     }
     int bad = validate(bytes, o, why, sizeof why);
     const loom_policy *pol = bad ? NULL : choose_policy(o->name, o->coherence);
     if (!bad && !pol) {
         char names[256];
-        loom_policy_names(names, sizeof names);
+        loom_dsm_policy_names(names, sizeof names);
         snprintf(why, sizeof why, "unknown coherence policy '%s' (available: %s)", o->coherence,
                  names);
         bad = 1;
@@ -299,7 +299,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     h = fnv(h, pol ? pol->name : "?", pol ? strlen(pol->name) : 1);
     int64_t sizes[2] = {(int64_t)bytes, -(int64_t)bytes};
     int32_t anybad = bad;
-    if (loom_icv.nranks > 1) {
+    if (loom_rt_icv.nranks > 1) {
         loom_allreduce(LOOM_IN_PLACE, &anybad, 1, LOOM_INT32, LOOM_MAX);
         loom_allreduce(LOOM_IN_PLACE, sizes, 2, LOOM_INT64, LOOM_MAX);
         if (!anybad && !agree(h)) {
@@ -313,14 +313,14 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     }
     if (anybad) {
         if (bad)
-            loom_log("loom_alloc('%s', %zu bytes): %s", name, bytes, why);
+            loom_rt_log("loom_alloc('%s', %zu bytes): %s", name, bytes, why);
         return NULL;
     }
-    int n = atomic_load(&loom_nallocs), id = 0;
-    while (id < n && loom_allocs[id])
+    int n = atomic_load(&loom_dsm_nallocs), id = 0;
+    while (id < n && loom_dsm_allocs[id])
         id++;
     if (id == LOOM_MAX_ALLOCS) {
-        loom_log("loom_alloc('%s'): more than %d live allocations", name, LOOM_MAX_ALLOCS);
+        loom_rt_log("loom_alloc('%s'): more than %d live allocations", name, LOOM_MAX_ALLOCS);
         return NULL;
     }
     loom_dsm_alloc *a = calloc(1, sizeof *a);
@@ -336,7 +336,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     a->mapped = a->nunits * a->unit;
     a->merge = o->merge;
     a->type = o->type;
-    a->esize = loom_type_size(o->type);
+    a->esize = loom_rt_type_size(o->type);
     a->policy = pol;
     a->memfd = -1;
     int rc = LOOM_OK;
@@ -356,31 +356,31 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
         if (!rc && restoring())
             loom_dsm_ckpt->fill(a);
     } else {
-        rc = loom_arena_init();
-        if (!rc && !(a->base = loom_arena_take(plen)))
+        rc = loom_dsm_arena_init();
+        if (!rc && !(a->base = loom_dsm_arena_take(plen)))
             rc = LOOM_ERR_NOMEM;
         a->home = calloc(a->nunits, sizeof *a->home);
         a->slot = calloc(a->nunits, sizeof *a->slot);
-        a->rkeys = calloc((size_t)loom_icv.nranks, sizeof *a->rkeys);
-        a->store_base = calloc((size_t)loom_icv.nranks, sizeof *a->store_base);
+        a->rkeys = calloc((size_t)loom_rt_icv.nranks, sizeof *a->rkeys);
+        a->store_base = calloc((size_t)loom_rt_icv.nranks, sizeof *a->store_base);
         a->state = calloc(a->nunits, sizeof *a->state); /* every copy invalid: */
         atomic_store(&a->dropped_gen, 1);                  /* none fresh yet */
         a->ulock = calloc(a->nunits, sizeof *a->ulock);
         a->twin = calloc(a->nunits, sizeof *a->twin);
         a->put = a->kind == LOOM_UNIT_ROW ? calloc(a->nunits, 1) : NULL;
         a->stamp = calloc(a->nunits, sizeof *a->stamp);
-        if (loom_cache_wanted(pol) && loom_cache_init(a))
+        if (loom_dsm_cache_wanted(pol) && loom_dsm_cache_init(a))
             rc = LOOM_ERR_NOMEM;
-        a->sparse = loom_notice_wanted(a, pol);
+        a->sparse = loom_dsm_notice_wanted(a, pol);
         a->staleness = !pol->uses_staleness ? 0
-                       : o->staleness_set ? o->staleness : loom_icv.staleness;
+                       : o->staleness_set ? o->staleness : loom_rt_icv.staleness;
         if (!rc && (!a->home || !a->slot || !a->rkeys || !a->store_base || !a->state ||
                     !a->ulock || !a->twin || !a->stamp || (a->kind == LOOM_UNIT_ROW && !a->put)))
             rc = LOOM_ERR_NOMEM;
         if (!rc && a->kind == LOOM_UNIT_PAGE)
-            rc = loom_fault_server_start();
+            rc = loom_dsm_fault_server_start();
         if (!rc)
-            rc = loom_dist_place(a, o->dist, o->home_of, o->home_arg);
+            rc = loom_dsm_dist_place(a, o->dist, o->home_of, o->home_arg);
         if (!rc && loom_dsm_check)
             a->writer = calloc(a->nhome ? a->nhome : 1, sizeof *a->writer);
         if (!rc && loom_dsm_check && a->kind == LOOM_UNIT_ROW &&
@@ -418,10 +418,10 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
             rc = (int)st;
     }
     if (rc) {
-        loom_log("loom_alloc('%s', %zu bytes): %s", a->name, bytes, loom_strerror(rc));
+        loom_rt_log("loom_alloc('%s', %zu bytes): %s", a->name, bytes, loom_strerror(rc));
         if (a->live) {
             a->live = 0;
-            loom_allocs[id] = NULL;
+            loom_dsm_allocs[id] = NULL;
         }
         destroy(a);
         return NULL;
@@ -433,7 +433,7 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     publish(a, n);
     next_serial++;
     if (!pol->plain) { /* homes must answer while computing */
-        loom_agent_hold();
+        loom_dsm_agent_hold();
         a->agent = 1;
     }
     return a->base;
@@ -451,26 +451,26 @@ void loom_dsm_on_free(void (*fn)(const loom_dsm_alloc *a))
 /* LOOM_STATS=1 prints the allocation's statistics as it is freed. */
 int loom_free(void *p)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
     loom_dsm_alloc *a = loom_dsm_lookup_base(p);
     int64_t id = a ? a->id : -1;
-    if (loom_icv.nranks > 1 && !agree((uint64_t)id)) {
-        loom_log("loom_free(%p): ranks are freeing different allocations", p);
+    if (loom_rt_icv.nranks > 1 && !agree((uint64_t)id)) {
+        loom_rt_log("loom_free(%p): ranks are freeing different allocations", p);
         return LOOM_ERR_ARG;
     }
     if (!a) {
-        loom_log("loom_free(%p): not an address loom_alloc returned", p);
+        loom_rt_log("loom_free(%p): not an address loom_alloc returned", p);
         return LOOM_ERR_ARG;
     }
-    if (loom_icv.nranks > 1)
-        loom_coll_barrier(); /* nobody reads our store any more */
-    if (loom_icv.stats)
+    if (loom_rt_icv.nranks > 1)
+        loom_rt_coll_barrier(); /* nobody reads our store any more */
+    if (loom_rt_icv.stats)
         print_stats(a);
     if (on_free)
         on_free(a);
     a->live = 0;
-    loom_allocs[a->id] = NULL;
+    loom_dsm_allocs[a->id] = NULL;
     destroy(a);
     return LOOM_OK;
 }
@@ -478,61 +478,61 @@ int loom_free(void *p)
 int loom_release(void)
 {
     static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
-    if (loom_icv.nranks == 1)
+    if (loom_rt_icv.nranks == 1)
         return LOOM_OK;
     pthread_mutex_lock(&one_at_a_time);
-    loom_flush_begin();
-    int n = atomic_load(&loom_nallocs);
+    loom_dsm_flush_begin();
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live) {
-            if (loom_allocs[i]->nreads)
-                loom_dsm_send_reads(loom_allocs[i]);
-            loom_allocs[i]->policy->release(loom_allocs[i]);
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live) {
+            if (loom_dsm_allocs[i]->nreads)
+                loom_dsm_send_reads(loom_dsm_allocs[i]);
+            loom_dsm_allocs[i]->policy->release(loom_dsm_allocs[i]);
         }
-    loom_flush_end();
+    loom_dsm_flush_end();
     pthread_mutex_unlock(&one_at_a_time);
     return LOOM_OK;
 }
 
 int loom_acquire(void)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
-    int n = atomic_load(&loom_nallocs);
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            loom_allocs[i]->policy->acquire(loom_allocs[i]);
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live)
+            loom_dsm_allocs[i]->policy->acquire(loom_dsm_allocs[i]);
     return LOOM_OK;
 }
 
 /* A barrier ended an epoch: check mode forgets the epoch's writers. */
 static void epoch_end(void)
 {
-    int n = atomic_load(&loom_nallocs);
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            loom_dsm_new_epoch(loom_allocs[i]);
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live)
+            loom_dsm_new_epoch(loom_dsm_allocs[i]);
 }
 
 int loom_dsm_barrier(void)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
-    if (loom_icv.nranks == 1)
+    if (loom_rt_icv.nranks == 1)
         return LOOM_OK;
     loom_release();
-    loom_notice_barrier_send();
-    loom_coll_barrier();
-    loom_notice_barrier_wait();
-    int n = atomic_load(&loom_nallocs);
+    loom_dsm_notice_barrier_send();
+    loom_rt_coll_barrier();
+    loom_dsm_notice_barrier_wait();
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++) { /* acquire: all of it, or what notices say changed */
-        loom_dsm_alloc *a = loom_allocs[i];
+        loom_dsm_alloc *a = loom_dsm_allocs[i];
         if (a && a->live)
-            loom_cache_trim(a); /* first: what it drops is not refreshed */
+            loom_dsm_cache_trim(a); /* first: what it drops is not refreshed */
         if (a && a->live && a->sparse)
-            loom_notice_apply(a, loom_clock_global());
+            loom_dsm_notice_apply(a, loom_dsm_clock_global());
         else if (a && a->live)
             a->policy->acquire(a);
     }
@@ -542,16 +542,16 @@ int loom_dsm_barrier(void)
 
 int loom_dsm_init(void)
 {
-    if (loom_icv.nranks > 1) {
-        loom_dsm_check = loom_icv.check_dsm;
+    if (loom_rt_icv.nranks > 1) {
+        loom_dsm_check = loom_rt_icv.check_dsm;
         loom_dsm_wire_init();
-        loom_lock_init();
-        loom_clock_init();
-        loom_allreduce_ssp_init();
-        loom_policy_setup_all();
+        loom_dsm_lock_init();
+        loom_dsm_clock_init();
+        loom_dsm_allreduce_ssp_init();
+        loom_dsm_policy_setup_all();
         /* the collectives copy Loom memory aside (lib/coll.c) */
-        loom_coll_set_bounce(loom_arena_contains);
-        int rc = loom_fault_init();
+        loom_rt_coll_set_bounce(loom_dsm_arena_contains);
+        int rc = loom_dsm_fault_init();
         if (rc)
             return rc;
     }
@@ -560,7 +560,7 @@ int loom_dsm_init(void)
 
 void loom_dsm_quiesce(void)
 {
-    loom_allreduce_ssp_quiesce();
+    loom_dsm_allreduce_ssp_quiesce();
 }
 
 static void print_all_stats(void);
@@ -569,17 +569,17 @@ static void print_all_stats(void);
  * allocated, so no registration outlives the transport. */
 void loom_dsm_fini(void)
 {
-    loom_allreduce_ssp_fini();
-    if (loom_icv.stats)
+    loom_dsm_allreduce_ssp_fini();
+    if (loom_rt_icv.stats)
         print_all_stats();
-    loom_agent_fini();
-    loom_fault_fini();
-    int n = atomic_load(&loom_nallocs);
+    loom_dsm_agent_fini();
+    loom_dsm_fault_fini();
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++) {
-        loom_dsm_alloc *a = loom_allocs[i];
+        loom_dsm_alloc *a = loom_dsm_allocs[i];
         if (a) {
             a->live = 0;
-            loom_allocs[i] = NULL;
+            loom_dsm_allocs[i] = NULL;
             destroy(a);
         }
     }
@@ -618,11 +618,11 @@ int loom_stats_get(void *array, loom_stats *out)
         add_stats(a, out);
         return LOOM_OK;
     }
-    int n = atomic_load(&loom_nallocs);
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            add_stats(loom_allocs[i], out);
-    loom_tp_bytes(&out->wire_sent, &out->wire_received);
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live)
+            add_stats(loom_dsm_allocs[i], out);
+    loom_rt_tp_bytes(&out->wire_sent, &out->wire_received);
     return LOOM_OK;
 }
 
@@ -651,7 +651,7 @@ static void print_stats(const loom_dsm_alloc *a)
         snprintf(merge, sizeof merge, ", averaged%s", mom);
     else if (a->average)
         snprintf(merge, sizeof merge, ", capped at %d ranks%s", a->average, mom);
-    loom_log("stats '%s' (%s%s): sent %llu B, received %llu B, hits %llu, misses %llu "
+    loom_rt_log("stats '%s' (%s%s): sent %llu B, received %llu B, hits %llu, misses %llu "
              "(prefetched %llu), "
              "blocked %llu (%.3f s), age 0..7+ [%llu %llu %llu %llu %llu %llu %llu %llu], "
              "forwarded %llu, sent early %llu B, refreshed %llu%s", a->name, a->policy->name, merge,
@@ -669,15 +669,15 @@ static void print_stats(const loom_dsm_alloc *a)
 
 void loom_dsm_fini_records(void)
 {
-    loom_lock_fini();
+    loom_dsm_lock_fini();
 }
 
 /* LOOM_STATS=1 at finalize: the allocations still live (loom_free printed
  * the others). */
 static void print_all_stats(void)
 {
-    int n = atomic_load(&loom_nallocs);
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            print_stats(loom_allocs[i]);
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live)
+            print_stats(loom_dsm_allocs[i]);
 }

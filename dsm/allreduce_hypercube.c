@@ -64,7 +64,7 @@ static pthread_mutex_t hc_mu = PTHREAD_MUTEX_INITIALIZER;
 static int dims(void)
 {
     int d = 0;
-    while ((1 << d) < loom_icv.nranks)
+    while ((1 << d) < loom_rt_icv.nranks)
         d++;
     return d;
 }
@@ -76,7 +76,7 @@ static struct hred *made(int id, size_t count, loom_type type)
     struct hred *h = hreds[id];
     if (h)
         return h->count == count && h->type == type ? h : NULL;
-    size_t es = loom_type_size(type), v = (count ? count : 1) * es;
+    size_t es = loom_rt_type_size(type), v = (count ? count : 1) * es;
     if (!(h = calloc(1, sizeof *h)) || !(h->total = calloc(1, v)))
         goto oom;
     h->count = count;
@@ -99,7 +99,7 @@ static void on_partial(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct hc_hdr m;
     if (hlen != sizeof m) {
-        loom_log("allreduce_hypercube: dropped a message with a %zu-byte header", hlen);
+        loom_rt_log("allreduce_hypercube: dropped a message with a %zu-byte header", hlen);
         return;
     }
     memcpy(&m, hdr, sizeof m);
@@ -113,16 +113,16 @@ static void on_partial(const void *hdr, size_t hlen, void *data, size_t len)
             atomic_store(&h->slot_tag[m.step], m.tag);
         }
     } else if (!closed)
-        loom_log("allreduce_hypercube: dropped a partial for reduction %u step %u (%zu bytes)",
+        loom_rt_log("allreduce_hypercube: dropped a partial for reduction %u step %u (%zu bytes)",
                  m.id, m.step, len);
     pthread_mutex_unlock(&hc_mu);
 }
 
-/* Called from loom_allreduce_ssp_init (several ranks). */
-void loom_allreduce_hypercube_init(void)
+/* Called from loom_dsm_allreduce_ssp_init (several ranks). */
+void loom_dsm_allreduce_hypercube_init(void)
 {
     closed = 0;
-    loom_tp_am_register(AM_HC_PARTIAL, on_partial);
+    loom_rt_tp_am_register(AM_HC_PARTIAL, on_partial);
 }
 
 /* Send a copy of partial (tag, clock) to the step-k partner. */
@@ -131,18 +131,18 @@ static void send_partial(const struct hred *h, int id, int k, const void *partia
     size_t len = h->count * h->es;
     void *d = malloc(len ? len : 1);
     if (!d)
-        loom_die(1, "out of memory");
+        loom_rt_die(1, "out of memory");
     memcpy(d, partial, len);
     struct hc_hdr m = {(uint32_t)id, (uint32_t)k, tag, h->clock, h->count, (uint32_t)h->type, 0};
     /* eager: the partner may be computing, not progressing */
-    loom_tp_am_send_eager(loom_icv.rank ^ (1 << k), AM_HC_PARTIAL, &m, sizeof m, d, len, 1);
+    loom_rt_tp_am_send_eager(loom_rt_icv.rank ^ (1 << k), AM_HC_PARTIAL, &m, sizeof m, d, len, 1);
 }
 
 int loom_allreduce_ssp_hypercube(void *result, const void *contribution, size_t count,
                                  loom_type type, loom_op op, int slack)
 {
-    int P = loom_icv.nranks;
-    if (loom_state != 1)
+    int P = loom_rt_icv.nranks;
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
     if ((unsigned)type > LOOM_DOUBLE || op != LOOM_SUM || slack < 0 || (P & (P - 1)) ||
         P > 1 << MAX_DIM || (count && (!result || !contribution)))
@@ -161,14 +161,14 @@ int loom_allreduce_ssp_hypercube(void *result, const void *contribution, size_t 
         return LOOM_ERR_NOMEM;
     size_t bytes = count * h->es;
     uint64_t c = ++h->clock;
-    loom_reduce_local(h->total, contribution, count, type, op); /* only this thread writes it */
+    loom_rt_reduce_local(h->total, contribution, count, type, op); /* only this thread writes it */
     if (P == 1) {
         memcpy(result, h->total, bytes);
         return LOOM_OK;
     }
     if (!agent_held) { /* partners' partials land while this rank computes */
         agent_held = 1;
-        loom_agent_hold();
+        loom_dsm_agent_hold();
     }
     double t0 = loom_wtime();
     if (slack == 0) { /* lockstep: the plain allreduce of the totals */
@@ -183,12 +183,12 @@ int loom_allreduce_ssp_hypercube(void *result, const void *contribution, size_t 
     for (int k = 0; k < dims(); k++) {
         send_partial(h, id, k, result, tag);
         if (atomic_load(&h->slot_tag[k]) < need) {
-            loom_tp_wait_flag_until(&h->slot_tag[k], need);
+            loom_rt_tp_wait_flag_until(&h->slot_tag[k], need);
             waited = 1;
         }
         pthread_mutex_lock(&hc_mu);
         uint64_t t = atomic_load(&h->slot_tag[k]);
-        loom_reduce_local(result, h->slot[k], count, type, op);
+        loom_rt_reduce_local(result, h->slot[k], count, type, op);
         pthread_mutex_unlock(&hc_mu);
         if (t < tag)
             tag = t;
@@ -200,14 +200,14 @@ int loom_allreduce_ssp_hypercube(void *result, const void *contribution, size_t 
     return LOOM_OK;
 }
 
-/* After the last barrier (from loom_allreduce_ssp_fini): late partials
+/* After the last barrier (from loom_dsm_allreduce_ssp_fini): late partials
  * are dropped from now on; frees every reduction, printing its
  * statistics first under LOOM_STATS=1. */
-void loom_allreduce_hypercube_fini(void)
+void loom_dsm_allreduce_hypercube_fini(void)
 {
     if (agent_held) {
         agent_held = 0;
-        loom_agent_release();
+        loom_dsm_agent_release();
     }
     pthread_mutex_lock(&hc_mu);
     closed = 1;
@@ -215,8 +215,8 @@ void loom_allreduce_hypercube_fini(void)
         struct hred *h = hreds[i];
         if (!h)
             continue;
-        if (loom_icv.stats && i < nmade)
-            loom_log("stats allreduce_hypercube #%d (%zu elements): %llu calls, %llu waited "
+        if (loom_rt_icv.stats && i < nmade)
+            loom_rt_log("stats allreduce_hypercube #%d (%zu elements): %llu calls, %llu waited "
                      "(%.3f s)", i, h->count, (unsigned long long)h->clock,
                      (unsigned long long)h->waits, (double)h->wait_ns * 1e-9);
         for (int k = 0; k < MAX_DIM; k++)

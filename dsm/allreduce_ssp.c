@@ -139,7 +139,7 @@ static int agent_held; /* reductions with rounds possibly in flight */
 
 static size_t shard_off(const struct red *r, int j)
 {
-    size_t P = (size_t)loom_icv.nranks, base = r->count / P, rem = r->count % P;
+    size_t P = (size_t)loom_rt_icv.nranks, base = r->count / P, rem = r->count % P;
     return (size_t)j * base + ((size_t)j < rem ? (size_t)j : rem);
 }
 static size_t shard_len(const struct red *r, int j) { return shard_off(r, j + 1) - shard_off(r, j); }
@@ -172,7 +172,7 @@ static void set_halves(struct red *r, uint64_t which)
  * shard.  Caller holds mu.  Returns how many messages were added to o. */
 static int push_owed(struct red *r, struct out *o)
 {
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     if (r->credits < P || r->pushes + r->syncs >= r->clock)
         return 0;
     int empty = !r->missed_clock;
@@ -181,10 +181,10 @@ static int push_owed(struct red *r, struct out *o)
         void *d = NULL;
         if (len) {
             if (!(d = malloc(len)))
-                loom_die(1, "out of memory");
+                loom_rt_die(1, "out of memory");
             memcpy(d, r->missed + shard_off(r, j) * r->es, len);
         }
-        o[j] = (struct out){j, AM_CONTRIB, {(uint32_t)r->id, (uint32_t)loom_icv.rank,
+        o[j] = (struct out){j, AM_CONTRIB, {(uint32_t)r->id, (uint32_t)loom_rt_icv.rank,
                                             r->clock, (uint64_t)empty, r->syncs}, d, len};
         r->credit[j] = 0;
     }
@@ -222,18 +222,18 @@ static void check_same_slack(const struct red *r, int w, uint64_t tag, uint64_t 
 static void on_contrib_locked(struct red *r, int w, uint64_t tag, uint64_t syncs, int empty,
                               const void *data, size_t len, struct out *o, int *no)
 {
-    int me = loom_icv.rank, P = loom_icv.nranks;
+    int me = loom_rt_icv.rank, P = loom_rt_icv.nranks;
     /* a worker's clock tags never decrease (several calls may share one
      * push), and it pushes again only once this shard answered */
     check_same_slack(r, w, tag, syncs);
     if (len != (empty ? 0 : shard_len(r, me) * r->es) || r->got[w] || tag < r->wclock[w] ||
         !tag) {
-        loom_log("allreduce_ssp: dropped a contribution from rank %d (bad length, clock %llu "
+        loom_rt_log("allreduce_ssp: dropped a contribution from rank %d (bad length, clock %llu "
                  "or no credit)", w, (unsigned long long)tag);
         return;
     }
     if (len)
-        loom_reduce_local(r->state, data, len / r->es, r->type, r->op);
+        loom_rt_reduce_local(r->state, data, len / r->es, r->type, r->op);
     r->got[w] = 1;
     r->wclock[w] = tag;
     r->wsyncs[w] = syncs;
@@ -248,7 +248,7 @@ static void on_contrib_locked(struct red *r, int w, uint64_t tag, uint64_t syncs
     for (int q = 0; q < P; q++) {
         void *d = malloc(slen ? slen : 1);
         if (!d)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
         memcpy(d, r->state, slen);
         o[(*no)++] = (struct out){q, AM_UPDATE, {(uint32_t)r->id, (uint32_t)me, age, r->srounds, 0},
                                   d, slen};
@@ -261,13 +261,13 @@ static void on_contrib_locked(struct red *r, int w, uint64_t tag, uint64_t syncs
 static void on_update_locked(struct red *r, int j, uint64_t age, uint64_t round,
                              const void *data, size_t len, struct out *o, int *no)
 {
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     /* round k of a shard holds every worker's k-th push, so it cannot be
      * beyond this worker's pushes; its age is the oldest clock tag in it,
      * at most this worker's clock */
     if (len != shard_len(r, j) * r->es || round <= r->round[j] || round > r->pushes ||
         age > r->clock) {
-        loom_log("allreduce_ssp: dropped an update from shard %d (bad length, round %llu or "
+        loom_rt_log("allreduce_ssp: dropped an update from shard %d (bad length, round %llu or "
                  "age %llu)", j, (unsigned long long)round, (unsigned long long)age);
         return;
     }
@@ -301,8 +301,8 @@ static void handle(struct red *r, unsigned am, const struct msg_hdr *h, const vo
 {
     struct out o[2 * 64 + 2];
     int n = 0;
-    if (loom_icv.nranks > 64)
-        loom_die(1, "loom_allreduce_ssp supports at most 64 ranks");
+    if (loom_rt_icv.nranks > 64)
+        loom_rt_die(1, "loom_allreduce_ssp supports at most 64 ranks");
     pthread_mutex_lock(&r->mu);
     if (am == AM_CONTRIB)
         on_contrib_locked(r, (int)h->src, h->clock, h->syncs, h->round != 0, data, len, o, &n);
@@ -315,11 +315,11 @@ static void handle(struct red *r, unsigned am, const struct msg_hdr *h, const vo
 static void deliver(struct out *o, int n)
 {
     for (int i = 0; i < n; i++) {
-        if (o[i].dst == loom_icv.rank) {
+        if (o[i].dst == loom_rt_icv.rank) {
             handle(reds[o[i].h.id], o[i].am, &o[i].h, o[i].data, o[i].len);
             free(o[i].data); /* NULL for an empty push */
         } else /* eager: a shard's peer may be computing, not progressing */
-            loom_tp_am_send_eager(o[i].dst, o[i].am, &o[i].h, sizeof o[i].h, o[i].data,
+            loom_rt_tp_am_send_eager(o[i].dst, o[i].am, &o[i].h, sizeof o[i].h, o[i].data,
                                   o[i].len, 1);
     }
 }
@@ -328,13 +328,13 @@ static void on_msg(unsigned am, const void *hdr, size_t hlen, void *data, size_t
 {
     struct msg_hdr h;
     if (hlen != sizeof h) {
-        loom_log("allreduce_ssp: dropped a message with a %zu-byte header", hlen);
+        loom_rt_log("allreduce_ssp: dropped a message with a %zu-byte header", hlen);
         return;
     }
     memcpy(&h, hdr, sizeof h);
-    if (h.id >= MAX_RED || h.src >= (uint32_t)loom_icv.nranks ||
-        h.src == (uint32_t)loom_icv.rank) {
-        loom_log("allreduce_ssp: dropped a message from rank %u for reduction %u", h.src, h.id);
+    if (h.id >= MAX_RED || h.src >= (uint32_t)loom_rt_icv.nranks ||
+        h.src == (uint32_t)loom_rt_icv.rank) {
+        loom_rt_log("allreduce_ssp: dropped a message from rank %u for reduction %u", h.src, h.id);
         return;
     }
     pthread_mutex_lock(&reds_mu);
@@ -342,7 +342,7 @@ static void on_msg(unsigned am, const void *hdr, size_t hlen, void *data, size_t
     if (!r) {
         struct parked *k = NULL;
         void *copy = NULL;
-        if (am == AM_CONTRIB && nparked < loom_icv.nranks && (k = malloc(sizeof *k)) &&
+        if (am == AM_CONTRIB && nparked < loom_rt_icv.nranks && (k = malloc(sizeof *k)) &&
             (copy = malloc(len ? len : 1))) {
             memcpy(copy, data, len);
             *k = (struct parked){parked, am, h, copy, len};
@@ -350,7 +350,7 @@ static void on_msg(unsigned am, const void *hdr, size_t hlen, void *data, size_t
             nparked++;
         } else {
             free(k);
-            loom_log("allreduce_ssp: dropped a message from rank %u for reduction %u, which "
+            loom_rt_log("allreduce_ssp: dropped a message from rank %u for reduction %u, which "
                      "does not exist here", h.src, h.id);
         }
     }
@@ -362,11 +362,11 @@ static void on_msg(unsigned am, const void *hdr, size_t hlen, void *data, size_t
 static void on_contrib(const void *h, size_t hl, void *d, size_t l) { on_msg(AM_CONTRIB, h, hl, d, l); }
 static void on_update(const void *h, size_t hl, void *d, size_t l) { on_msg(AM_UPDATE, h, hl, d, l); }
 
-void loom_allreduce_ssp_init(void)
+void loom_dsm_allreduce_ssp_init(void)
 {
-    loom_tp_am_register(AM_CONTRIB, on_contrib);
-    loom_tp_am_register(AM_UPDATE, on_update);
-    loom_allreduce_hypercube_init(); /* the other design, same lifecycle */
+    loom_rt_tp_am_register(AM_CONTRIB, on_contrib);
+    loom_rt_tp_am_register(AM_UPDATE, on_update);
+    loom_dsm_allreduce_hypercube_init(); /* the other design, same lifecycle */
 }
 
 /* Checkpoints (docs/checkpoint.md): what a reduction carries from call to
@@ -378,12 +378,12 @@ void loom_allreduce_ssp_init(void)
  * nothing missed or in flight.  forget: stop keeping it (finalize). */
 static void keep_red(struct red *r, int forget)
 {
-    size_t P = (size_t)loom_icv.nranks, v = (r->count ? r->count : 1) * r->es;
+    size_t P = (size_t)loom_rt_icv.nranks, v = (r->count ? r->count : 1) * r->es;
     struct { const char *what; void *p; size_t n; } k[] = {
         {"clock", &r->clock, 8}, {"pushes", &r->pushes, 8}, {"syncs", &r->syncs, 8},
         {"stable_round", &r->stable_round, 8}, {"srounds", &r->srounds, 8},
         {"stable_age", (void *)&r->stable_age, 8}, {"which", &r->which, 8},
-        {"snap", r->snap, 2 * v}, {"state", r->state, (shard_len(r, loom_icv.rank) + 1) * r->es},
+        {"snap", r->snap, 2 * v}, {"state", r->state, (shard_len(r, loom_rt_icv.rank) + 1) * r->es},
         {"round", r->round, P * 8}, {"age", r->age, P * 8}, {"wclock", r->wclock, P * 8},
         {"wsyncs", r->wsyncs, P * 8}};
     for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
@@ -392,7 +392,7 @@ static void keep_red(struct red *r, int forget)
         if (forget)
             loom_checkpoint_forget(k[i].p);
         else if (loom_checkpoint_keep(name, k[i].p, k[i].n, NULL))
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
     }
 }
 
@@ -410,9 +410,9 @@ static struct red *get_red(size_t count, loom_type type, loom_op op)
     pthread_mutex_unlock(&reds_mu);
     if (nreds == MAX_RED)
         return NULL;
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     struct red *r = calloc(1, sizeof *r);
-    size_t es = loom_type_size(type);
+    size_t es = loom_rt_type_size(type);
     r->id = nreds;
     r->count = count;
     r->es = es;
@@ -428,7 +428,7 @@ static struct red *get_red(size_t count, loom_type type, loom_op op)
     r->got = calloc((size_t)P, 1);
     r->wclock = calloc((size_t)P, sizeof *r->wclock);
     r->wsyncs = calloc((size_t)P, sizeof *r->wsyncs);
-    r->state = calloc(shard_len(r, loom_icv.rank) + 1, es);
+    r->state = calloc(shard_len(r, loom_rt_icv.rank) + 1, es);
     memset(r->credit, 1, (size_t)P);
     r->credits = P;
     keep_red(r, 0); /* a restart: the sums, clocks and rounds of the checkpoint */
@@ -477,7 +477,7 @@ static void sum3(const struct red *r, void *out, const void *a, const void *b, c
             memcpy(o, x, n * sizeof(T));                                            \
     } while (0)
     switch (r->type) {
-    case LOOM_INT32: SUM3(uint32_t); break; /* unsigned: wraps, as loom_reduce_local */
+    case LOOM_INT32: SUM3(uint32_t); break; /* unsigned: wraps, as loom_rt_reduce_local */
     case LOOM_INT64: SUM3(uint64_t); break;
     case LOOM_FLOAT: SUM3(float); break;
     case LOOM_DOUBLE: SUM3(double); break;
@@ -494,14 +494,14 @@ static int settled(void *arg)
 {
     struct red *r = arg;
     pthread_mutex_lock(&r->mu);
-    int done = r->pushes + r->syncs == r->clock && r->credits == loom_icv.nranks;
+    int done = r->pushes + r->syncs == r->clock && r->credits == loom_rt_icv.nranks;
     pthread_mutex_unlock(&r->mu);
     return done;
 }
 
 static void settle(struct red *r)
 {
-    loom_tp_wait_until(settled, r);
+    loom_rt_tp_wait_until(settled, r);
 }
 
 /* A slack-0 call (see the top of the file): settle, then result = stable
@@ -516,20 +516,20 @@ static int sync_call(struct red *r, void *result, const void *contribution)
     settle(r);
     pthread_mutex_lock(&r->mu);
     r->sync_at = r->clock + 1; /* pushes that come from now on are checked, and so is */
-    for (int q = 0; q < loom_icv.nranks; q++) /* the last one that came already */
+    for (int q = 0; q < loom_rt_icv.nranks; q++) /* the last one that came already */
         check_same_slack(r, q, r->wclock[q], r->wsyncs[q]);
     pthread_mutex_unlock(&r->mu);
     int rc = loom_allreduce(contribution, result, r->count, r->type, r->op);
     if (rc)
         return rc;
-    int me = loom_icv.rank;
+    int me = loom_rt_icv.rank;
     pthread_mutex_lock(&r->mu);
     uint64_t c = ++r->clock;
     r->sync_at = 0;
     r->syncs++; /* no push owed for this call */
-    loom_reduce_local(r->state, (char *)result + shard_off(r, me) * r->es, shard_len(r, me),
+    loom_rt_reduce_local(r->state, (char *)result + shard_off(r, me) * r->es, shard_len(r, me),
                       r->type, r->op);
-    loom_reduce_local(result, r->stable, r->count, r->type, r->op);
+    loom_rt_reduce_local(result, r->stable, r->count, r->type, r->op);
     memcpy(r->stable, result, r->count * r->es);
     atomic_store(&r->stable_age, c);
     r->waits++;
@@ -541,17 +541,17 @@ static int sync_call(struct red *r, void *result, const void *contribution)
 int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loom_type type,
                        loom_op op, int slack)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
     if ((unsigned)type > LOOM_DOUBLE || op != LOOM_SUM || slack < 0 ||
         (count && (!result || !contribution)))
         return LOOM_ERR_ARG; /* cumulative: sums only */
-    size_t bytes = count * loom_type_size(type);
+    size_t bytes = count * loom_rt_type_size(type);
     struct red *r = get_red(count, type, op);
     if (!r)
         return LOOM_ERR_NOMEM;
-    if (loom_icv.nranks == 1) { /* cumulative, no one to wait for */
-        loom_reduce_local(r->stable, contribution, count, type, op);
+    if (loom_rt_icv.nranks == 1) { /* cumulative, no one to wait for */
+        loom_rt_reduce_local(r->stable, contribution, count, type, op);
         memcpy(result, r->stable, bytes);
         return LOOM_OK;
     }
@@ -560,20 +560,20 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
         if (r->async) {
             r->async = 0;
             if (--agent_held == 0)
-                loom_agent_release();
+                loom_dsm_agent_release();
         }
         return rc;
     }
     if (!r->async) {
         r->async = 1;
         if (agent_held++ == 0)
-            loom_agent_hold();
+            loom_dsm_agent_hold();
     }
     struct out o[64];
     pthread_mutex_lock(&r->mu);
     uint64_t c = ++r->clock;
     if (r->missed_clock)
-        loom_reduce_local(r->missed, contribution, count, type, op);
+        loom_rt_reduce_local(r->missed, contribution, count, type, op);
     else
         memcpy(r->missed, contribution, bytes);
     r->missed_clock = c;
@@ -583,7 +583,7 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
     uint64_t need = c > (uint64_t)slack ? c - (uint64_t)slack : 0;
     if (atomic_load(&r->stable_age) < need) {
         double t0 = loom_wtime();
-        loom_tp_wait_flag_until(&r->stable_age, need);
+        loom_rt_tp_wait_flag_until(&r->stable_age, need);
         r->waits++;
         r->wait_ns += (uint64_t)((loom_wtime() - t0) * 1e9);
     }
@@ -597,7 +597,7 @@ int loom_allreduce_ssp(void *result, const void *contribution, size_t count, loo
 /* At finalize, before the last barrier: wait until every push this rank
  * owes has been made and answered.  Once every rank has, no message of
  * any reduction is in flight. */
-void loom_allreduce_ssp_quiesce(void)
+void loom_dsm_allreduce_ssp_quiesce(void)
 {
     for (int i = 0; i < nreds; i++)
         settle(reds[i]);
@@ -605,17 +605,17 @@ void loom_allreduce_ssp_quiesce(void)
 
 /* At finalize, after the last barrier: frees every reduction, printing
  * its statistics first under LOOM_STATS=1. */
-void loom_allreduce_ssp_fini(void)
+void loom_dsm_allreduce_ssp_fini(void)
 {
-    loom_allreduce_hypercube_fini();
+    loom_dsm_allreduce_hypercube_fini();
     if (agent_held) {
         agent_held = 0;
-        loom_agent_release();
+        loom_dsm_agent_release();
     }
     for (int i = 0; i < nreds; i++) {
         struct red *r = reds[i];
-        if (loom_icv.stats)
-            loom_log("stats allreduce_ssp #%d (%zu elements): %llu calls, %llu waited for "
+        if (loom_rt_icv.stats)
+            loom_rt_log("stats allreduce_ssp #%d (%zu elements): %llu calls, %llu waited for "
                      "the slack (%.3f s), %llu pushes", r->id, r->count,
                      (unsigned long long)r->clock, (unsigned long long)r->waits,
                      (double)r->wait_ns * 1e-9, (unsigned long long)r->pushes);

@@ -23,12 +23,12 @@ struct range { size_t off, len; };
 static struct range *freel;
 static size_t nfree, capfree;
 
-int loom_arena_contains(const void *p)
+int loom_dsm_arena_contains(const void *p)
 {
     return arena && (const char *)p >= arena && (const char *)p < arena + arena_size;
 }
 
-int loom_arena_init(void)
+int loom_dsm_arena_init(void)
 {
     if (arena)
         return LOOM_OK;
@@ -37,12 +37,12 @@ int loom_arena_init(void)
      * application ranges; the low one ends at 512 GiB.  So the TSan build
      * (make check-tsan) reserves at most 256 GiB, from 64 GiB. */
     static const uintptr_t candidates[] = {0x001000000000};
-    size_t size = loom_icv.dsm_arena < ((size_t)256 << 30) ? loom_icv.dsm_arena
+    size_t size = loom_rt_icv.dsm_arena < ((size_t)256 << 30) ? loom_rt_icv.dsm_arena
                                                            : (size_t)256 << 30;
 #else
     static const uintptr_t candidates[] = {0x200000000000, 0x300000000000, 0x400000000000,
                                            0x500000000000, 0x600000000000, 0x680000000000};
-    size_t size = loom_icv.dsm_arena;
+    size_t size = loom_rt_icv.dsm_arena;
 #endif
     for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
         void *want = (void *)candidates[i];
@@ -66,12 +66,12 @@ int loom_arena_init(void)
         if (got == want)
             munmap(got, size);
     }
-    loom_log("cannot reserve a %zu-byte global arena at the same address on every rank "
+    loom_rt_log("cannot reserve a %zu-byte global arena at the same address on every rank "
              "(LOOM_DSM_ARENA); try a smaller one", size);
     return LOOM_ERR_NOMEM;
 }
 
-char *loom_arena_take(size_t bytes)
+char *loom_dsm_arena_take(size_t bytes)
 {
     size_t need = (bytes + ALIGN - 1) / ALIGN * ALIGN;
     for (size_t i = 0; i < nfree; i++) {
@@ -89,7 +89,7 @@ char *loom_arena_take(size_t bytes)
     return NULL;
 }
 
-void loom_arena_give(char *p, size_t bytes)
+void loom_dsm_arena_give(char *p, size_t bytes)
 {
     size_t off = (size_t)(p - arena), len = (bytes + ALIGN - 1) / ALIGN * ALIGN;
     /* give the address range back as a reservation */
@@ -97,8 +97,8 @@ void loom_arena_give(char *p, size_t bytes)
     size_t i = 0;
     while (i < nfree && freel[i].off < off)
         i++;
-    if (!(freel = loom_grow(freel, &capfree, nfree + 1, sizeof *freel)))
-        loom_die(1, "out of memory");
+    if (!(freel = loom_rt_grow(freel, &capfree, nfree + 1, sizeof *freel)))
+        loom_rt_die(1, "out of memory");
     memmove(&freel[i + 1], &freel[i], (nfree - i) * sizeof *freel);
     freel[i] = (struct range){off, len};
     nfree++;

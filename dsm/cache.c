@@ -32,9 +32,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int loom_cache_wanted(const loom_policy *p)
+int loom_dsm_cache_wanted(const loom_policy *p)
 {
-    return loom_icv.cache_bytes > 0 && loom_icv.nranks > 1 && !p->plain && !p->rotate;
+    return loom_rt_icv.cache_bytes > 0 && loom_rt_icv.nranks > 1 && !p->plain && !p->rotate;
 }
 
 /* Copies are dropped in groups of units that share OS pages (a page's
@@ -49,7 +49,7 @@ static int by_use(const void *x, const void *y)
                               : (p->g > q->g) - (p->g < q->g);
 }
 
-int loom_cache_init(loom_dsm_alloc *a)
+int loom_dsm_cache_init(loom_dsm_alloc *a)
 {
     size_t ps = (size_t)sysconf(_SC_PAGESIZE);
     a->cache_k = a->unit >= ps ? 1 : ps / a->unit;
@@ -90,20 +90,20 @@ static void release(loom_dsm_alloc *a, size_t g0, size_t g1)
     memset(a->cache_res + g0, 0, g1 - g0);
 }
 
-void loom_cache_trim(loom_dsm_alloc *a)
+void loom_dsm_cache_trim(loom_dsm_alloc *a)
 {
     if (!a->used)
         return;
     a->cache_round++; /* uses from here on are newer than every one before */
     size_t k = a->cache_k, ngroups = (a->nunits + k - 1) / k, held = 0, n = 0;
-    size_t cap = loom_icv.cache_bytes / a->unit;
+    size_t cap = loom_rt_icv.cache_bytes / a->unit;
     for (size_t u = 0; u < a->nunits; u++) {
         int st = atomic_load(&a->state[u]);
         held += st != U_INVALID && st != U_HOME;
     }
     struct group *e = held > cap ? malloc(ngroups * sizeof *e) : NULL;
     if (held > cap && !e)
-        loom_die(1, "out of memory trimming the cache of '%s'", a->name);
+        loom_rt_die(1, "out of memory trimming the cache of '%s'", a->name);
     for (size_t g = 0; e && g < ngroups; g++) { /* groups of clean copies only */
         struct group x = {.g = g};
         int droppable = 1;

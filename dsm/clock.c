@@ -18,7 +18,7 @@
  * The program's own loom_clock calls are also counted apart (calls,
  * loom_clock_now): automatic checkpoints (LOOM_CHECKPOINT_EVERY) fall on
  * them, never on the clocks loom_for takes inside ssp-synchronized loops
- * (loom_clock_tick), and a restarted job resumes its loop from them. */
+ * (loom_dsm_clock_tick), and a restarted job resumes its loop from them. */
 #include "dsm.h"
 
 #include <stdlib.h>
@@ -38,7 +38,7 @@ static _Atomic uint64_t global;   /* min of clocks[] */
 
 uint64_t loom_clock_now(void) { return calls; }
 uint64_t loom_dsm_clock(void) { return now; }
-uint64_t loom_clock_global(void) { return atomic_load(&global); }
+uint64_t loom_dsm_clock_global(void) { return atomic_load(&global); }
 
 /* global = min of clocks[], from the calling thread's reads.  Two threads
  * recompute at once (the program's, after its own clock; the agent's,
@@ -53,7 +53,7 @@ uint64_t loom_clock_global(void) { return atomic_load(&global); }
 static void recompute(void)
 {
     uint64_t m = UINT64_MAX;
-    for (int r = 0; r < loom_icv.nranks; r++) {
+    for (int r = 0; r < loom_rt_icv.nranks; r++) {
         uint64_t c = atomic_load(&clocks[r]);
         if (c < m)
             m = c;
@@ -73,82 +73,82 @@ static void on_clock(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct clock_msg m;
     if (hlen != sizeof m) {
-        loom_log("clock: dropped a message with a %zu-byte header", hlen);
+        loom_rt_log("clock: dropped a message with a %zu-byte header", hlen);
         return;
     }
     memcpy(&m, hdr, sizeof m);
-    if (m.src >= (uint32_t)loom_icv.nranks || m.src == (uint32_t)loom_icv.rank || m.kind > 1) {
-        loom_log("clock: dropped a clock from %s rank %u",
-                 m.src == (uint32_t)loom_icv.rank ? "this" : "unknown", m.src);
+    if (m.src >= (uint32_t)loom_rt_icv.nranks || m.src == (uint32_t)loom_rt_icv.rank || m.kind > 1) {
+        loom_rt_log("clock: dropped a clock from %s rank %u",
+                 m.src == (uint32_t)loom_rt_icv.rank ? "this" : "unknown", m.src);
         return;
     }
     if (m.kind == 1) {
-        loom_notice_on_barrier(data, len, m.clock, (int)m.src);
+        loom_dsm_notice_on_barrier(data, len, m.clock, (int)m.src);
         return;
     }
     if (len && m.clock)
-        loom_notice_receive((int)m.src, data, len, m.clock - 1);
+        loom_dsm_notice_receive((int)m.src, data, len, m.clock - 1);
     if (m.clock > atomic_load(&clocks[m.src]))
         atomic_store(&clocks[m.src], m.clock);
     recompute();
 }
 
-void loom_clock_init(void)
+void loom_dsm_clock_init(void)
 {
-    clocks = calloc((size_t)loom_icv.nranks, sizeof *clocks);
+    clocks = calloc((size_t)loom_rt_icv.nranks, sizeof *clocks);
     if (!clocks)
-        loom_die(1, "out of memory");
-    loom_tp_am_register(AM_CLOCK, on_clock);
+        loom_rt_die(1, "out of memory");
+    loom_rt_tp_am_register(AM_CLOCK, on_clock);
 }
 
 /* Contract: what the program's loom_clock promises (docs/dsm.md), without
  * counting the call: loom_for's ssp-synchronized loops clock through it,
  * so that automatic checkpoints fall only between the program's own
  * steps.  Same callers and locking as loom_clock. */
-int loom_clock_tick(void)
+int loom_dsm_clock_tick(void)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
-    if (loom_icv.nranks == 1) {
+    if (loom_rt_icv.nranks == 1) {
         now++;
         return LOOM_OK;
     }
     loom_release();
     now++;
-    atomic_store(&clocks[loom_icv.rank], now);
+    atomic_store(&clocks[loom_rt_icv.rank], now);
     recompute();
     size_t len;
-    void *notices = loom_notice_pack(&len);
-    loom_sync_msg_send(0, now, notices, len);
+    void *notices = loom_dsm_notice_pack(&len);
+    loom_dsm_sync_msg_send(0, now, notices, len);
     free(notices);
-    int n = atomic_load(&loom_nallocs);
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++) { /* policies with clocks drop what got too old */
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            loom_cache_trim(loom_allocs[i]); /* first: what it drops is not refreshed */
-        if (loom_allocs[i] && loom_allocs[i]->live && loom_allocs[i]->policy->clock)
-            loom_allocs[i]->policy->clock(loom_allocs[i]);
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live)
+            loom_dsm_cache_trim(loom_dsm_allocs[i]); /* first: what it drops is not refreshed */
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live && loom_dsm_allocs[i]->policy->clock)
+            loom_dsm_allocs[i]->policy->clock(loom_dsm_allocs[i]);
     }
     return LOOM_OK;
 }
 
-void loom_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t len)
+void loom_dsm_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t len)
 {
-    struct clock_msg m = {.src = (uint32_t)loom_icv.rank, .kind = kind, .clock = value};
-    for (int r = 0; r < loom_icv.nranks; r++) {
-        if (r == loom_icv.rank)
+    struct clock_msg m = {.src = (uint32_t)loom_rt_icv.rank, .kind = kind, .clock = value};
+    for (int r = 0; r < loom_rt_icv.nranks; r++) {
+        if (r == loom_rt_icv.rank)
             continue;
         void *copy = len ? malloc(len) : NULL;
         if (len && !copy)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
         if (len)
             memcpy(copy, body, len);
-        loom_tp_am_send(r, AM_CLOCK, &m, sizeof m, copy, len);
+        loom_rt_tp_am_send(r, AM_CLOCK, &m, sizeof m, copy, len);
     }
 }
 
 int loom_clock(void)
 {
-    int rc = loom_clock_tick();
+    int rc = loom_dsm_clock_tick();
     if (rc)
         return rc;
     calls++;
@@ -157,11 +157,11 @@ int loom_clock(void)
 
 /* Contract: from restart.c only, in loom_init (no allocation exists, no
  * clock message has been sent): every rank resumes at the same clock. */
-void loom_clock_restore(uint64_t clock, uint64_t ncalls)
+void loom_dsm_clock_restore(uint64_t clock, uint64_t ncalls)
 {
     now = clock;
     calls = ncalls;
-    for (int r = 0; clocks && r < loom_icv.nranks; r++)
+    for (int r = 0; clocks && r < loom_rt_icv.nranks; r++)
         atomic_store(&clocks[r], clock);
     atomic_store(&global, clock);
 }
@@ -177,7 +177,7 @@ uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a)
     if (atomic_load(&global) < need) {
         double t0 = loom_wtime();
         while (atomic_load(&global) < need)
-            loom_tp_wait_flag_until(&global, need);
+            loom_rt_tp_wait_flag_until(&global, need);
         atomic_fetch_add(&a->stats.blocked, 1);
         atomic_fetch_add(&a->stats.blocked_ns, (uint64_t)((loom_wtime() - t0) * 1e9));
     }

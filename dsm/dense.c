@@ -22,7 +22,7 @@
 
 int loom_dsm_dense_ok(const loom_dsm_alloc *a)
 {
-    return loom_icv.nranks > 1 && a->kind == LOOM_UNIT_ROW && a->state &&
+    return loom_rt_icv.nranks > 1 && a->kind == LOOM_UNIT_ROW && a->state &&
            a->merge == LOOM_MERGE_ADD && !a->average && a->policy->notices &&
            a->staleness == 0 && !a->used && !loom_dsm_half_wire(a) && !loom_dsm_check;
 }
@@ -80,7 +80,7 @@ size_t loom_dsm_dense_merge(loom_dsm_alloc *a, const void *orig, void *delta)
     case LOOM_DOUBLE: DIFF(double, double, uint64_t); break;
     }
     if (loom_allreduce(LOOM_IN_PLACE, delta, n, a->type, LOOM_SUM))
-        loom_die(1, "dense merge of '%s': the allreduce failed", a->name);
+        loom_rt_die(1, "dense merge of '%s': the allreduce failed", a->name);
     switch (a->type) { /* the copy becomes orig + the sum */
     case LOOM_INT32: SUM(int32_t, uint32_t); break;
     case LOOM_INT64: SUM(int64_t, uint64_t); break;
@@ -90,7 +90,7 @@ size_t loom_dsm_dense_merge(loom_dsm_alloc *a, const void *orig, void *delta)
     loom_dsm_home_add_rows(a, delta);
     /* what the allreduce moves each way, about: 2 (P - 1) / P of the array
      * (reduce-scatter and allgather, lib/coll.c) */
-    uint64_t P = (uint64_t)loom_icv.nranks, bytes = 2 * (P - 1) * rows * a->unit / P;
+    uint64_t P = (uint64_t)loom_rt_icv.nranks, bytes = 2 * (P - 1) * rows * a->unit / P;
     atomic_fetch_add(&a->stats.bytes_sent, bytes);
     atomic_fetch_add(&a->stats.bytes_recv, bytes);
     atomic_fetch_add(&a->stats.dense_merges, 1);

@@ -117,9 +117,9 @@ void loom_dsm_note_read_row(loom_dsm_alloc *a, size_t row)
     while (atomic_flag_test_and_set_explicit(&a->read_lock, memory_order_acquire))
         ;
     if (!a->readmark[row]) {
-        size_t *v = loom_grow(a->reads, &a->capreads, a->nreads + 1, sizeof *v);
+        size_t *v = loom_rt_grow(a->reads, &a->capreads, a->nreads + 1, sizeof *v);
         if (!v)
-            loom_die(1, "out of memory (check mode)");
+            loom_rt_die(1, "out of memory (check mode)");
         a->reads = v;
         a->reads[a->nreads++] = row;
         a->readmark[row] = 1;
@@ -132,7 +132,7 @@ void loom_dsm_note_read_row(loom_dsm_alloc *a, size_t row)
  * whole elements of a's type.  Reads only a's layout. */
 static int rec_valid(const loom_dsm_alloc *a, const struct loom_rec_hdr *r)
 {
-    if (r->kind > REC_READ || r->unit >= a->nunits || a->home[r->unit] != loom_icv.rank)
+    if (r->kind > REC_READ || r->unit >= a->nunits || a->home[r->unit] != loom_rt_icv.rank)
         return 0;
     if (r->kind == REC_READ)
         return r->off == 0 && r->len == 0;
@@ -222,7 +222,7 @@ static void apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, cons
         for (size_t done = 0; done < r->len; done += sizeof tmp) {
             size_t k = r->len - done < sizeof tmp ? r->len - done : sizeof tmp;
             memcpy(tmp, payload + done, k);
-            loom_reduce_local(dst + done, tmp, k / a->esize, a->type, LOOM_SUM);
+            loom_rt_reduce_local(dst + done, tmp, k / a->esize, a->type, LOOM_SUM);
         }
         return;
     }
@@ -236,7 +236,7 @@ static void apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, cons
     if (a->writer) {
         uint8_t **w = &a->writer[a->slot[r->unit]];
         if (!*w && !(*w = calloc(a->unit, 1)))
-            loom_die(1, "out of memory (check mode)");
+            loom_rt_die(1, "out of memory (check mode)");
         for (size_t i = 0; i < r->len; i++) {
             uint8_t *cell = &(*w)[r->off + i];
             if (*cell && *cell != (uint8_t)(src + 1))
@@ -253,11 +253,11 @@ static void apply(loom_dsm_alloc *a, int src, const struct loom_rec_hdr *r, cons
  * release. */
 static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
 {
-    int n = atomic_load(&loom_nallocs);
-    loom_dsm_alloc *a = h->alloc < (uint32_t)n ? loom_allocs[h->alloc] : NULL;
-    if (!a || !a->live || !a->home || !a->store || h->src >= (uint32_t)loom_icv.nranks ||
+    int n = atomic_load(&loom_dsm_nallocs);
+    loom_dsm_alloc *a = h->alloc < (uint32_t)n ? loom_dsm_allocs[h->alloc] : NULL;
+    if (!a || !a->live || !a->home || !a->store || h->src >= (uint32_t)loom_rt_icv.nranks ||
         h->bytes != len) {
-        loom_log("dsm: dropped a diff from rank %u for allocation %u: bad header", h->src,
+        loom_rt_log("dsm: dropped a diff from rank %u for allocation %u: bad header", h->src,
                  h->alloc);
         return;
     }
@@ -265,14 +265,14 @@ static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
     for (uint32_t i = 0; i < h->nrec; i++) {
         struct loom_rec_hdr r;
         if (len - off < sizeof r) {
-            loom_log("dsm: dropped a truncated diff from rank %u for '%s' (%u records "
+            loom_rt_log("dsm: dropped a truncated diff from rank %u for '%s' (%u records "
                      "announced, %u found)", h->src, a->name, h->nrec, i);
             return;
         }
         memcpy(&r, p + off, sizeof r);
         off += sizeof r;
         if (r.len > len - off || !rec_valid(a, &r)) {
-            loom_log("dsm: dropped a diff from rank %u for '%s' with an invalid record (unit "
+            loom_rt_log("dsm: dropped a diff from rank %u for '%s' with an invalid record (unit "
                      "%llu, offset %u, length %u, kind %u)", h->src, a->name,
                      (unsigned long long)r.unit, r.off, r.len, r.kind);
             return;
@@ -280,11 +280,11 @@ static void apply_all(const struct diff_hdr *h, const uint8_t *p, size_t len)
         off += r.len;
     }
     if (off != len) {
-        loom_log("dsm: dropped a diff from rank %u for '%s': %zu bytes after its %u records",
+        loom_rt_log("dsm: dropped a diff from rank %u for '%s': %zu bytes after its %u records",
                  h->src, a->name, len - off, h->nrec);
         return;
     }
-    if ((int)h->src != loom_icv.rank)
+    if ((int)h->src != loom_rt_icv.rank)
         atomic_fetch_add(&a->stats.bytes_recv, len + sizeof *h);
     off = 0;
     for (uint32_t i = 0; i < h->nrec; i++) {
@@ -299,16 +299,16 @@ static void on_diff(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct diff_hdr h;
     if (hlen != sizeof h) {
-        loom_log("dsm: dropped a diff with a %zu-byte header", hlen);
+        loom_rt_log("dsm: dropped a diff with a %zu-byte header", hlen);
         return;
     }
     memcpy(&h, hdr, sizeof h);
     pthread_mutex_lock(&local_apply);
     apply_all(&h, data, len);
     pthread_mutex_unlock(&local_apply);
-    if (h.src < (uint32_t)loom_icv.nranks) {
+    if (h.src < (uint32_t)loom_rt_icv.nranks) {
         uint32_t one = 1;
-        loom_tp_am_send((int)h.src, AM_ACK, &one, sizeof one, NULL, 0);
+        loom_rt_tp_am_send((int)h.src, AM_ACK, &one, sizeof one, NULL, 0);
     }
 }
 
@@ -319,8 +319,8 @@ void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum)
     size_t per = a->unit / a->esize;
     pthread_mutex_lock(&local_apply);
     for (size_t u = 0; u < a->nunits; u++)
-        if (a->home[u] == loom_icv.rank)
-            loom_reduce_local(a->store + (size_t)a->slot[u] * a->unit,
+        if (a->home[u] == loom_rt_icv.rank)
+            loom_rt_reduce_local(a->store + (size_t)a->slot[u] * a->unit,
                               (const char *)sum + u * a->unit, per, a->type, LOOM_SUM);
     pthread_mutex_unlock(&local_apply);
 }
@@ -331,14 +331,14 @@ static void on_ack(const void *hdr, size_t hlen, void *data, size_t len)
     (void)len;
     uint32_t n;
     if (hlen != sizeof n) {
-        loom_log("dsm: dropped an acknowledgement with a %zu-byte header", hlen);
+        loom_rt_log("dsm: dropped an acknowledgement with a %zu-byte header", hlen);
         return;
     }
     memcpy(&n, hdr, sizeof n);
     /* one per DIFF sent, and only for one sent: an unexpected one would
      * end a later release before its homes applied it */
     if (n != 1 || atomic_load(&acks_got) >= atomic_load(&acks_expected)) {
-        loom_log("dsm: dropped an unexpected acknowledgement (count %u)", n);
+        loom_rt_log("dsm: dropped an unexpected acknowledgement (count %u)", n);
         return;
     }
     atomic_fetch_add(&acks_got, 1);
@@ -379,9 +379,9 @@ static void inflight_add(struct gather *g)
         i++;
     if (i == ninflight_slots) { /* grow; tickets name slots, which stay */
         size_t n = ninflight_slots;
-        struct gather **v = loom_grow(inflight, &ninflight_slots, n + 1, sizeof *v);
+        struct gather **v = loom_rt_grow(inflight, &ninflight_slots, n + 1, sizeof *v);
         if (!v)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
         memset(v + n, 0, (ninflight_slots - n) * sizeof *v);
         inflight = v;
     }
@@ -411,24 +411,24 @@ static void on_gather(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct gather_hdr h;
     if (hlen != sizeof h)
-        loom_die(LOOM_EXIT_PEER, "internal: a gather request with a %zu-byte header", hlen);
+        loom_rt_die(LOOM_EXIT_PEER, "internal: a gather request with a %zu-byte header", hlen);
     memcpy(&h, hdr, sizeof h);
-    int na = atomic_load(&loom_nallocs);
-    loom_dsm_alloc *a = h.alloc < (uint32_t)na ? loom_allocs[h.alloc] : NULL;
+    int na = atomic_load(&loom_dsm_nallocs);
+    loom_dsm_alloc *a = h.alloc < (uint32_t)na ? loom_dsm_allocs[h.alloc] : NULL;
     if (!a || !a->live || !a->store || a->unit > GATHER_UNIT ||
-        h.src >= (uint32_t)loom_icv.nranks || h.n > GATHER_MAX ||
+        h.src >= (uint32_t)loom_rt_icv.nranks || h.n > GATHER_MAX ||
         len != h.n * sizeof(uint64_t))
-        loom_die(LOOM_EXIT_PEER, "internal: a malformed gather request from rank %u", h.src);
+        loom_rt_die(LOOM_EXIT_PEER, "internal: a malformed gather request from rank %u", h.src);
     for (uint64_t i = 0; i < h.n; i++) {
         uint64_t u;
         memcpy(&u, (char *)data + i * sizeof u, sizeof u);
-        if (u >= a->nunits || a->home[u] != loom_icv.rank)
-            loom_die(LOOM_EXIT_PEER, "internal: rank %u asked for unit %llu of '%s', not "
+        if (u >= a->nunits || a->home[u] != loom_rt_icv.rank)
+            loom_rt_die(LOOM_EXIT_PEER, "internal: rank %u asked for unit %llu of '%s', not "
                      "homed here", h.src, (unsigned long long)u, a->name);
     }
     char *out = malloc(h.n ? h.n * a->unit : 1);
     if (!out)
-        loom_die(LOOM_EXIT_PEER, "out of memory answering a gather request");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory answering a gather request");
     pthread_mutex_lock(&local_apply);
     for (uint64_t i = 0; i < h.n; i++) {
         uint64_t u;
@@ -437,21 +437,21 @@ static void on_gather(const void *hdr, size_t hlen, void *data, size_t len)
     }
     pthread_mutex_unlock(&local_apply);
     struct gathered_hdr r = {h.ticket, h.n};
-    loom_tp_am_send_eager((int)h.src, AM_GATHERED, &r, sizeof r, out, h.n * a->unit, 1);
+    loom_rt_tp_am_send_eager((int)h.src, AM_GATHERED, &r, sizeof r, out, h.n * a->unit, 1);
 }
 
 static void on_gathered(const void *hdr, size_t hlen, void *data, size_t len)
 {
     struct gathered_hdr r;
     if (hlen != sizeof r)
-        loom_die(LOOM_EXIT_PEER, "internal: a gather answer with a %zu-byte header", hlen);
+        loom_rt_die(LOOM_EXIT_PEER, "internal: a gather answer with a %zu-byte header", hlen);
     memcpy(&r, hdr, sizeof r);
     struct gather *g = inflight_take(r.ticket);
     if (!g || r.n != g->n || len != g->n * g->a->unit)
-        loom_die(LOOM_EXIT_PEER, "internal: a gather answer for no request, or of the wrong size");
+        loom_rt_die(LOOM_EXIT_PEER, "internal: a gather answer for no request, or of the wrong size");
     for (size_t i = 0; i < g->n; i++)
         memcpy(loom_dsm_unit_data(g->a, g->u[i]), (char *)data + i * g->a->unit, g->a->unit);
-    loom_flag_set(&g->done);
+    loom_rt_flag_set(&g->done);
 }
 
 /* Start gathering units u[0..n) (n <= GATHER_MAX), all homed at h (not
@@ -461,21 +461,21 @@ static void gather_start(loom_dsm_alloc *a, int h, const size_t *u, size_t n, st
     *g = (struct gather){.a = a, .u = u, .n = n};
     uint64_t *list = malloc(n * sizeof *list);
     if (!list)
-        loom_die(1, "out of memory");
+        loom_rt_die(1, "out of memory");
     for (size_t i = 0; i < n; i++)
         list[i] = u[i];
     inflight_add(g);
-    struct gather_hdr hd = {(uint32_t)loom_icv.rank, (uint32_t)a->id, n, g->ticket};
+    struct gather_hdr hd = {(uint32_t)loom_rt_icv.rank, (uint32_t)a->id, n, g->ticket};
     atomic_fetch_add(&a->stats.bytes_recv, n * a->unit);
-    loom_tp_am_send_eager(h, AM_GATHER, &hd, sizeof hd, list, n * sizeof *list, 1);
+    loom_rt_tp_am_send_eager(h, AM_GATHER, &hd, sizeof hd, list, n * sizeof *list, 1);
 }
 
 void loom_dsm_wire_init(void)
 {
-    loom_tp_am_register(AM_DIFF, on_diff);
-    loom_tp_am_register(AM_ACK, on_ack);
-    loom_tp_am_register(AM_GATHER, on_gather);
-    loom_tp_am_register(AM_GATHERED, on_gathered);
+    loom_rt_tp_am_register(AM_DIFF, on_diff);
+    loom_rt_tp_am_register(AM_ACK, on_ack);
+    loom_rt_tp_am_register(AM_GATHER, on_gather);
+    loom_rt_tp_am_register(AM_GATHERED, on_gathered);
 }
 
 /* ---- fetching -------------------------------------------------------- */
@@ -489,16 +489,16 @@ void loom_dsm_fetch_start(loom_dsm_alloc *a, size_t u, char *dst, volatile int *
 {
     int h = a->home[u];
     uint64_t off = (uint64_t)a->slot[u] * a->unit;
-    if (h == loom_icv.rank) {
+    if (h == loom_rt_icv.rank) {
         pthread_mutex_lock(&local_apply);
         memcpy(dst, a->store + off, a->unit);
         pthread_mutex_unlock(&local_apply);
-        loom_flag_set(done);
+        loom_rt_flag_set(done);
         return;
     }
     atomic_fetch_add(&a->stats.bytes_recv, a->unit);
     *done = 0;
-    loom_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], done);
+    loom_rt_tp_get(h, dst, a->unit, a->store_base[h] + off, a->rkeys[h], done);
 }
 
 /* Gets in flight at most, in a batch fetch. */
@@ -513,7 +513,7 @@ struct batch {
 static void batch_wait(struct batch *b)
 {
     for (size_t c = 0; c < b->k; c++)
-        loom_tp_wait_flag(&b->done[c]);
+        loom_rt_tp_wait_flag(&b->done[c]);
     b->k = 0;
 }
 
@@ -524,7 +524,7 @@ static void fetch_run(loom_dsm_alloc *a, size_t u, size_t n, char *dst, struct b
     int h = a->home[u];
     uint64_t off = (uint64_t)a->slot[u] * a->unit;
     size_t len = n * a->unit;
-    if (h == loom_icv.rank) {
+    if (h == loom_rt_icv.rank) {
         pthread_mutex_lock(&local_apply);
         memcpy(dst, a->store + off, len);
         pthread_mutex_unlock(&local_apply);
@@ -536,7 +536,7 @@ static void fetch_run(loom_dsm_alloc *a, size_t u, size_t n, char *dst, struct b
             batch_wait(b);
         size_t l = len - c < FETCH_CHUNK ? len - c : FETCH_CHUNK;
         b->done[b->k] = 0;
-        loom_tp_get(h, dst + c, l, a->store_base[h] + off + c, a->rkeys[h], &b->done[b->k]);
+        loom_rt_tp_get(h, dst + c, l, a->store_base[h] + off + c, a->rkeys[h], &b->done[b->k]);
         b->k++;
     }
 }
@@ -554,7 +554,7 @@ static void fetch_into(loom_dsm_alloc *a, const size_t *list, size_t first, size
 #define UNIT(i) (list ? list[i] : first + (i))
     struct batch *b = malloc(sizeof *b);
     if (!b)
-        loom_die(1, "out of memory");
+        loom_rt_die(1, "out of memory");
     b->k = 0;
     for (size_t i = 0; i < n;) { /* runs of consecutive slots of one home */
         size_t j = i + 1;
@@ -582,18 +582,18 @@ void loom_dsm_fetch_list(loom_dsm_alloc *a, const size_t *u, size_t n)
 {
     if (!n)
         return;
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     struct batch *b = malloc(sizeof *b);
     size_t *lone = malloc(n * sizeof *lone), *at = calloc((size_t)P + 1, sizeof *at),
            *by = malloc(n * sizeof *by), nlone = 0;
     if (!b || !lone || !at || !by)
-        loom_die(1, "out of memory");
+        loom_rt_die(1, "out of memory");
     b->k = 0;
     for (size_t i = 0; i < n;) { /* runs by get; small lone units gathered */
         size_t j = i + 1;
         while (j < n && u[j] == u[j - 1] + 1 && same_run(a, u[i], u[j - 1], u[j]))
             j++;
-        if (j - i == 1 && a->unit <= GATHER_UNIT && a->home[u[i]] != loom_icv.rank) {
+        if (j - i == 1 && a->unit <= GATHER_UNIT && a->home[u[i]] != loom_rt_icv.rank) {
             lone[nlone++] = u[i];
             at[a->home[u[i]] + 1]++;
         } else {
@@ -608,13 +608,13 @@ void loom_dsm_fetch_list(loom_dsm_alloc *a, const size_t *u, size_t n)
     size_t ng = (nlone + GATHER_MAX - 1) / GATHER_MAX + (size_t)P, k = 0;
     struct gather *g = malloc(ng * sizeof *g);
     if (!g)
-        loom_die(1, "out of memory");
+        loom_rt_die(1, "out of memory");
     for (int p = 0, lo = 0; p < P; lo = (int)at[p], p++)
         for (size_t i = (size_t)lo; i < at[p]; i += GATHER_MAX)
             gather_start(a, p, by + i, at[p] - i < GATHER_MAX ? at[p] - i : GATHER_MAX, &g[k++]);
     batch_wait(b);
     for (size_t i = 0; i < k; i++)
-        loom_tp_wait_flag(&g[i].done);
+        loom_rt_tp_wait_flag(&g[i].done);
     free(g), free(b), free(lone), free(at), free(by);
 }
 
@@ -622,16 +622,16 @@ void loom_dsm_fetch(loom_dsm_alloc *a, size_t u, char *dst)
 {
     volatile int done;
     loom_dsm_fetch_start(a, u, dst, &done);
-    loom_tp_wait_flag(&done);
+    loom_rt_tp_wait_flag(&done);
 }
 
 /* ---- flushing -------------------------------------------------------- */
 
 void loom_dsm_send_diff(int h, loom_dsm_alloc *a, void *buf, size_t len, uint32_t nrec)
 {
-    struct diff_hdr hd = {.src = (uint32_t)loom_icv.rank, .alloc = (uint32_t)a->id,
-                          .nrec = nrec, .round = (uint32_t)loom_notice_round(), .bytes = len};
-    if (h == loom_icv.rank) {
+    struct diff_hdr hd = {.src = (uint32_t)loom_rt_icv.rank, .alloc = (uint32_t)a->id,
+                          .nrec = nrec, .round = (uint32_t)loom_dsm_notice_round(), .bytes = len};
+    if (h == loom_rt_icv.rank) {
         pthread_mutex_lock(&local_apply);
         apply_all(&hd, buf, len);
         pthread_mutex_unlock(&local_apply);
@@ -640,7 +640,7 @@ void loom_dsm_send_diff(int h, loom_dsm_alloc *a, void *buf, size_t len, uint32_
     }
     atomic_fetch_add(&acks_expected, 1);
     atomic_fetch_add(&a->stats.bytes_sent, len + sizeof hd);
-    loom_tp_am_send(h, AM_DIFF, &hd, sizeof hd, buf, len);
+    loom_rt_tp_am_send(h, AM_DIFF, &hd, sizeof hd, buf, len);
 }
 
 long loom_dsm_unacked(void)
@@ -648,13 +648,13 @@ long loom_dsm_unacked(void)
     return atomic_load(&acks_expected) - atomic_load(&acks_got);
 }
 
-void loom_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_t off,
+void loom_dsm_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_t off,
                      const void *payload, size_t plen, uint32_t kind)
 {
     struct loom_rec_hdr r = {.unit = unit, .off = (uint32_t)off, .len = (uint32_t)plen,
                              .kind = kind};
-    if (!(*buf = loom_grow(*buf, cap, *len + sizeof r + plen, 1)))
-        loom_die(1, "out of memory building a diff");
+    if (!(*buf = loom_rt_grow(*buf, cap, *len + sizeof r + plen, 1)))
+        loom_rt_die(1, "out of memory building a diff");
     memcpy(*buf + *len, &r, sizeof r);
     if (plen)
         memcpy(*buf + *len + sizeof r, payload, plen);
@@ -667,7 +667,7 @@ static void send_out(int h)
     struct outbuf *b = &out[h];
     if (!b->nrec)
         return;
-    loom_dsm_send_diff(h, loom_allocs[b->alloc], b->p, b->len, b->nrec);
+    loom_dsm_send_diff(h, loom_dsm_allocs[b->alloc], b->p, b->len, b->nrec);
     *b = (struct outbuf){.alloc = -1};
 }
 
@@ -680,7 +680,7 @@ static void put_rec(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size
         send_out(h);
         b->alloc = a->id;
     }
-    loom_rec_append(&b->p, &b->len, &b->cap, u, off, p, len, kind);
+    loom_dsm_rec_append(&b->p, &b->len, &b->cap, u, off, p, len, kind);
     b->nrec++;
     if (b->len > (4u << 20)) { /* keep messages bounded */
         send_out(h);
@@ -688,7 +688,7 @@ static void put_rec(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size
     }
 }
 
-void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len)
+void loom_dsm_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len)
 {
     put_rec(a, u, off, p, len, REC_BYTES);
 }
@@ -702,7 +702,7 @@ void loom_dsm_send_reads(loom_dsm_alloc *a)
     a->nreads = 0;
 }
 
-void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len)
+void loom_dsm_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len)
 {
     if (!loom_dsm_half_wire(a) || off % 4 || len % 4) {
         put_rec(a, u, off, delta, len, REC_ADD);
@@ -720,13 +720,13 @@ void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, 
     }
 }
 
-void loom_flush_begin(void)
+void loom_dsm_flush_begin(void)
 {
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     if (!out) {
         out = calloc((size_t)P, sizeof *out);
         if (!out)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
     }
     for (int h = 0; h < P; h++)
         out[h] = (struct outbuf){.alloc = -1};
@@ -738,11 +738,11 @@ static int acked(void *arg)
     return atomic_load(&acks_got) >= atomic_load(&acks_expected);
 }
 
-void loom_flush_end(void)
+void loom_dsm_flush_end(void)
 {
-    for (int h = 0; h < loom_icv.nranks; h++)
+    for (int h = 0; h < loom_rt_icv.nranks; h++)
         send_out(h);
-    loom_tp_wait_until(acked, NULL); /* also the priority sender's messages */
+    loom_rt_tp_wait_until(acked, NULL); /* also the priority sender's messages */
 }
 
 /* ---- bookkeeping ----------------------------------------------------- */
@@ -754,8 +754,8 @@ static void spin_lock(atomic_flag *f)
             sched_yield();
 }
 
-void loom_unit_lock(loom_dsm_alloc *a, size_t u) { spin_lock(&a->ulock[u]); }
-void loom_unit_unlock(loom_dsm_alloc *a, size_t u)
+void loom_dsm_unit_lock(loom_dsm_alloc *a, size_t u) { spin_lock(&a->ulock[u]); }
+void loom_dsm_unit_unlock(loom_dsm_alloc *a, size_t u)
 {
     atomic_flag_clear_explicit(&a->ulock[u], memory_order_release);
 }
@@ -764,9 +764,9 @@ void loom_unit_unlock(loom_dsm_alloc *a, size_t u)
 static void list_push(atomic_flag *f, size_t **v, size_t *n, size_t *cap, size_t u)
 {
     spin_lock(f);
-    size_t *nv = loom_grow(*v, cap, *n + 1, sizeof *nv);
+    size_t *nv = loom_rt_grow(*v, cap, *n + 1, sizeof *nv);
     if (!nv)
-        loom_die(1, "out of memory");
+        loom_rt_die(1, "out of memory");
     *v = nv;
     (*v)[(*n)++] = u;
     atomic_flag_clear_explicit(f, memory_order_release);

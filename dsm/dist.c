@@ -13,22 +13,22 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-int loom_dist_slots(const int *home, size_t n, uint32_t *slot, size_t *nhome)
+int loom_dsm_dist_slots(const int *home, size_t n, uint32_t *slot, size_t *nhome)
 {
-    uint32_t *count = calloc((size_t)loom_icv.nranks, sizeof *count);
+    uint32_t *count = calloc((size_t)loom_rt_icv.nranks, sizeof *count);
     if (!count)
         return LOOM_ERR_NOMEM;
     for (size_t u = 0; u < n; u++)
         slot[u] = count[home[u]]++;
-    *nhome = count[loom_icv.rank];
+    *nhome = count[loom_rt_icv.rank];
     free(count);
     return LOOM_OK;
 }
 
-int loom_dist_place(loom_dsm_alloc *a, loom_dist d, int (*fn)(size_t, int, void *),
+int loom_dsm_dist_place(loom_dsm_alloc *a, loom_dist d, int (*fn)(size_t, int, void *),
                     void *arg)
 {
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     size_t n = a->nunits, per = (n + (size_t)P - 1) / (size_t)P;
     for (size_t u = 0; u < n; u++) {
         int h;
@@ -38,7 +38,7 @@ int loom_dist_place(loom_dsm_alloc *a, loom_dist d, int (*fn)(size_t, int, void 
         case LOOM_DIST_EXPLICIT:
             h = fn(u, P, arg);
             if (h < 0 || h >= P) {
-                loom_log("loom_alloc('%s'): the home function gave rank %d for unit %zu "
+                loom_rt_log("loom_alloc('%s'): the home function gave rank %d for unit %zu "
                          "(there are %d ranks)", a->name, h, u, P);
                 return LOOM_ERR_ARG;
             }
@@ -47,5 +47,5 @@ int loom_dist_place(loom_dsm_alloc *a, loom_dist d, int (*fn)(size_t, int, void 
         }
         a->home[u] = h;
     }
-    return loom_dist_slots(a->home, n, a->slot, &a->nhome);
+    return loom_dsm_dist_slots(a->home, n, a->slot, &a->nhome);
 }

@@ -66,7 +66,7 @@ static uint64_t mix(uint64_t x) /* SplitMix64's finalizer */
     return x ^ (x >> 31);
 }
 
-static int owner_of(uint64_t key) { return (int)(mix(key) % (uint64_t)loom_icv.nranks); }
+static int owner_of(uint64_t key) { return (int)(mix(key) % (uint64_t)loom_rt_icv.nranks); }
 
 /* The row of `key` in this rank's shard, inserting it when insert is set:
  * a global row, ABSENT, or FULL.  Caller holds m->mu. */
@@ -76,13 +76,13 @@ static uint64_t shard_find(loom_dmap *m, uint64_t key, int insert)
     for (size_t probe = 0; probe < m->slots; probe++, s = (s + 1) % m->slots) {
         struct slot *e = &m->shard[s];
         if (e->used && e->key == key)
-            return (uint64_t)loom_icv.rank * m->slots + s;
+            return (uint64_t)loom_rt_icv.rank * m->slots + s;
         if (!e->used) {
             if (!insert)
                 return ABSENT;
             e->key = key;
             e->used = 1;
-            return (uint64_t)loom_icv.rank * m->slots + s;
+            return (uint64_t)loom_rt_icv.rank * m->slots + s;
         }
     }
     return insert ? FULL : ABSENT;
@@ -110,7 +110,7 @@ static void cache_put(loom_dmap *m, uint64_t key, uint64_t row)
         m->ckey = malloc(ncap * sizeof *m->ckey);
         m->crow = malloc(ncap * sizeof *m->crow);
         if (!m->ckey || !m->crow)
-            loom_die(LOOM_EXIT_PEER, "out of memory caching the keys of map '%s'", m->name);
+            loom_rt_die(LOOM_EXIT_PEER, "out of memory caching the keys of map '%s'", m->name);
         for (size_t i = 0; i < ncap; i++)
             m->crow[i] = ABSENT;
         m->ccap = ncap;
@@ -138,11 +138,11 @@ static void on_ask(const void *hdr, size_t hlen, void *data, size_t len)
         return;
     memcpy(&h, hdr, sizeof h);
     if (h.map >= MAX_MAPS || !maps[h.map] || len != (size_t)h.n * sizeof(uint64_t))
-        loom_die(LOOM_EXIT_PEER, "internal: a malformed map request from rank %u", h.src);
+        loom_rt_die(LOOM_EXIT_PEER, "internal: a malformed map request from rank %u", h.src);
     loom_dmap *m = maps[h.map];
     uint64_t *rows = malloc((h.n ? h.n : 1) * sizeof *rows);
     if (!rows)
-        loom_die(LOOM_EXIT_PEER, "out of memory answering a map request");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory answering a map request");
     pthread_mutex_lock(&m->mu);
     for (uint32_t i = 0; i < h.n; i++) {
         uint64_t key;
@@ -151,7 +151,7 @@ static void on_ask(const void *hdr, size_t hlen, void *data, size_t len)
     }
     pthread_mutex_unlock(&m->mu);
     struct answer_hdr a = {h.ticket, h.n};
-    loom_tp_am_send_eager((int)h.src, AM_DMAP_ANSWER, &a, sizeof a, rows, h.n * sizeof *rows, 1);
+    loom_rt_tp_am_send_eager((int)h.src, AM_DMAP_ANSWER, &a, sizeof a, rows, h.n * sizeof *rows, 1);
 }
 
 static void on_answer(const void *hdr, size_t hlen, void *data, size_t len)
@@ -162,7 +162,7 @@ static void on_answer(const void *hdr, size_t hlen, void *data, size_t len)
     memcpy(&a, hdr, sizeof a);
     struct ask *k = (struct ask *)(uintptr_t)a.ticket;
     if (len != k->n * sizeof(uint64_t))
-        loom_die(LOOM_EXIT_PEER, "internal: a malformed map answer");
+        loom_rt_die(LOOM_EXIT_PEER, "internal: a malformed map answer");
     memcpy(k->rows, data, len);
     __atomic_store_n(&k->done, 1, __ATOMIC_RELEASE);
 }
@@ -173,7 +173,7 @@ static void on_answer(const void *hdr, size_t hlen, void *data, size_t len)
 static void resolve(loom_dmap *m, int owner, const uint64_t *keys, size_t n, int insert,
                     uint64_t *rows)
 {
-    if (owner == loom_icv.rank) {
+    if (owner == loom_rt_icv.rank) {
         pthread_mutex_lock(&m->mu);
         for (size_t i = 0; i < n; i++)
             rows[i] = shard_find(m, keys[i], insert);
@@ -181,14 +181,14 @@ static void resolve(loom_dmap *m, int owner, const uint64_t *keys, size_t n, int
         return;
     }
     struct ask k = {.rows = rows, .n = n};
-    struct ask_hdr h = {(uint32_t)loom_icv.rank, (uint32_t)m->id, (uint32_t)insert,
+    struct ask_hdr h = {(uint32_t)loom_rt_icv.rank, (uint32_t)m->id, (uint32_t)insert,
                         (uint32_t)n, (uint64_t)(uintptr_t)&k};
     void *copy = malloc(n * sizeof *keys);
     if (!copy)
-        loom_die(LOOM_EXIT_PEER, "out of memory asking for map keys");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory asking for map keys");
     memcpy(copy, keys, n * sizeof *keys);
-    loom_tp_am_send_eager(owner, AM_DMAP_ASK, &h, sizeof h, copy, n * sizeof *keys, 1);
-    loom_tp_wait_flag(&k.done);
+    loom_rt_tp_am_send_eager(owner, AM_DMAP_ASK, &h, sizeof h, copy, n * sizeof *keys, 1);
+    loom_rt_tp_wait_flag(&k.done);
     pthread_mutex_lock(&m->mu);
     for (size_t i = 0; i < n; i++)
         if (rows[i] < FULL)
@@ -208,7 +208,7 @@ static uint64_t row_of(loom_dmap *m, uint64_t key, int insert)
 {
     int owner = owner_of(key);
     uint64_t row = ABSENT;
-    if (owner != loom_icv.rank) {
+    if (owner != loom_rt_icv.rank) {
         pthread_mutex_lock(&m->mu);
         row = cache_get(m, key);
         pthread_mutex_unlock(&m->mu);
@@ -224,24 +224,24 @@ loom_dmap *loom_dmap_create(size_t capacity, size_t value_size, const loom_alloc
 {
     static int nmaps; /* maps created so far: the same count on every rank */
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    if (loom_state != 1) {
-        loom_log("loom_dmap_create: called before loom_init");
+    if (loom_rt_state != 1) {
+        loom_rt_log("loom_dmap_create: called before loom_init");
         return NULL;
     }
     if (!capacity || !value_size || nmaps >= MAX_MAPS) {
-        loom_log("loom_dmap_create: %s", nmaps >= MAX_MAPS ? "too many maps (64)"
+        loom_rt_log("loom_dmap_create: %s", nmaps >= MAX_MAPS ? "too many maps (64)"
                                          : "capacity and value_size must be > 0");
         return NULL;
     }
     if (opts && (opts->unit != LOOM_UNIT_PAGE || opts->row_size || opts->dist)) {
-        loom_log("loom_dmap_create: the map chooses its own units and distribution "
+        loom_rt_log("loom_dmap_create: the map chooses its own units and distribution "
                  "(leave .unit, .row_size and .dist zero)");
         return NULL;
     }
     /* Handlers first: an ask may arrive as soon as loom_alloc below returns
      * on another rank, and that needs every rank inside it. */
-    if (loom_icv.nranks > 1)
-        pthread_once(&once, loom_dmap_init);
+    if (loom_rt_icv.nranks > 1)
+        pthread_once(&once, loom_dsm_dmap_init);
     loom_dmap *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
@@ -249,7 +249,7 @@ loom_dmap *loom_dmap_create(size_t capacity, size_t value_size, const loom_alloc
     m->value_size = value_size;
     /* Twice the keys a shard gets on average, plus room for the hash's
      * unevenness: probes stay short and a shard fills only far beyond. */
-    m->slots = 2 * ((capacity + (size_t)loom_icv.nranks - 1) / (size_t)loom_icv.nranks) + 64;
+    m->slots = 2 * ((capacity + (size_t)loom_rt_icv.nranks - 1) / (size_t)loom_rt_icv.nranks) + 64;
     pthread_mutex_init(&m->mu, NULL);
     char kname[80];
     snprintf(kname, sizeof kname, "%s.keys", m->name);
@@ -268,7 +268,7 @@ loom_dmap *loom_dmap_create(size_t capacity, size_t value_size, const loom_alloc
      * returns first may ask this one while it is still inside. */
     m->id = nmaps;
     maps[m->id] = m;
-    m->values = loom_alloc((size_t)loom_icv.nranks * m->slots * value_size, &vo);
+    m->values = loom_alloc((size_t)loom_rt_icv.nranks * m->slots * value_size, &vo);
     if (!m->values) { /* every rank fails alike (loom_alloc agrees) */
         maps[m->id] = NULL;
         loom_free(m->shard);
@@ -334,7 +334,7 @@ int loom_dmap_rows(loom_dmap *m, const uint64_t *keys, size_t n, int insert, siz
 {
     if (!m || (n && (!keys || !rows)))
         return LOOM_ERR_ARG;
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     uint64_t *todo = malloc((n ? n : 1) * sizeof *todo), *got = malloc((n ? n : 1) * sizeof *got);
     size_t *at = calloc((size_t)P + 1, sizeof *at), *from = malloc((n ? n : 1) * sizeof *from);
     int *ask = malloc((n ? n : 1) * sizeof *ask); /* the owner to ask, or -1 */
@@ -344,7 +344,7 @@ int loom_dmap_rows(loom_dmap *m, const uint64_t *keys, size_t n, int insert, siz
     pthread_mutex_lock(&m->mu);
     for (size_t i = 0; i < n; i++) {
         int o = owner_of(keys[i]);
-        uint64_t r = o == loom_icv.rank ? ABSENT : cache_get(m, keys[i]);
+        uint64_t r = o == loom_rt_icv.rank ? ABSENT : cache_get(m, keys[i]);
         ask[i] = r == ABSENT ? o : -1;
         rows[i] = r == ABSENT ? LOOM_DMAP_ABSENT : (size_t)r;
         at[o + 1] += r == ABSENT;
@@ -377,7 +377,7 @@ out:
 void *loom_dmap_values(loom_dmap *m, size_t *nrows)
 {
     if (nrows)
-        *nrows = m ? (size_t)loom_icv.nranks * m->slots : 0;
+        *nrows = m ? (size_t)loom_rt_icv.nranks * m->slots : 0;
     return m ? m->values : NULL;
 }
 
@@ -414,8 +414,8 @@ size_t loom_dmap_shard(loom_dmap *m, uint64_t *keys, size_t max)
     return n;
 }
 
-void loom_dmap_init(void)
+void loom_dsm_dmap_init(void)
 {
-    loom_tp_am_register(AM_DMAP_ASK, on_ask);
-    loom_tp_am_register(AM_DMAP_ANSWER, on_answer);
+    loom_rt_tp_am_register(AM_DMAP_ASK, on_ask);
+    loom_rt_tp_am_register(AM_DMAP_ANSWER, on_answer);
 }

@@ -66,7 +66,7 @@ struct loom_rec_hdr {
 };
 
 /* Check mode, at a row's home: who read it and who last put it, with the
- * sync-point round (loom_notice_round) each happened in; ranks + 1, 0 for
+ * sync-point round (loom_dsm_notice_round) each happened in; ranks + 1, 0 for
  * none.  Two readers suffice: any writer differs from one of two. */
 struct loom_readlog {
     uint32_t round[2], put_round;
@@ -131,7 +131,7 @@ struct loom_dsm_alloc {
                                   * the copies another rank changed */
     _Atomic int prefetched;      /* rows: loom_row_prefetch ran since the last sync point */
     _Atomic uint64_t dropped_gen; /* rows: bumped whenever copies are dropped (made invalid) */
-    _Atomic uint64_t fresh_gen;  /* rows: dropped_gen when loom_row_refresh last left every
+    _Atomic uint64_t fresh_gen;  /* rows: dropped_gen when loom_dsm_row_refresh last left every
                                   * row valid (row.c) */
     int prefetching;             /* rows: sync intervals in a row that it ran in */
     _Atomic(struct loom_rows *) dropped; /* rows: stale copies sync points dropped
@@ -171,14 +171,14 @@ static inline char *loom_dsm_unit_data(loom_dsm_alloc *a, size_t u)
 
 /* ---- arena.c ----------------------------------------------------------- */
 /* Reserve the global arena (collective; same address on every rank). */
-int loom_arena_init(void);
+int loom_dsm_arena_init(void);
 /* Deterministic first-fit: same sequence of calls -> same addresses. */
-char *loom_arena_take(size_t bytes);
-void loom_arena_give(char *p, size_t bytes);
+char *loom_dsm_arena_take(size_t bytes);
+void loom_dsm_arena_give(char *p, size_t bytes);
 
 /* ---- lookup.c: the table ---------------------------------------------- */
-extern loom_dsm_alloc *_Atomic loom_allocs[]; /* read by the handlers: published atomically */
-extern _Atomic int loom_nallocs;
+extern loom_dsm_alloc *_Atomic loom_dsm_allocs[]; /* read by the handlers: published atomically */
+extern _Atomic int loom_dsm_nallocs;
 #define LOOM_MAX_ALLOCS 1024
 /* The live allocation holding address p, or NULL.  Async-signal-safe. */
 loom_dsm_alloc *loom_dsm_find(const void *p);
@@ -225,25 +225,25 @@ void loom_dsm_fini_records(void);
  * loom_init..loom_finalize. */
 int loom_dsm_barrier(void);
 /* 1 if p lies in the global arena of Loom's multi-rank allocations. */
-int loom_arena_contains(const void *p);
-void loom_allreduce_ssp_init(void);
-void loom_allreduce_ssp_quiesce(void); /* nothing left in flight */
-void loom_allreduce_ssp_fini(void);
-void loom_allreduce_hypercube_init(void); /* from loom_allreduce_ssp_init */
-void loom_allreduce_hypercube_fini(void); /* from loom_allreduce_ssp_fini */
-void loom_lock_init(void);
-void loom_lock_fini(void);       /* free the lock records (after the last message) */
-size_t loom_lock_records(void);  /* live lock records this rank manages (tests) */
+int loom_dsm_arena_contains(const void *p);
+void loom_dsm_allreduce_ssp_init(void);
+void loom_dsm_allreduce_ssp_quiesce(void); /* nothing left in flight */
+void loom_dsm_allreduce_ssp_fini(void);
+void loom_dsm_allreduce_hypercube_init(void); /* from loom_dsm_allreduce_ssp_init */
+void loom_dsm_allreduce_hypercube_fini(void); /* from loom_dsm_allreduce_ssp_fini */
+void loom_dsm_lock_init(void);
+void loom_dsm_lock_fini(void);       /* free the lock records (after the last message) */
+size_t loom_dsm_lock_records(void);  /* live lock records this rank manages (tests) */
 
 /* ---- dist.c ------------------------------------------------------------ */
 /* Fill a->home, a->slot, a->nhome.  Returns LOOM_OK or LOOM_ERR_ARG (an
  * explicit home function returned a rank out of range). */
-int loom_dist_place(loom_dsm_alloc *a, loom_dist d,
+int loom_dsm_dist_place(loom_dsm_alloc *a, loom_dist d,
                     int (*fn)(size_t, int, void *), void *arg);
 /* Number the units of each home in unit order: slot[u] for home[u] (every
  * rank in range), *nhome the units homed here (dist_place, rehome.c).
  * LOOM_OK or LOOM_ERR_NOMEM. */
-int loom_dist_slots(const int *home, size_t n, uint32_t *slot, size_t *nhome);
+int loom_dsm_dist_slots(const int *home, size_t n, uint32_t *slot, size_t *nhome);
 
 /* ---- alloc.c: the home store -------------------------------------------- */
 /* Bytes of a home store of nhome units (at least a page, to register). */
@@ -290,15 +290,15 @@ void loom_dsm_fetch_units(loom_dsm_alloc *a, const size_t *u, size_t n, char *ds
  * other thread may touch those units meanwhile. */
 void loom_dsm_fetch_list(loom_dsm_alloc *a, const size_t *u, size_t n);
 /* Start/finish a flush: between them, loom_flush_* add records. */
-void loom_flush_begin(void);
-void loom_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);
-void loom_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len);
-void loom_flush_end(void); /* sends, applies local ones, waits for acks */
+void loom_dsm_flush_begin(void);
+void loom_dsm_flush_bytes(loom_dsm_alloc *a, size_t u, size_t off, const void *p, size_t len);
+void loom_dsm_flush_add(loom_dsm_alloc *a, size_t u, size_t off, const void *delta, size_t len);
+void loom_dsm_flush_end(void); /* sends, applies local ones, waits for acks */
 /* Append one record to a growing message buffer. */
-void loom_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_t off,
+void loom_dsm_rec_append(uint8_t **buf, size_t *len, size_t *cap, size_t unit, size_t off,
                      const void *payload, size_t plen, uint32_t kind);
 /* Send a DIFF of nrec records (buf: malloc'd, taken) to home h, or apply
- * it here if h is this rank.  Counted for loom_flush_end's wait. */
+ * it here if h is this rank.  Counted for loom_dsm_flush_end's wait. */
 void loom_dsm_send_diff(int h, loom_dsm_alloc *a, void *buf, size_t len, uint32_t nrec);
 /* DIFF messages sent and not yet acknowledged. */
 long loom_dsm_unacked(void);
@@ -323,47 +323,47 @@ struct loom_rows {
 /* Whether a gets write notices: a policy with `notices`, units numbered in
  * 32 bits, and no home units in place (the home's own writes there never
  * pass through a release). */
-int loom_notice_wanted(const loom_dsm_alloc *a, const loom_policy *p);
+int loom_dsm_notice_wanted(const loom_dsm_alloc *a, const loom_policy *p);
 /* The release hook saw units v[0..n) of a go home (pages: dirty units;
  * rows: put or added). */
-void loom_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n);
+void loom_dsm_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n);
 /* Sync points passed (clocks and barriers): the round a release belongs
  * to, the same on every rank for the same sync point. */
-uint64_t loom_notice_round(void);
+uint64_t loom_dsm_notice_round(void);
 /* The notices of every sparse allocation released since the last call,
  * as a message body (malloc'd; NULL with *len 0 when there is nothing);
  * advances the round.  From the clock and the barrier only. */
-void *loom_notice_pack(size_t *len);
+void *loom_dsm_notice_pack(size_t *len);
 /* A notice body from rank src, about writes of clock `clock`: checked
  * whole, queued on each allocation.  Message handlers only. */
-void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock);
+void loom_dsm_notice_receive(int src, const void *data, size_t len, uint64_t clock);
 /* The barrier's part: send this rank's notices to every other rank (after
  * the release), and wait for theirs (after the runtime's barrier). */
-void loom_notice_barrier_send(void);
-void loom_notice_barrier_wait(void);
-void loom_notice_on_barrier(const void *data, size_t len, uint64_t seq, int src);
+void loom_dsm_notice_barrier_send(void);
+void loom_dsm_notice_barrier_wait(void);
+void loom_dsm_notice_on_barrier(const void *data, size_t len, uint64_t seq, int src);
 /* Apply a's queued notices at a sync point where the global clock is g
  * (every notice of clocks < g is queued): each copy another rank changed
  * since it was fetched is refetched, all of them in one batch; the others
  * stay valid and are stamped g.  Same callers as the release hook. */
-void loom_notice_apply(loom_dsm_alloc *a, uint64_t g);
+void loom_dsm_notice_apply(loom_dsm_alloc *a, uint64_t g);
 
 /* ---- clock.c ----------------------------------------------------------- */
-void loom_clock_init(void);
+void loom_dsm_clock_init(void);
 /* The DSM clock: loom_clock's, plus the clocks loom_for takes inside
  * ssp-synchronized loops (loom_clock_now counts only the program's). */
 uint64_t loom_dsm_clock(void);
-uint64_t loom_clock_global(void);
+uint64_t loom_dsm_clock_global(void);
 /* A clock without the program's bookkeeping: what loom_clock does minus
  * counting the call and the automatic checkpoint (loops use it). */
-int loom_clock_tick(void);
+int loom_dsm_clock_tick(void);
 /* Restart (restart.c): every rank's DSM clock becomes `clock`, and the
  * program's loom_clock count `calls`.  Before any allocation exists. */
-void loom_clock_restore(uint64_t clock, uint64_t calls);
+void loom_dsm_clock_restore(uint64_t clock, uint64_t calls);
 /* Send {kind, value} with a copy of body (len bytes; may be NULL) to
  * every other rank: kind 0, "clock value done" with its write notices;
  * kind 1, barrier `value`'s write notices (notice.c). */
-void loom_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t len);
+void loom_dsm_sync_msg_send(uint32_t kind, uint64_t value, const void *body, size_t len);
 /* Wait until a copy fetched now is fresh enough for a in this rank's
  * clock; returns the stamp to give it.  Counts blocked reads. */
 uint64_t loom_dsm_wait_fresh(loom_dsm_alloc *a);
@@ -373,18 +373,18 @@ void loom_dsm_note_read(loom_dsm_alloc *a, uint64_t stamp);
  * allocations that do not average). */
 static inline int loom_dsm_half_wire(const loom_dsm_alloc *a)
 {
-    return loom_icv.wire_fp16 && a->type == LOOM_FLOAT && a->merge == LOOM_MERGE_ADD &&
+    return loom_rt_icv.wire_fp16 && a->type == LOOM_FLOAT && a->merge == LOOM_MERGE_ADD &&
            !a->average;
 }
 
 /* ---- cache.c: the bounded cache (LOOM_CACHE_BYTES) ------------------- */
 /* 1 if allocations of policy p are bounded (LOOM_CACHE_BYTES set, several
  * ranks, a policy with homes and copies fetched on demand). */
-int loom_cache_wanted(const loom_policy *p);
+int loom_dsm_cache_wanted(const loom_policy *p);
 /* Sets up a's cache bookkeeping (a->unit and a->nunits known); 0 or -1. */
-int loom_cache_init(loom_dsm_alloc *a);
+int loom_dsm_cache_init(loom_dsm_alloc *a);
 /* Note a use of unit u's copy (a fetch, a row read): recency for eviction. */
-static inline void loom_cache_use(loom_dsm_alloc *a, size_t u)
+static inline void loom_dsm_cache_use(loom_dsm_alloc *a, size_t u)
 {
     if (a->used) {
         a->used[u] = a->cache_round;
@@ -394,7 +394,7 @@ static inline void loom_cache_use(loom_dsm_alloc *a, size_t u)
 /* At a sync point, after the release and before the acquire: drop the
  * least recently used clean copies until a's fit LOOM_CACHE_BYTES, and
  * give back the memory of every copy no longer valid. */
-void loom_cache_trim(loom_dsm_alloc *a);
+void loom_dsm_cache_trim(loom_dsm_alloc *a);
 
 /* The global clock unit u's copy reflects (meaningless while invalid). */
 static inline uint64_t loom_dsm_stamp(const loom_dsm_alloc *a, size_t u)
@@ -408,11 +408,11 @@ uint64_t loom_dsm_oldest(const loom_dsm_alloc *a);
 /* ---- agent.c ----------------------------------------------------------- */
 /* Keep the background progress agent running while held (counted). */
 /* dmap.c: register the map's message handlers (the first loom_dmap_create). */
-void loom_dmap_init(void);
+void loom_dsm_dmap_init(void);
 
-void loom_agent_hold(void);
-void loom_agent_release(void);
-void loom_agent_fini(void); /* finalize: stop the thread */
+void loom_dsm_agent_hold(void);
+void loom_dsm_agent_release(void);
+void loom_dsm_agent_fini(void); /* finalize: stop the thread */
 
 /* ---- checkpointing's hooks (dsm/ckpt/, docs/checkpoint.md) ----------- */
 /* The core (alloc, clock, diff, fault, lock, notice) names no checkpoint
@@ -433,16 +433,16 @@ struct loom_dsm_ckpt_hooks {
 extern const struct loom_dsm_ckpt_hooks *loom_dsm_ckpt; /* alloc.c; NULL: none */
 
 /* ---- fault.c ----------------------------------------------------------- */
-int loom_fault_init(void);
+int loom_dsm_fault_init(void);
 /* Start the fault server (once; loom_alloc, for page units). */
-int loom_fault_server_start(void);
+int loom_dsm_fault_server_start(void);
 /* Finalize: stop the fault server (after the last barrier). */
-void loom_fault_fini(void);
+void loom_dsm_fault_fini(void);
 
 /* Spin lock on a unit; yields the core while waiting. */
-void loom_unit_lock(loom_dsm_alloc *a, size_t u);
+void loom_dsm_unit_lock(loom_dsm_alloc *a, size_t u);
 /* row.c: release row (written in place by its only writer) as a put. */
-void loom_row_mark_put(loom_dsm_alloc *a, size_t row);
+void loom_dsm_row_mark_put(loom_dsm_alloc *a, size_t row);
 /* dense.c: whether a may merge a staged round by one allreduce of the
  * whole array; that merge (collective, at a staged loop's sync point, every
  * row valid and changed in place since orig): every copy becomes orig +
@@ -455,7 +455,7 @@ void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum);
 /* row.c: loom_row_add of the difference copy - orig (a staged loop's
  * change to the row, sched/stage.c), computed and added in one pass;
  * copy may be the rank's copy of the row, changed in place. */
-int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig);
+int loom_dsm_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig);
 /* Contract: makes every row of a's working copy (a->base) current, as
  * loom_row_get would row by row, fetching the invalid ones in batches;
  * nothing to do when no copy was dropped since its last call.  For code
@@ -464,8 +464,8 @@ int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const voi
  * rank's copy cannot hold every row at once (a bounded cache,
  * LOOM_CACHE_BYTES), nothing fetched; a ring allocation is left as it is
  * (its owner holds each partition). */
-int loom_row_refresh(loom_dsm_alloc *a);
-void loom_unit_unlock(loom_dsm_alloc *a, size_t u);
+int loom_dsm_row_refresh(loom_dsm_alloc *a);
+void loom_dsm_unit_unlock(loom_dsm_alloc *a, size_t u);
 
 /* store.c: the page-unit protection helper: set [u0, u1) to prot (coalesced). */
 void loom_dsm_protect(loom_dsm_alloc *a, size_t u0, size_t u1, int prot);

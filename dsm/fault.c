@@ -94,7 +94,7 @@ static void make_valid(loom_dsm_alloc *a, size_t u, int want)
 {
     if (atomic_load(&a->state[u]) == U_HOME) /* in place: always accessible */
         return;
-    loom_unit_lock(a, u);
+    loom_dsm_unit_lock(a, u);
     int st = atomic_load(&a->state[u]);
     if (st == U_INVALID) {
         a->policy->read_miss(a, u);
@@ -106,14 +106,14 @@ static void make_valid(loom_dsm_alloc *a, size_t u, int want)
     }
     atomic_store(&a->state[u], (uint8_t)st);
     loom_dsm_protect(a, u, u + 1, st == U_DIRTY ? PROT_READ | PROT_WRITE : PROT_READ);
-    loom_unit_unlock(a, u);
+    loom_dsm_unit_unlock(a, u);
 }
 
 int loom_touch(void *p, size_t len, int write)
 {
     loom_dsm_alloc *a = loom_dsm_find(p);
     if (!a || (char *)p + len > a->base + a->mapped) {
-        loom_log("loom_touch: [%p, +%zu) is not inside one Loom allocation", p, len);
+        loom_rt_log("loom_touch: [%p, +%zu) is not inside one Loom allocation", p, len);
         return LOOM_ERR_ARG;
     }
     if (!len || a->kind != LOOM_UNIT_PAGE || !a->state)
@@ -155,7 +155,7 @@ static void *serve(void *arg)
 static void fatal(const char *msg, const loom_dsm_alloc *a)
 {
     char line[256];
-    int n = snprintf(line, sizeof line, "loom: rank %d: '%s' %s\n", loom_icv.rank, a->name, msg);
+    int n = snprintf(line, sizeof line, "loom: rank %d: '%s' %s\n", loom_rt_icv.rank, a->name, msg);
     if (n > 0)
         (void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     _exit(1);
@@ -168,7 +168,7 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
         pass_on(sig, si, ucv);
         return;
     }
-    if (loom_tp_busy())
+    if (loom_rt_tp_busy())
         fatal("was touched inside a Loom communication call before this rank had read it; "
               "read it first or pass a private buffer", a);
     if (!server_up || (pid_t)syscall(SYS_gettid) == atomic_load(&server_tid))
@@ -193,7 +193,7 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * loom_alloc before it publishes a page-unit allocation with states, so a
  * job without page units never has the thread.  Returns LOOM_OK or
  * LOOM_ERR_STATE. */
-int loom_fault_server_start(void)
+int loom_dsm_fault_server_start(void)
 {
     static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&once);
@@ -210,7 +210,7 @@ int loom_fault_server_start(void)
         int e = pthread_create(&server, NULL, serve, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (e) {
-            loom_log("cannot start the page-fault server: %s", strerror(e));
+            loom_rt_log("cannot start the page-fault server: %s", strerror(e));
             rc = LOOM_ERR_STATE;
         } else
             atomic_store(&server_up, 1);
@@ -220,7 +220,7 @@ int loom_fault_server_start(void)
 }
 
 /* Contract: install the handler once (loom_dsm_init). */
-int loom_fault_init(void)
+int loom_dsm_fault_init(void)
 {
     static int done;
     if (done)
@@ -228,7 +228,7 @@ int loom_fault_init(void)
     struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_RESTART};
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, &previous)) {
-        loom_log("cannot install the page-fault handler");
+        loom_rt_log("cannot install the page-fault handler");
         return LOOM_ERR_STATE;
     }
     done = 1;
@@ -237,12 +237,12 @@ int loom_fault_init(void)
 
 /* Contract: stop and join the fault server (finalize, after the last
  * barrier: no thread faults on Loom memory any more). */
-void loom_fault_fini(void)
+void loom_dsm_fault_fini(void)
 {
     if (!atomic_load(&server_up))
         return;
-    if (loom_icv.stats)
-        loom_log("page faults: %llu, served by the fault thread",
+    if (loom_rt_icv.stats)
+        loom_rt_log("page faults: %llu, served by the fault thread",
                  (unsigned long long)atomic_load(&served));
     atomic_store(&stop, 1);
     atomic_fetch_add(&bell, 1);

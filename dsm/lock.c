@@ -58,7 +58,7 @@ static struct waiter *waiters;
  * handlers, which run under the transport lock, take mu briefly. */
 static pthread_mutex_t mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
-static int manager_of(uint64_t id) { return (int)(id % (uint64_t)loom_icv.nranks); }
+static int manager_of(uint64_t id) { return (int)(id % (uint64_t)loom_rt_icv.nranks); }
 
 static struct lockrec **chain(uint64_t id)
 {
@@ -94,11 +94,11 @@ static void forget(struct lockrec *l)
 static void granted_here(uint64_t id)
 {
     for (struct waiter *w = waiters; w; w = w->next)
-        if (w->id == id && !loom_flag_get(&w->granted)) {
-            loom_flag_set(&w->granted);
+        if (w->id == id && !loom_rt_flag_get(&w->granted)) {
+            loom_rt_flag_set(&w->granted);
             return;
         }
-    loom_log("lock: dropped a grant of lock %llu nobody here waits for",
+    loom_rt_log("lock: dropped a grant of lock %llu nobody here waits for",
              (unsigned long long)id);
 }
 
@@ -107,14 +107,14 @@ static void grant(int rank, uint64_t id)
 {
     if (rank < 0)
         return;
-    if (rank == loom_icv.rank) {
+    if (rank == loom_rt_icv.rank) {
         pthread_mutex_lock(&mu);
         granted_here(id);
         pthread_mutex_unlock(&mu);
         return;
     }
     uint64_t m = id;
-    loom_tp_am_send(rank, AM_LOCK_GRANT, &m, sizeof m, NULL, 0);
+    loom_rt_tp_am_send(rank, AM_LOCK_GRANT, &m, sizeof m, NULL, 0);
 }
 
 /* Manager: src wants id.  Returns the rank to grant it to now, or -1.
@@ -122,18 +122,18 @@ static void grant(int rank, uint64_t id)
  * here.  Caller holds mu. */
 static int mgr_request(int src, uint64_t id)
 {
-    if (!per_rank && !(per_rank = calloc((size_t)loom_icv.nranks, sizeof *per_rank)))
-        loom_die(1, "out of memory");
+    if (!per_rank && !(per_rank = calloc((size_t)loom_rt_icv.nranks, sizeof *per_rank)))
+        loom_rt_die(1, "out of memory");
     if (per_rank[src] >= LOCK_MAX_PER_RANK)
         loom_abort(1, "lock: rank %d holds or waits for %d locks managed by rank %d, the "
                  "most one rank may; release locks it no longer needs", src,
-                 LOCK_MAX_PER_RANK, loom_icv.rank);
+                 LOCK_MAX_PER_RANK, loom_rt_icv.rank);
     per_rank[src]++;
     struct lockrec *l = find(id);
     if (!l) {
         l = calloc(1, sizeof *l);
         if (!l)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
         struct lockrec **c = chain(id);
         *l = (struct lockrec){.next = *c, .id = id, .holder = src};
         *c = l;
@@ -144,7 +144,7 @@ static int mgr_request(int src, uint64_t id)
         size_t nc = l->qcap ? 2 * l->qcap : 8;
         int *nq = malloc(nc * sizeof *nq);
         if (!nq)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
         for (size_t i = 0; i < l->qlen; i++)
             nq[i] = l->queue[(l->qhead + i) % l->qcap];
         free(l->queue);
@@ -162,7 +162,7 @@ static int mgr_unlock(int src, uint64_t id)
 {
     struct lockrec *l = find(id);
     if (!l || l->holder != src) {
-        loom_log("lock: rank %d released lock %llu, which it does not hold (ignored)", src,
+        loom_rt_log("lock: rank %d released lock %llu, which it does not hold (ignored)", src,
                  (unsigned long long)id);
         return -1;
     }
@@ -182,8 +182,8 @@ static int decode(const void *hdr, size_t hlen, struct lock_msg *m)
     if (hlen != sizeof *m)
         return -1;
     memcpy(m, hdr, sizeof *m);
-    return m->src < (uint32_t)loom_icv.nranks &&
-                   manager_of(m->id) == loom_icv.rank ? 0 : -1;
+    return m->src < (uint32_t)loom_rt_icv.nranks &&
+                   manager_of(m->id) == loom_rt_icv.rank ? 0 : -1;
 }
 
 /* A request (unlock = 0) or a release (unlock = 1) reached the manager. */
@@ -191,7 +191,7 @@ static void on_manager_msg(const void *hdr, size_t hlen, int unlock)
 {
     struct lock_msg m;
     if (decode(hdr, hlen, &m)) {
-        loom_log("lock: dropped a malformed %s", unlock ? "unlock" : "lock request");
+        loom_rt_log("lock: dropped a malformed %s", unlock ? "unlock" : "lock request");
         return;
     }
     pthread_mutex_lock(&mu);
@@ -227,16 +227,16 @@ static void on_grant(const void *hdr, size_t hlen, void *data, size_t len)
     pthread_mutex_unlock(&mu);
 }
 
-void loom_lock_init(void)
+void loom_dsm_lock_init(void)
 {
-    loom_tp_am_register(AM_LOCK_REQ, on_req);
-    loom_tp_am_register(AM_LOCK_GRANT, on_grant);
-    loom_tp_am_register(AM_UNLOCK, on_unlock);
+    loom_rt_tp_am_register(AM_LOCK_REQ, on_req);
+    loom_rt_tp_am_register(AM_LOCK_GRANT, on_grant);
+    loom_rt_tp_am_register(AM_UNLOCK, on_unlock);
 }
 
 /* Forget every lock record this rank manages.  Finalize (no message can
  * arrive, no thread waits any more) and the fuzz harness call it. */
-void loom_lock_fini(void)
+void loom_dsm_lock_fini(void)
 {
     pthread_mutex_lock(&mu);
     for (int b = 0; b < LOCK_BUCKETS; b++)
@@ -252,7 +252,7 @@ void loom_lock_fini(void)
     pthread_mutex_unlock(&mu);
 }
 
-size_t loom_lock_records(void)
+size_t loom_dsm_lock_records(void)
 {
     pthread_mutex_lock(&mu);
     size_t n = nrecords;
@@ -266,7 +266,7 @@ int loom_dsm_locks_held(void) { return atomic_load(&held); }
 
 int loom_lock(uint64_t id)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
     struct waiter w = {.id = id};
     int mgr = manager_of(id);
@@ -274,18 +274,18 @@ int loom_lock(uint64_t id)
     pthread_mutex_lock(&mu);
     w.next = waiters;
     waiters = &w;
-    if (mgr == loom_icv.rank)
-        g = mgr_request(loom_icv.rank, id);
+    if (mgr == loom_rt_icv.rank)
+        g = mgr_request(loom_rt_icv.rank, id);
     pthread_mutex_unlock(&mu);
     grant(g, id);
-    if (mgr != loom_icv.rank) {
-        struct lock_msg m = {.src = (uint32_t)loom_icv.rank, .id = id};
-        loom_tp_am_send(mgr, AM_LOCK_REQ, &m, sizeof m, NULL, 0);
+    if (mgr != loom_rt_icv.rank) {
+        struct lock_msg m = {.src = (uint32_t)loom_rt_icv.rank, .id = id};
+        loom_rt_tp_am_send(mgr, AM_LOCK_REQ, &m, sizeof m, NULL, 0);
     }
-    if (loom_icv.nranks > 1)
-        loom_tp_wait_flag(&w.granted);
+    if (loom_rt_icv.nranks > 1)
+        loom_rt_tp_wait_flag(&w.granted);
     else
-        while (!loom_flag_get(&w.granted))
+        while (!loom_rt_flag_get(&w.granted))
             sched_yield(); /* another thread of this one rank holds it */
     pthread_mutex_lock(&mu);
     for (struct waiter **p = &waiters; *p; p = &(*p)->next)
@@ -300,19 +300,19 @@ int loom_lock(uint64_t id)
 
 int loom_unlock(uint64_t id)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
     int rc = loom_release();
     atomic_fetch_sub(&held, 1);
     int mgr = manager_of(id);
-    if (mgr == loom_icv.rank) {
+    if (mgr == loom_rt_icv.rank) {
         pthread_mutex_lock(&mu);
-        int g = mgr_unlock(loom_icv.rank, id);
+        int g = mgr_unlock(loom_rt_icv.rank, id);
         pthread_mutex_unlock(&mu);
         grant(g, id);
     } else {
-        struct lock_msg m = {.src = (uint32_t)loom_icv.rank, .id = id};
-        loom_tp_am_send(mgr, AM_UNLOCK, &m, sizeof m, NULL, 0);
+        struct lock_msg m = {.src = (uint32_t)loom_rt_icv.rank, .id = id};
+        loom_rt_tp_am_send(mgr, AM_UNLOCK, &m, sizeof m, NULL, 0);
     }
     return rc;
 }

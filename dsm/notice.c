@@ -9,7 +9,7 @@
  *                   clock reaches m every notice of clocks < m is queued;
  *   at a barrier    in one message per other rank, sent after the release
  *                   and awaited after the runtime's barrier.
- * At the sync point (loom_notice_apply) a copy is refetched only if some
+ * At the sync point (loom_dsm_notice_apply) a copy is refetched only if some
  * notice names its unit with a clock at or after the copy's stamp (it may
  * predate that write); all of those go in one batch of gets
  * (loom_dsm_fetch_list) — unless the program prefetches those rows at
@@ -35,9 +35,9 @@ static uint64_t round_no;              /* sync points passed */
 static _Atomic uint64_t barrier_got[2]; /* barrier notices received, by parity of seq */
 static uint64_t barrier_seq;           /* barriers passed */
 
-uint64_t loom_notice_round(void) { return round_no; }
+uint64_t loom_dsm_notice_round(void) { return round_no; }
 
-int loom_notice_wanted(const loom_dsm_alloc *a, const loom_policy *p)
+int loom_dsm_notice_wanted(const loom_dsm_alloc *a, const loom_policy *p)
 {
     return p->notices && a->nunits <= UINT32_MAX &&
            !(a->kind == LOOM_UNIT_PAGE && a->merge == LOOM_MERGE_OVERWRITE);
@@ -56,8 +56,8 @@ static void unlock(loom_dsm_alloc *a)
 /* Grow v (element size es) to hold need elements; dies without memory. */
 static void *grow(void *v, size_t *cap, size_t need, size_t es)
 {
-    if (!(v = loom_grow(v, cap, need, es)))
-        loom_die(1, "out of memory (write notices)");
+    if (!(v = loom_rt_grow(v, cap, need, es)))
+        loom_rt_die(1, "out of memory (write notices)");
     return v;
 }
 
@@ -89,7 +89,7 @@ static size_t distinct(uint32_t *v, size_t n)
     return m;
 }
 
-void loom_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n)
+void loom_dsm_notice_released(loom_dsm_alloc *a, const size_t *v, size_t n)
 {
     if (!a->sparse || !n)
         return;
@@ -117,13 +117,13 @@ static size_t block_words(const loom_dsm_alloc *a)
     return as_bitmap(a) ? bitmap_words(a) : a->nwrote;
 }
 
-void *loom_notice_pack(size_t *len)
+void *loom_dsm_notice_pack(size_t *len)
 {
     round_no++;
     size_t n = 0;
-    int na = atomic_load(&loom_nallocs);
+    int na = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < na; i++) {
-        loom_dsm_alloc *a = loom_allocs[i];
+        loom_dsm_alloc *a = loom_dsm_allocs[i];
         if (a && a->live && a->sparse && a->nwrote)
             n += 2 + block_words(a);
     }
@@ -132,14 +132,14 @@ void *loom_notice_pack(size_t *len)
         return NULL;
     uint32_t *b = calloc(n, sizeof *b), *p = b;
     if (!b)
-        loom_die(1, "out of memory (write notices)");
+        loom_rt_die(1, "out of memory (write notices)");
     for (int i = 0; i < na; i++) {
-        loom_dsm_alloc *a = loom_allocs[i];
+        loom_dsm_alloc *a = loom_dsm_allocs[i];
         if (!a || !a->live || !a->sparse || !a->nwrote)
             continue;
         size_t w = block_words(a);
         atomic_fetch_add(&a->stats.bytes_sent,
-                         (2 + w) * sizeof *p * (uint64_t)(loom_icv.nranks - 1));
+                         (2 + w) * sizeof *p * (uint64_t)(loom_rt_icv.nranks - 1));
         *p++ = (uint32_t)a->id | (as_bitmap(a) ? BITMAP : 0);
         *p++ = (uint32_t)w;
         if (as_bitmap(a))
@@ -159,21 +159,21 @@ void *loom_notice_pack(size_t *len)
  * reused while the notice was on its way), is skipped: it can only concern
  * copies that no longer exist.  Each other block is queued on its
  * allocation. */
-void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
+void loom_dsm_notice_receive(int src, const void *data, size_t len, uint64_t clock)
 {
     const uint32_t *p = data;
     size_t n = len / 4, at = 0;
     while (at < n && !(len % 4) && n - at >= 2 && p[at + 1] <= n - at - 2)
         at += 2 + p[at + 1];
     if (at != n || len % 4) {
-        loom_log("dsm: dropped malformed write notices from rank %d (%zu bytes)", src, len);
+        loom_rt_log("dsm: dropped malformed write notices from rank %d (%zu bytes)", src, len);
         return;
     }
-    int na = atomic_load(&loom_nallocs);
+    int na = atomic_load(&loom_dsm_nallocs);
     for (at = 0; at < n; at += 2 + p[at + 1]) {
         uint32_t id = p[at] & ~BITMAP, w = p[at + 1];
         const uint32_t *v = p + at + 2;
-        loom_dsm_alloc *a = id < (uint32_t)na ? loom_allocs[id] : NULL;
+        loom_dsm_alloc *a = id < (uint32_t)na ? loom_dsm_allocs[id] : NULL;
         if (!a || !a->live || !a->sparse)
             continue;
         if (p[at] & BITMAP) {
@@ -184,7 +184,7 @@ void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
                 k += (size_t)__builtin_popcount(v[x]);
             uint32_t *u = malloc((k ? k : 1) * sizeof *u);
             if (!u)
-                loom_die(1, "out of memory (write notices)");
+                loom_rt_die(1, "out of memory (write notices)");
             k = 0;
             for (size_t x = 0; x < w; x++)
                 for (uint32_t bits = v[x]; bits; bits &= bits - 1)
@@ -204,28 +204,28 @@ void loom_notice_receive(int src, const void *data, size_t len, uint64_t clock)
     }
 }
 
-void loom_notice_on_barrier(const void *data, size_t len, uint64_t seq, int src)
+void loom_dsm_notice_on_barrier(const void *data, size_t len, uint64_t seq, int src)
 {
-    loom_notice_receive(src, data, len, UINT64_MAX);
+    loom_dsm_notice_receive(src, data, len, UINT64_MAX);
     atomic_fetch_add(&barrier_got[seq & 1], 1);
 }
 
-void loom_notice_barrier_send(void)
+void loom_dsm_notice_barrier_send(void)
 {
     size_t len;
-    void *b = loom_notice_pack(&len);
-    loom_sync_msg_send(1, barrier_seq, b, len);
+    void *b = loom_dsm_notice_pack(&len);
+    loom_dsm_sync_msg_send(1, barrier_seq, b, len);
     free(b);
 }
 
 /* Contract: the barrier's notices of every other rank are queued when it
  * returns.  A rank can be one barrier ahead (its next notice may come
  * first), never two: it needs ours of the next one. */
-void loom_notice_barrier_wait(void)
+void loom_dsm_notice_barrier_wait(void)
 {
-    uint64_t want = (uint64_t)loom_icv.nranks - 1;
+    uint64_t want = (uint64_t)loom_rt_icv.nranks - 1;
     _Atomic uint64_t *got = &barrier_got[barrier_seq & 1];
-    loom_tp_wait_flag_until(got, want);
+    loom_rt_tp_wait_flag_until(got, want);
     atomic_fetch_sub(got, want);
     barrier_seq++;
 }
@@ -255,7 +255,7 @@ static size_t stale_units(loom_dsm_alloc *a, struct loom_notice *v, size_t n, si
         size_t words = a->nunits / 64 + 1;
         uint64_t *bit = calloc(words, sizeof *bit);
         if (!bit)
-            loom_die(1, "out of memory (write notices)");
+            loom_rt_die(1, "out of memory (write notices)");
         for (size_t i = 0; i < n; i++)
             if (stale(a, &v[i]))
                 bit[v[i].unit / 64] |= (uint64_t)1 << (v[i].unit % 64);
@@ -300,7 +300,7 @@ static void keep_dropped(loom_dsm_alloc *a, const size_t *list, size_t m)
         return;
     struct loom_rows *d = malloc(sizeof *d + (n + m) * sizeof *d->row);
     if (!d)
-        loom_die(1, "out of memory (write notices)");
+        loom_rt_die(1, "out of memory (write notices)");
     d->n = 0;
     while (i < n || j < m) {
         size_t r = j == m || (i < n && old->row[i] < list[j]) ? old->row[i++] : list[j++];
@@ -311,7 +311,7 @@ static void keep_dropped(loom_dsm_alloc *a, const size_t *list, size_t m)
     atomic_store(&a->dropped, d);
 }
 
-void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
+void loom_dsm_notice_apply(loom_dsm_alloc *a, uint64_t g)
 {
     lock(a);
     struct loom_notice *v = a->notice;
@@ -321,7 +321,7 @@ void loom_notice_apply(loom_dsm_alloc *a, uint64_t g)
     unlock(a);
     size_t *list = malloc((n ? n : 1) * sizeof *list);
     if (!list)
-        loom_die(1, "out of memory (write notices)");
+        loom_rt_die(1, "out of memory (write notices)");
     size_t m = n ? stale_units(a, v, n, list) : 0;
     free(v);
     if (prefetching(a)) { /* its next prefetch fetches what it reads next */

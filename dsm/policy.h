@@ -82,32 +82,32 @@ typedef struct loom_policy {
 
 /* ---- policy.c: the registry ------------------------------------------- */
 /* The policy called name (any case), or NULL. */
-const loom_policy *loom_policy_find(const char *name);
+const loom_policy *loom_dsm_policy_find(const char *name);
 /* The registered names, "local, bsp, ..., ring or priority", into buf. */
-void loom_policy_names(char *buf, size_t n);
+void loom_dsm_policy_names(char *buf, size_t n);
 /* Check the policy names LOOM_COHERENCE and LOOM_COHERENCE_<NAME> gave
  * (lib/env.c keeps them as strings): LOOM_OK, or LOOM_ERR_ENV with one
  * message naming the variable, its value and the registered names. */
-int loom_policy_check_env(char *err, size_t errlen);
+int loom_dsm_policy_check_env(char *err, size_t errlen);
 /* Run every registered policy's setup (loom_dsm_init, several ranks). */
-void loom_policy_setup_all(void);
+void loom_dsm_policy_setup_all(void);
 /* 1 if p rotates ownership (has the rotation hooks). */
-static inline int loom_policy_rotates(const loom_policy *p) { return p->bounds != NULL; }
+static inline int loom_dsm_policy_rotates(const loom_policy *p) { return p->bounds != NULL; }
 /* The registered policy that rotates ownership (the ring), or NULL: what
  * a restart asks about a rotating allocation's saved partitions, whatever
  * policy the allocation has in the restarted job (one rank: local). */
-const loom_policy *loom_policy_rotating(void);
+const loom_policy *loom_dsm_policy_rotating(void);
 
 /* Release consistency with bounded staleness: bsp's hooks, which ssp,
  * priority and writethrough share (bsp is ssp with staleness 0). */
-void loom_rc_read_miss(loom_dsm_alloc *a, size_t unit);
-void loom_rc_first_write(loom_dsm_alloc *a, size_t unit);
-void loom_rc_row_miss(loom_dsm_alloc *a, size_t row);
-void loom_rc_release(loom_dsm_alloc *a);
-void loom_rc_acquire(loom_dsm_alloc *a);
-void loom_rc_clock(loom_dsm_alloc *a);
+void loom_dsm_rc_read_miss(loom_dsm_alloc *a, size_t unit);
+void loom_dsm_rc_first_write(loom_dsm_alloc *a, size_t unit);
+void loom_dsm_rc_row_miss(loom_dsm_alloc *a, size_t row);
+void loom_dsm_rc_release(loom_dsm_alloc *a);
+void loom_dsm_rc_acquire(loom_dsm_alloc *a);
+void loom_dsm_rc_clock(loom_dsm_alloc *a);
 /* Invalidate every clean copy of a stamped before `older_than` (all of
  * them with UINT64_MAX); dirty units and rows with pending writes stay. */
-void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than);
+void loom_dsm_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than);
 
 #endif

@@ -33,7 +33,7 @@ static size_t window(const loom_dsm_alloc *a)
  * the unit before it is valid, up to window() - 1 invalid units after it
  * that no other thread holds, are fetched together (loom_dsm_fetch_many).  The extra units are made clean and readable
  * here (one mprotect) and unlocked; u is left to the caller. */
-void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
+void loom_dsm_rc_read_miss(loom_dsm_alloc *a, size_t u)
 {
     size_t n = 1, w = window(a);
     if (u > 0 && w > 1) {
@@ -43,7 +43,7 @@ void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
                    atomic_load(&a->state[u + n]) == U_INVALID &&
                    !atomic_flag_test_and_set_explicit(&a->ulock[u + n], memory_order_acquire)) {
                 if (atomic_load(&a->state[u + n]) != U_INVALID) {
-                    loom_unit_unlock(a, u + n);
+                    loom_dsm_unit_unlock(a, u + n);
                     break;
                 }
                 n++;
@@ -53,7 +53,7 @@ void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
     loom_dsm_fetch_many(a, u, n, a->shadow + u * a->unit);
     for (size_t i = 0; i < n; i++) {
         a->stamp[u + i] = stamp;
-        loom_cache_use(a, u + i);
+        loom_dsm_cache_use(a, u + i);
         loom_dsm_mark_valid(a, u + i);
         loom_dsm_note_read(a, stamp);
         if (i)
@@ -63,29 +63,29 @@ void loom_rc_read_miss(loom_dsm_alloc *a, size_t u)
     if (n > 1) {
         loom_dsm_protect(a, u + 1, u + n, PROT_READ);
         for (size_t i = 1; i < n; i++)
-            loom_unit_unlock(a, u + i);
+            loom_dsm_unit_unlock(a, u + i);
     }
 }
 
-void loom_rc_first_write(loom_dsm_alloc *a, size_t u)
+void loom_dsm_rc_first_write(loom_dsm_alloc *a, size_t u)
 {
     void *t = malloc(a->unit);
     if (!t)
-        loom_die(1, "out of memory (twin of '%s')", a->name);
+        loom_rt_die(1, "out of memory (twin of '%s')", a->name);
     memcpy(t, a->shadow + u * a->unit, a->unit);
     a->twin[u] = t;
     loom_dsm_mark_dirty(a, u);
 }
 
-void loom_rc_row_miss(loom_dsm_alloc *a, size_t row)
+void loom_dsm_rc_row_miss(loom_dsm_alloc *a, size_t row)
 {
     char *p = a->base + row * a->unit;
     a->stamp[row] = loom_dsm_wait_fresh(a);
-    loom_cache_use(a, row);
+    loom_dsm_cache_use(a, row);
     loom_dsm_fetch(a, row, p);
     atomic_fetch_add(&a->stats.misses, 1);
     if (a->put[row] & 2) /* own adds not yet released stay visible */
-        loom_reduce_local(p, a->twin[row], a->unit / a->esize, a->type, LOOM_SUM);
+        loom_rt_reduce_local(p, a->twin[row], a->unit / a->esize, a->type, LOOM_SUM);
 }
 
 /* 1 if the 64 bytes at x and y are equal: a loop the compiler vectorizes. */
@@ -135,7 +135,7 @@ static void diff_bytes(loom_dsm_alloc *a, size_t u, const char *cur, const char 
             else
                 break;
         }
-        loom_flush_bytes(a, u, i, cur + i, j - i);
+        loom_dsm_flush_bytes(a, u, i, cur + i, j - i);
         i = j;
     }
 }
@@ -163,7 +163,7 @@ static void diff_add(loom_dsm_alloc *a, size_t u, const char *cur, char *d)
         size_t j = k;
         while (j < ne && memcmp(d + j * es, zero, es))
             j++;
-        loom_flush_add(a, u, k * es, d + k * es, (j - k) * es);
+        loom_dsm_flush_add(a, u, k * es, d + k * es, (j - k) * es);
         k = j;
     }
 }
@@ -196,7 +196,7 @@ static void protect_list(loom_dsm_alloc *a, size_t *v, size_t n, int prot)
 /* Contract (release): every unit on the dirty list, and only those, is
  * diffed into the flush; page units become clean (read-only, one mprotect
  * per run).  Runs with no other thread of the rank inside a. */
-void loom_rc_release(loom_dsm_alloc *a)
+void loom_dsm_rc_release(loom_dsm_alloc *a)
 {
     if (a->kind == LOOM_UNIT_PAGE) {
         for (size_t i = 0; i < a->ndirty; i++) {
@@ -211,17 +211,17 @@ void loom_rc_release(loom_dsm_alloc *a)
             atomic_store(&a->state[u], U_CLEAN);
         }
         protect_list(a, a->dirty, a->ndirty, PROT_READ);
-        loom_notice_released(a, a->dirty, a->ndirty);
+        loom_dsm_notice_released(a, a->dirty, a->ndirty);
         a->ndirty = 0;
         return;
     }
     for (size_t i = 0; i < a->ndirty; i++) {
         size_t u = a->dirty[i];
-        loom_unit_lock(a, u); /* priority's sender may be moving its deltas */
+        loom_dsm_unit_lock(a, u); /* priority's sender may be moving its deltas */
         if (a->put[u] & 1)
-            loom_flush_bytes(a, u, 0, a->base + u * a->unit, a->unit);
+            loom_dsm_flush_bytes(a, u, 0, a->base + u * a->unit, a->unit);
         if (a->put[u] & 2) {
-            loom_flush_add(a, u, 0, a->twin[u], a->unit);
+            loom_dsm_flush_add(a, u, 0, a->twin[u], a->unit);
             memset(a->twin[u], 0, a->unit);
         }
         if (a->used) { /* a bounded cache (cache.c): no per-row buffer outlives a release */
@@ -229,9 +229,9 @@ void loom_rc_release(loom_dsm_alloc *a)
             a->twin[u] = NULL;
         }
         a->put[u] = 0;
-        loom_unit_unlock(a, u);
+        loom_dsm_unit_unlock(a, u);
     }
-    loom_notice_released(a, a->dirty, a->ndirty);
+    loom_dsm_notice_released(a, a->dirty, a->ndirty);
     a->ndirty = 0;
 }
 
@@ -240,7 +240,7 @@ void loom_rc_release(loom_dsm_alloc *a)
  * touched, not with a's size); the dropped ones leave it and become
  * PROT_NONE, one mprotect per run.  Rows: every row.  Same callers as
  * release. */
-void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
+void loom_dsm_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
 {
     if (a->kind == LOOM_UNIT_ROW) {
         for (size_t r = 0; r < a->nunits; r++)
@@ -268,31 +268,31 @@ void loom_rc_invalidate(loom_dsm_alloc *a, uint64_t older_than)
     protect_list(a, v + keep, ndrop, PROT_NONE);
 }
 
-void loom_rc_acquire(loom_dsm_alloc *a)
+void loom_dsm_rc_acquire(loom_dsm_alloc *a)
 {
-    loom_rc_invalidate(a, UINT64_MAX);
+    loom_dsm_rc_invalidate(a, UINT64_MAX);
 }
 
 /* Contract (clock): copies too old for this rank's new clock are dropped;
  * with write notices, the rank first waits for the global clock its
  * staleness allows (as its next miss would) and refreshes only what
  * another rank changed (notice.c). */
-void loom_rc_clock(loom_dsm_alloc *a)
+void loom_dsm_rc_clock(loom_dsm_alloc *a)
 {
     if (a->sparse)
-        loom_notice_apply(a, loom_dsm_wait_fresh(a));
+        loom_dsm_notice_apply(a, loom_dsm_wait_fresh(a));
     else
-        loom_rc_invalidate(a, loom_dsm_oldest(a));
+        loom_dsm_rc_invalidate(a, loom_dsm_oldest(a));
 }
 
-const loom_policy loom_policy_bsp = {
+const loom_policy loom_dsm_policy_bsp = {
     .name = "bsp",
     .notices = 1,
     .homes_in_place = 1,
-    .read_miss = loom_rc_read_miss,
-    .first_write = loom_rc_first_write,
-    .row_miss = loom_rc_row_miss,
-    .release = loom_rc_release,
-    .acquire = loom_rc_acquire,
-    .clock = loom_rc_clock,
+    .read_miss = loom_dsm_rc_read_miss,
+    .first_write = loom_dsm_rc_first_write,
+    .row_miss = loom_dsm_rc_row_miss,
+    .release = loom_dsm_rc_release,
+    .acquire = loom_dsm_rc_acquire,
+    .clock = loom_dsm_rc_clock,
 };

@@ -7,7 +7,7 @@
 static void nothing_unit(loom_dsm_alloc *a, size_t u) { (void)a; (void)u; }
 static void nothing(loom_dsm_alloc *a) { (void)a; }
 
-const loom_policy loom_policy_local = {
+const loom_policy loom_dsm_policy_local = {
     .name = "local",
     .plain = 1,
     .read_miss = nothing_unit,

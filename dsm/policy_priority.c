@@ -42,7 +42,7 @@
 #define TICK_S 0.005
 #define MAX_UNACKED 32
 
-extern const loom_policy loom_policy_priority; /* the table, at the end of this file */
+extern const loom_policy loom_dsm_policy_priority; /* the table, at the end of this file */
 
 static pthread_t sender;
 static int sender_running;
@@ -64,7 +64,7 @@ static void knob_defaults(void)
 {
     knob.bandwidth_mbit = 100, knob.order = ORDER_RELATIVE, knob.queue = 64;
 }
-static int set_bandwidth(const char *v) { return loom_parse_number(v, 0, 1e6, &knob.bandwidth_mbit); }
+static int set_bandwidth(const char *v) { return loom_rt_parse_number(v, 0, 1e6, &knob.bandwidth_mbit); }
 static int set_order(const char *v)
 {
     for (int i = 0; i < 4; i++)
@@ -75,7 +75,7 @@ static int set_order(const char *v)
 static int set_queue(const char *v)
 {
     long x;
-    return loom_parse_int(v, 1, 1 << 20, &x) ? -1 : (knob.queue = (int)x, 0);
+    return loom_rt_parse_int(v, 1, 1 << 20, &x) ? -1 : (knob.queue = (int)x, 0);
 }
 static void show_bandwidth(char *b, size_t n) { snprintf(b, n, "%g", knob.bandwidth_mbit); }
 static void show_order(char *b, size_t n) { snprintf(b, n, "%s", order_names[knob.order]); }
@@ -94,7 +94,7 @@ static const loom_env_table knobs = {"priority", knob_defaults, knob_vars, 3};
 __attribute__((constructor)) static void register_knobs(void)
 {
     knob_defaults();
-    loom_env_register(&knobs);
+    loom_rt_env_register(&knobs);
 }
 
 struct cand {
@@ -143,20 +143,20 @@ static size_t take_row(loom_dsm_alloc *a, size_t r, uint8_t **bufs, size_t *lens
 {
     int h = a->home[r];
     size_t before = lens[h];
-    if (loom_icv.wire_fp16 && a->type == LOOM_FLOAT) {
+    if (loom_rt_icv.wire_fp16 && a->type == LOOM_FLOAT) {
         size_t n = a->unit / 4;
         loom_half *half = malloc(n * sizeof *half);
         if (!half)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
         for (size_t i = 0; i < n; i++) {
             float f;
             memcpy(&f, (char *)a->twin[r] + 4 * i, 4);
             half[i] = (loom_half)f;
         }
-        loom_rec_append(&bufs[h], &lens[h], &caps[h], r, 0, half, n * sizeof *half, REC_ADD16);
+        loom_dsm_rec_append(&bufs[h], &lens[h], &caps[h], r, 0, half, n * sizeof *half, REC_ADD16);
         free(half);
     } else
-        loom_rec_append(&bufs[h], &lens[h], &caps[h], r, 0, a->twin[r], a->unit, REC_ADD);
+        loom_dsm_rec_append(&bufs[h], &lens[h], &caps[h], r, 0, a->twin[r], a->unit, REC_ADD);
     memset(a->twin[r], 0, a->unit);
     a->put[r] &= (uint8_t)~2; /* nothing pending any more */
     nrec[h]++;
@@ -168,7 +168,7 @@ static size_t take_row(loom_dsm_alloc *a, size_t r, uint8_t **bufs, size_t *lens
  * holds.  Returns bytes sent. */
 static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64_t *rnd)
 {
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     while (atomic_flag_test_and_set_explicit(&a->dirty_lock, memory_order_acquire))
         sched_yield();
     size_t nd = a->ndirty;
@@ -182,14 +182,14 @@ static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64
     size_t nc = 0;
     for (size_t i = 0; c && i < nd; i++) {
         size_t r = rows[i];
-        loom_unit_lock(a, r);
+        loom_dsm_unit_lock(a, r);
         if ((a->put[r] & 2) && !(a->put[r] & 1)) { /* pending adds, no put */
             double key = knob.order == ORDER_ROUNDROBIN
                              ? -(double)((r + a->nunits - *cursor) % a->nunits)
                              : priority_of(a, r, rnd);
             c[nc++] = (struct cand){r, key};
         }
-        loom_unit_unlock(a, r);
+        loom_dsm_unit_unlock(a, r);
     }
     free(rows);
     if (!c || !nc) {
@@ -206,10 +206,10 @@ static double send_some(loom_dsm_alloc *a, double budget, size_t *cursor, uint64
     for (size_t i = 0; bufs && i < nc && sent < budget;) {
         size_t end = i + (size_t)knob.queue;
         for (; i < nc && i < end && sent < budget; i++) {
-            loom_unit_lock(a, c[i].row);
+            loom_dsm_unit_lock(a, c[i].row);
             if (a->put[c[i].row] & 2)
                 sent += (double)take_row(a, c[i].row, bufs, lens, caps, nrec);
-            loom_unit_unlock(a, c[i].row);
+            loom_dsm_unit_unlock(a, c[i].row);
             *cursor = (c[i].row + 1) % a->nunits;
         }
         for (int h = 0; h < P; h++)
@@ -235,11 +235,11 @@ static void *sender_main(void *arg)
     double rate = knob.bandwidth_mbit * 1e6 / 8; /* bytes per second */
     double bucket = 0, cap = 0.2 * rate, last = loom_wtime();
     size_t cursor = 0;
-    uint64_t rnd = 0x853c49e6748fea9bULL ^ (uint64_t)loom_icv.rank;
+    uint64_t rnd = 0x853c49e6748fea9bULL ^ (uint64_t)loom_rt_icv.rank;
     struct timespec ts = {0, (long)(TICK_S * 1e9)};
     while (!sender_stop) {
         nanosleep(&ts, NULL);
-        loom_tp_drain(); /* as a home, apply what others sent early */
+        loom_rt_tp_drain(); /* as a home, apply what others sent early */
         double now = loom_wtime();
         bucket += (now - last) * rate;
         if (bucket > cap)
@@ -249,10 +249,10 @@ static void *sender_main(void *arg)
             continue;
         /* under sender_lock: loom_free's fini waits for the tick to end */
         pthread_mutex_lock(&sender_lock);
-        int n = atomic_load(&loom_nallocs);
+        int n = atomic_load(&loom_dsm_nallocs);
         for (int i = 0; i < n && bucket > 0; i++) {
-            loom_dsm_alloc *a = loom_allocs[i];
-            if (a && a->live && a->policy == &loom_policy_priority && a->kind == LOOM_UNIT_ROW &&
+            loom_dsm_alloc *a = loom_dsm_allocs[i];
+            if (a && a->live && a->policy == &loom_dsm_policy_priority && a->kind == LOOM_UNIT_ROW &&
                 a->merge == LOOM_MERGE_ADD)
                 bucket -= send_some(a, bucket, &cursor, &rnd);
         }
@@ -290,17 +290,17 @@ static void fini(loom_dsm_alloc *a)
     }
 }
 
-const loom_policy loom_policy_priority = {
+const loom_policy loom_dsm_policy_priority = {
     .name = "priority",
     .uses_staleness = 1,
     .homes_in_place = 1,
     .background = 1,
-    .read_miss = loom_rc_read_miss,
-    .first_write = loom_rc_first_write,
-    .row_miss = loom_rc_row_miss,
-    .release = loom_rc_release,
-    .acquire = loom_rc_acquire,
-    .clock = loom_rc_clock,
+    .read_miss = loom_dsm_rc_read_miss,
+    .first_write = loom_dsm_rc_first_write,
+    .row_miss = loom_dsm_rc_row_miss,
+    .release = loom_dsm_rc_release,
+    .acquire = loom_dsm_rc_acquire,
+    .clock = loom_dsm_rc_clock,
     .init = init,
     .fini = fini,
 };

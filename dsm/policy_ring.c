@@ -31,7 +31,7 @@
 
 #define AM_RING 11
 
-extern const loom_policy loom_policy_ring; /* the table, at the end of this file */
+extern const loom_policy loom_dsm_policy_ring; /* the table, at the end of this file */
 
 struct ring {
     uint64_t t;               /* sub-epoch */
@@ -53,7 +53,7 @@ struct ring_hdr {
     uint64_t t;     /* the sender's sub-epoch */
 };
 
-static int P(void) { return loom_icv.nranks; }
+static int P(void) { return loom_rt_icv.nranks; }
 /* The partition rank q owns at sub-epoch t of P ranks: (q - t) mod P, or
  * (t - q) mod P mirrored. */
 static int part_at(int q, uint64_t t, int mirrored, int P)
@@ -61,7 +61,7 @@ static int part_at(int q, uint64_t t, int mirrored, int P)
     int s = (int)(t % (uint64_t)P);
     return mirrored ? (s - q + P) % P : (q - s + P) % P;
 }
-static int owned_part(const struct ring *g) { return part_at(loom_icv.rank, g->t, g->mirrored, P()); }
+static int owned_part(const struct ring *g) { return part_at(loom_rt_icv.rank, g->t, g->mirrored, P()); }
 /* The rank that owns partition j now: j + t, or t - j mirrored. */
 static int owner_of(const struct ring *g, int j)
 {
@@ -94,7 +94,7 @@ static void violation(loom_dsm_alloc *a, size_t u)
     struct ring *g = a->policy_data;
     int j = part_of(g, u);
     loom_abort(72, "check: rank %d touched unit %zu of '%s' in sub-epoch %llu, but its "
-               "partition %d is owned by rank %d (ring)", loom_icv.rank, u, a->name,
+               "partition %d is owned by rank %d (ring)", loom_rt_icv.rank, u, a->name,
                (unsigned long long)g->t, j, owner_of(g, j));
 }
 
@@ -267,7 +267,7 @@ static void snapshot(loom_dsm_alloc *a, struct ring *g)
     if (len > g->snapcap) {
         free(g->snap);
         if (!(g->snap = malloc(len)))
-            loom_die(1, "out of memory keeping a copy of a partition of '%s'", a->name);
+            loom_rt_die(1, "out of memory keeping a copy of a partition of '%s'", a->name);
         g->snapcap = len;
     }
     g->snaplo = g->lo[j];
@@ -305,7 +305,7 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
     const size_t nb = (n + 7) / 8;
     char *d = malloc(nb + n * (1 + a->unit));
     if (!d)
-        loom_die(1, "out of memory forwarding '%s'", a->name);
+        loom_rt_die(1, "out of memory forwarding '%s'", a->name);
     memset(d, 0, nb);
     size_t o = nb, m = 0, rewritten = 0;
     for (size_t i = 0; i < n; i++) {
@@ -326,12 +326,12 @@ static void send_units(loom_dsm_alloc *a, struct ring *g, size_t lo, size_t n)
         o += 1 + c;
         m++;
     }
-    struct ring_hdr h = {(uint32_t)a->id, (uint32_t)loom_icv.rank, (uint32_t)part_of(g, lo), 0,
+    struct ring_hdr h = {(uint32_t)a->id, (uint32_t)loom_rt_icv.rank, (uint32_t)part_of(g, lo), 0,
                          lo, n, g->t};
     atomic_fetch_add(&a->stats.forwarded, m);
     atomic_fetch_add(&g->rewritten, rewritten);
     atomic_fetch_add(&a->stats.bytes_sent, o + sizeof h);
-    loom_tp_am_send((loom_icv.rank + 1) % P(), AM_RING, &h, sizeof h, d, o);
+    loom_rt_tp_am_send((loom_rt_icv.rank + 1) % P(), AM_RING, &h, sizeof h, d, o);
     memset(g->sent + lo, 1, n);
 }
 
@@ -392,14 +392,14 @@ static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
     if (hlen != sizeof h)
         loom_abort(70, "ring: a hand-off arrived with a %zu-byte header (internal error)", hlen);
     memcpy(&h, hdr, sizeof h);
-    int n = atomic_load(&loom_nallocs);
-    loom_dsm_alloc *a = h.alloc < (uint32_t)n ? loom_allocs[h.alloc] : NULL;
-    struct ring *g = a && a->live && a->policy == &loom_policy_ring ? a->policy_data : NULL;
-    int pred = (loom_icv.rank + P() - 1) % P();
+    int n = atomic_load(&loom_dsm_nallocs);
+    loom_dsm_alloc *a = h.alloc < (uint32_t)n ? loom_dsm_allocs[h.alloc] : NULL;
+    struct ring *g = a && a->live && a->policy == &loom_dsm_policy_ring ? a->policy_data : NULL;
+    int pred = (loom_rt_icv.rank + P() - 1) % P();
     if (!g || h.src != (uint32_t)pred || h.part >= (uint32_t)P() || h.lo < g->lo[h.part] ||
         h.lo > g->lo[h.part + 1] || h.n > g->lo[h.part + 1] - h.lo || place(a, g, &h, data, len))
         loom_abort(70, "ring: rank %d cannot place a hand-off from rank %u (allocation %u%s, "
-                   "partition %u, units %llu+%llu, %zu bytes) (internal error)", loom_icv.rank,
+                   "partition %u, units %llu+%llu, %zu bytes) (internal error)", loom_rt_icv.rank,
                    h.src, h.alloc, g ? "" : " not a ring here", h.part,
                    (unsigned long long)h.lo, (unsigned long long)h.n, len);
     atomic_fetch_add(&a->stats.bytes_recv, len + sizeof h);
@@ -408,7 +408,7 @@ static void on_ring(const void *hdr, size_t hlen, void *data, size_t len)
 
 static void setup(void)
 {
-    loom_tp_am_register(AM_RING, on_ring);
+    loom_rt_tp_am_register(AM_RING, on_ring);
 }
 
 /* ---- the API --------------------------------------------------------- */
@@ -416,8 +416,8 @@ static void setup(void)
 static loom_dsm_alloc *ring_alloc(void *array, const char *fn)
 {
     loom_dsm_alloc *a = loom_dsm_lookup_base(array);
-    if (!a || (a->policy != &loom_policy_ring && !a->policy->plain)) {
-        loom_log("%s: %p is not a ring allocation", fn, array);
+    if (!a || (a->policy != &loom_dsm_policy_ring && !a->policy->plain)) {
+        loom_rt_log("%s: %p is not a ring allocation", fn, array);
         return NULL;
     }
     return a;
@@ -429,7 +429,7 @@ int loom_ring_part(void *array, void **start, size_t *bytes, size_t *first, size
     if (!a)
         return LOOM_ERR_ARG;
     size_t lo = 0, hi = a->nunits;
-    if (a->policy == &loom_policy_ring) {
+    if (a->policy == &loom_dsm_policy_ring) {
         struct ring *g = a->policy_data;
         int j = owned_part(g);
         lo = g->lo[j];
@@ -457,7 +457,7 @@ int loom_ring_done(void *array, size_t first, size_t n)
     struct ring *g = a->policy_data;
     int j = owned_part(g);
     if (first < g->lo[j] || first > g->lo[j + 1] || n > g->lo[j + 1] - first) {
-        loom_log("loom_ring_done: units %zu to %zu of '%s' are not all in this rank's partition",
+        loom_rt_log("loom_ring_done: units %zu to %zu of '%s' are not all in this rank's partition",
                  first, first + n, a->name);
         return LOOM_ERR_ARG;
     }
@@ -467,14 +467,14 @@ int loom_ring_done(void *array, size_t first, size_t n)
 
 int loom_ring_rotate(void)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
     if (P() == 1)
         return LOOM_OK;
-    int n = atomic_load(&loom_nallocs);
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int i = 0; i < n; i++) { /* forward what is left of each partition */
-        loom_dsm_alloc *a = loom_allocs[i];
-        if (!a || !a->live || a->policy != &loom_policy_ring)
+        loom_dsm_alloc *a = loom_dsm_allocs[i];
+        if (!a || !a->live || a->policy != &loom_dsm_policy_ring)
             continue;
         struct ring *g = a->policy_data;
         int j = owned_part(g);
@@ -482,14 +482,14 @@ int loom_ring_rotate(void)
     }
     int rotation_ends = 0;
     for (int i = 0; i < n; i++) { /* take the next partition */
-        loom_dsm_alloc *a = loom_allocs[i];
-        if (!a || !a->live || a->policy != &loom_policy_ring)
+        loom_dsm_alloc *a = loom_dsm_allocs[i];
+        if (!a || !a->live || a->policy != &loom_dsm_policy_ring)
             continue;
         struct ring *g = a->policy_data;
         int old = owned_part(g);
         g->t++;
         int j = owned_part(g);
-        loom_tp_wait_flag_until(&g->arrived[j], g->lo[j + 1] - g->lo[j]);
+        loom_rt_tp_wait_flag_until(&g->arrived[j], g->lo[j + 1] - g->lo[j]);
         atomic_store(&g->arrived[j], 0);
         memset(g->sent + g->lo[old], 0, g->lo[old + 1] - g->lo[old]);
         decide_dense(g, g->lo[old + 1] - g->lo[old]);
@@ -503,7 +503,7 @@ int loom_ring_rotate(void)
         rotation_ends |= g->t % (uint64_t)P() == 0;
     }
     if (rotation_ends)
-        loom_coll_barrier();
+        loom_rt_coll_barrier();
     return LOOM_OK;
 }
 
@@ -546,7 +546,7 @@ static int set_bounds(loom_dsm_alloc *a, const size_t *lo, int mirrored)
     g->mirrored = !!mirrored;
     restamp(a, g);
     snapshot(a, g);
-    loom_coll_barrier(); /* nobody forwards by the new bounds before all have them */
+    loom_rt_coll_barrier(); /* nobody forwards by the new bounds before all have them */
     if (loom_dsm_check) {
         expose_units(a, 0, a->nunits, PROT_NONE);
         expose(a, g, owned_part(g), PROT_READ | PROT_WRITE);
@@ -607,7 +607,7 @@ static int restore(loom_dsm_alloc *a, uint64_t t, const uint64_t *lo)
     return LOOM_OK;
 }
 
-const loom_policy loom_policy_ring = {
+const loom_policy loom_dsm_policy_ring = {
     .name = "ring",
     .read_miss = violation,
     .first_write = violation,

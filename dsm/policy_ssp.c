@@ -9,15 +9,15 @@
  * or LOOM_STALENESS. */
 #include "dsm.h"
 
-const loom_policy loom_policy_ssp = {
+const loom_policy loom_dsm_policy_ssp = {
     .name = "ssp",
     .notices = 1,
     .uses_staleness = 1,
     .homes_in_place = 1,
-    .read_miss = loom_rc_read_miss,
-    .first_write = loom_rc_first_write,
-    .row_miss = loom_rc_row_miss,
-    .release = loom_rc_release,
-    .acquire = loom_rc_acquire,
-    .clock = loom_rc_clock,
+    .read_miss = loom_dsm_rc_read_miss,
+    .first_write = loom_dsm_rc_first_write,
+    .row_miss = loom_dsm_rc_row_miss,
+    .release = loom_dsm_rc_release,
+    .acquire = loom_dsm_rc_acquire,
+    .clock = loom_dsm_rc_clock,
 };

@@ -16,21 +16,21 @@
 
 #include <stdint.h>
 
-/* Contract (release): what loom_rc_release does (the dirty units' diffs
+/* Contract (release): what loom_dsm_rc_release does (the dirty units' diffs
  * into the flush; page units clean), then every clean copy is invalid.
  * The flush copied the records, so dropping the units loses nothing. */
 static void release(loom_dsm_alloc *a)
 {
-    loom_rc_release(a);
-    loom_rc_invalidate(a, UINT64_MAX);
+    loom_dsm_rc_release(a);
+    loom_dsm_rc_invalidate(a, UINT64_MAX);
 }
 
-const loom_policy loom_policy_writethrough = {
+const loom_policy loom_dsm_policy_writethrough = {
     .name = "writethrough",
-    .read_miss = loom_rc_read_miss,
-    .first_write = loom_rc_first_write,
-    .row_miss = loom_rc_row_miss,
+    .read_miss = loom_dsm_rc_read_miss,
+    .first_write = loom_dsm_rc_first_write,
+    .row_miss = loom_dsm_rc_row_miss,
     .release = release,
-    .acquire = loom_rc_acquire,
-    .clock = loom_rc_clock,
+    .acquire = loom_dsm_rc_acquire,
+    .clock = loom_dsm_rc_clock,
 };

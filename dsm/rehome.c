@@ -28,7 +28,7 @@ int loom_dsm_rehome_eligible(const loom_dsm_alloc *a)
 {
     return a->kind == LOOM_UNIT_ROW && !a->inplace && !a->average && !a->writer &&
            !a->policy->plain &&
-           (a->policy == loom_policy_find("bsp") || a->policy == loom_policy_find("ssp"));
+           (a->policy == loom_dsm_policy_find("bsp") || a->policy == loom_dsm_policy_find("ssp"));
 }
 
 /* Get into store (slot order: the units homed here under home[], in unit
@@ -38,9 +38,9 @@ static void move_in(loom_dsm_alloc *a, const int *home, size_t nhome, char *stor
 {
     size_t *mine = malloc((nhome + 1) * sizeof *mine), k = 0;
     if (!mine)
-        loom_die(1, "out of memory moving the homes of '%s'", a->name);
+        loom_rt_die(1, "out of memory moving the homes of '%s'", a->name);
     for (size_t u = 0; u < a->nunits; u++)
-        if (home[u] == loom_icv.rank)
+        if (home[u] == loom_rt_icv.rank)
             mine[k++] = u;
     loom_dsm_fetch_units(a, mine, k, store);
     free(mine);
@@ -49,14 +49,14 @@ static void move_in(loom_dsm_alloc *a, const int *home, size_t nhome, char *stor
 void loom_dsm_set_homes(loom_dsm_alloc *a, const int *home)
 {
     memcpy(a->home, home, a->nunits * sizeof *home);
-    if (loom_dist_slots(a->home, a->nunits, a->slot, &a->nhome))
-        loom_die(1, "out of memory placing the homes of '%s'", a->name);
+    if (loom_dsm_dist_slots(a->home, a->nunits, a->slot, &a->nhome))
+        loom_rt_die(1, "out of memory placing the homes of '%s'", a->name);
     a->homehash = 0;
 }
 
 int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
 {
-    const int P = loom_icv.nranks, me = loom_icv.rank;
+    const int P = loom_rt_icv.nranks, me = loom_rt_icv.rank;
     const size_t N = a->nunits;
     int *home = malloc((N + 1) * sizeof *home);
     uint32_t *slot = malloc((N + 1) * sizeof *slot);
@@ -67,7 +67,7 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
     for (size_t u = 0; !bad && u < N; u++)
         if ((home[u] = newhome[u]) < 0 || home[u] >= P)
             bad = 2;
-    if (!bad && loom_dist_slots(home, N, slot, &nhome))
+    if (!bad && loom_dsm_dist_slots(home, N, slot, &nhome))
         bad = 1;
     loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
     size_t len = loom_dsm_store_len(nhome, a->unit);
@@ -81,11 +81,11 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
     size_t rlen = 0;
     if (!rc) {
         move_in(a, home, nhome, store);
-        loom_coll_barrier(); /* every get from an old store has landed */
-        int32_t net = loom_tp_mem_map(store, len, &memh, &rkey, &rlen) != 0;
+        loom_rt_coll_barrier(); /* every get from an old store has landed */
+        int32_t net = loom_rt_tp_mem_map(store, len, &memh, &rkey, &rlen) != 0;
         loom_allreduce(LOOM_IN_PLACE, &net, 1, LOOM_INT32, LOOM_MAX);
         if (net && memh)
-            loom_tp_mem_unmap(memh), loom_tp_rkey_buffer_free(rkey);
+            loom_rt_tp_mem_unmap(memh), loom_rt_tp_rkey_buffer_free(rkey);
         rc = net ? LOOM_ERR_NET : LOOM_OK;
     }
     if (!rc)
@@ -114,6 +114,6 @@ int loom_dsm_rehome(loom_dsm_alloc *a, const int *newhome)
     a->rkeys = keys;
     a->store_base = base;
     a->homehash = 0; /* recomputed when a checkpoint asks */
-    loom_coll_barrier(); /* no rank reaches a new home before it has the new maps */
+    loom_rt_coll_barrier(); /* no rank reaches a new home before it has the new maps */
     return LOOM_OK;
 }

@@ -21,11 +21,11 @@ static loom_dsm_alloc *checked(void *array, size_t row, const char *fn)
 {
     loom_dsm_alloc *a = loom_dsm_lookup_base(array);
     if (!a)
-        loom_log("%s: %p is not an address loom_alloc returned", fn, array);
+        loom_rt_log("%s: %p is not an address loom_alloc returned", fn, array);
     else if (a->kind != LOOM_UNIT_ROW)
-        loom_log("%s: '%s' has page units, not rows", fn, a->name);
+        loom_rt_log("%s: '%s' has page units, not rows", fn, a->name);
     else if (row >= a->nunits)
-        loom_log("%s: row %zu is out of range for '%s' (%zu rows)", fn, row, a->name,
+        loom_rt_log("%s: row %zu is out of range for '%s' (%zu rows)", fn, row, a->name,
                  a->nunits);
     else
         return a;
@@ -70,7 +70,7 @@ static int fetch_rows(loom_dsm_alloc *a, const size_t *rows, size_t n, int refre
                 atomic_flag_test_and_set_explicit(&a->ulock[r], memory_order_acquire))
                 continue;
             if (atomic_load(&a->state[r]) != U_INVALID) {
-                loom_unit_unlock(a, r);
+                loom_dsm_unit_unlock(a, r);
                 continue;
             }
             got[k++] = r;
@@ -79,12 +79,12 @@ static int fetch_rows(loom_dsm_alloc *a, const size_t *rows, size_t n, int refre
         for (size_t j = 0; j < k; j++) {
             size_t r = got[j];
             if (a->put[r] & ADD)
-                loom_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
+                loom_rt_reduce_local(a->base + r * a->unit, a->twin[r], a->unit / a->esize,
                                   a->type, LOOM_SUM);
             a->stamp[r] = stamp;
-            loom_cache_use(a, r);
+            loom_dsm_cache_use(a, r);
             atomic_store(&a->state[r], U_CLEAN);
-            loom_unit_unlock(a, r);
+            loom_dsm_unit_unlock(a, r);
         }
         if (refresh) {
             atomic_fetch_add(&a->stats.refreshed, k);
@@ -104,7 +104,7 @@ static void fetch_dropped(loom_dsm_alloc *a)
 {
     struct loom_rows *d = atomic_exchange(&a->dropped, NULL);
     if (d && fetch_rows(a, d->row, d->n, 1))
-        loom_die(1, "out of memory (refreshing '%s')", a->name);
+        loom_rt_die(1, "out of memory (refreshing '%s')", a->name);
     free(d);
 }
 
@@ -116,15 +116,15 @@ const void *loom_row_get(void *array, size_t row)
     if (a->state && atomic_load(&a->state[row]) == U_INVALID) {
         if (atomic_load_explicit(&a->dropped, memory_order_relaxed))
             fetch_dropped(a);
-        loom_unit_lock(a, row);
+        loom_dsm_unit_lock(a, row);
         ensure(a, row);
-        loom_unit_unlock(a, row);
+        loom_dsm_unit_unlock(a, row);
     } else if (a->state) {
         atomic_fetch_add(&a->stats.hits, 1);
         loom_dsm_note_read(a, loom_dsm_stamp(a, row));
     }
     if (a->state)
-        loom_cache_use(a, row);
+        loom_dsm_cache_use(a, row);
     if (__builtin_expect(a->readmark != NULL, 0))
         loom_dsm_note_read_row(a, row);
     return a->base + row * a->unit;
@@ -135,7 +135,7 @@ int loom_row_put(void *array, size_t row, const void *data)
     loom_dsm_alloc *a = checked(array, row, "loom_row_put");
     if (!a || !data)
         return LOOM_ERR_ARG;
-    loom_unit_lock(a, row);
+    loom_dsm_unit_lock(a, row);
     memcpy(a->base + row * a->unit, data, a->unit);
     if (a->state) {
         atomic_store(&a->state[row], U_CLEAN);
@@ -144,24 +144,24 @@ int loom_row_put(void *array, size_t row, const void *data)
         a->put[row] = (uint8_t)((a->put[row] & ~ADD) | PUT);
         listed(a, row);
     }
-    loom_unit_unlock(a, row);
+    loom_dsm_unit_unlock(a, row);
     return LOOM_OK;
 }
 
 /* The row's working copy was written in place by its only writer (a
  * serializable loop's pinned rows): release it as a put at the next
  * release point. */
-void loom_row_mark_put(loom_dsm_alloc *a, size_t row)
+void loom_dsm_row_mark_put(loom_dsm_alloc *a, size_t row)
 {
     if (!a->state)
         return;
-    loom_unit_lock(a, row);
+    loom_dsm_unit_lock(a, row);
     atomic_store(&a->state[row], U_CLEAN);
     if (a->put[row] & ADD)
         memset(a->twin[row], 0, a->unit);
     a->put[row] = (uint8_t)((a->put[row] & ~ADD) | PUT);
     listed(a, row);
-    loom_unit_unlock(a, row);
+    loom_dsm_unit_unlock(a, row);
 }
 
 /* Where an add to row goes; caller holds the row's lock.  *b: the rank's
@@ -199,13 +199,13 @@ int loom_row_add(void *array, size_t row, const void *delta)
         return LOOM_ERR_ARG;
     size_t n = a->unit / a->esize;
     char *t, *b;
-    loom_unit_lock(a, row);
+    loom_dsm_unit_lock(a, row);
     int rc = add_targets(a, row, &t, &b);
     if (t)
-        loom_reduce_local(t, delta, n, a->type, LOOM_SUM);
+        loom_rt_reduce_local(t, delta, n, a->type, LOOM_SUM);
     if (b) /* own writes stay visible */
-        loom_reduce_local(b, delta, n, a->type, LOOM_SUM);
-    loom_unit_unlock(a, row);
+        loom_rt_reduce_local(b, delta, n, a->type, LOOM_SUM);
+    loom_dsm_unit_unlock(a, row);
     return rc;
 }
 
@@ -239,11 +239,11 @@ int loom_row_add(void *array, size_t row, const void *delta)
  * difference: the same bits.  copy may be the rank's copy of the row
  * itself (written in place since orig was taken): the difference then
  * goes to the twin only.  Takes the row's lock; any thread. */
-int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig)
+int loom_dsm_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig)
 {
     size_t n = a->unit / a->esize;
     char *t, *b;
-    loom_unit_lock(a, row);
+    loom_dsm_unit_lock(a, row);
     int rc = add_targets(a, row, &t, &b);
     if (b == copy) /* in place: the copy holds the change already */
         b = NULL;
@@ -253,7 +253,7 @@ int loom_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const voi
     case LOOM_FLOAT: ADD_DIFF(float, float); break;
     case LOOM_DOUBLE: ADD_DIFF(double, double); break;
     }
-    loom_unit_unlock(a, row);
+    loom_dsm_unit_unlock(a, row);
     return rc;
 }
 #undef ADD_DIFF
@@ -262,12 +262,12 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
 {
     loom_dsm_alloc *a = loom_dsm_lookup_base(array);
     if (!a || a->kind != LOOM_UNIT_ROW || (n && !rows)) {
-        loom_log("loom_row_prefetch: %p is not a row-unit allocation", array);
+        loom_rt_log("loom_row_prefetch: %p is not a row-unit allocation", array);
         return LOOM_ERR_ARG;
     }
     for (size_t i = 0; i < n; i++)
         if (rows[i] >= a->nunits) {
-            loom_log("loom_row_prefetch: row %zu is out of range for '%s' (%zu rows)",
+            loom_rt_log("loom_row_prefetch: row %zu is out of range for '%s' (%zu rows)",
                      rows[i], a->name, a->nunits);
             return LOOM_ERR_ARG;
         }
@@ -277,9 +277,9 @@ int loom_row_prefetch(void *array, const size_t *rows, size_t n)
     return fetch_rows(a, rows, n, 0);
 }
 
-int loom_row_refresh(loom_dsm_alloc *a)
+int loom_dsm_row_refresh(loom_dsm_alloc *a)
 {
-    if (!a->state || a->kind != LOOM_UNIT_ROW || loom_policy_rotates(a->policy))
+    if (!a->state || a->kind != LOOM_UNIT_ROW || loom_dsm_policy_rotates(a->policy))
         return LOOM_OK;
     if (a->used)
         return LOOM_ERR_ARG;
@@ -298,9 +298,9 @@ int loom_row_refresh(loom_dsm_alloc *a)
      * loom_row_get caller would */
     for (size_t r = 0; !rc && r < a->nunits; r++)
         while (atomic_load(&a->state[r]) == U_INVALID) {
-            loom_unit_lock(a, r);
+            loom_dsm_unit_lock(a, r);
             ensure(a, r);
-            loom_unit_unlock(a, r);
+            loom_dsm_unit_unlock(a, r);
         }
     if (!rc)
         atomic_store(&a->fresh_gen, gen);

@@ -13,10 +13,10 @@
 void loom_dsm_store_free(loom_dsm_alloc *a)
 {
     if (a->memh)
-        loom_tp_mem_unmap(a->memh);
-    for (int r = 0; a->rkeys && r < loom_icv.nranks; r++)
+        loom_rt_tp_mem_unmap(a->memh);
+    for (int r = 0; a->rkeys && r < loom_rt_icv.nranks; r++)
         if (a->rkeys[r])
-            loom_tp_rkey_destroy(a->rkeys[r]);
+            loom_rt_tp_rkey_destroy(a->rkeys[r]);
     if (a->store && !a->inplace)
         munmap(a->store, loom_dsm_store_len(a->nhome, a->unit));
     a->memh = NULL;
@@ -30,19 +30,19 @@ void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *b
 {
     int64_t maxlen = (int64_t)rlen;
     loom_allreduce(LOOM_IN_PLACE, &maxlen, 1, LOOM_INT64, LOOM_MAX);
-    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_icv.nranks;
+    size_t rec = 16 + (size_t)maxlen, P = (size_t)loom_rt_icv.nranks;
     uint8_t *mine = calloc(1, rec), *all = calloc(P, rec);
     if (!mine || !all)
-        loom_die(1, "out of memory exchanging the keys of a store");
+        loom_rt_die(1, "out of memory exchanging the keys of a store");
     uint64_t sb = (uint64_t)(uintptr_t)store;
     memcpy(mine, &sb, 8);
     memcpy(mine + 8, &rlen, 8);
     memcpy(mine + 16, rkey, rlen);
-    loom_tp_rkey_buffer_free(rkey);
-    loom_allgather(mine, all, rec);
+    loom_rt_tp_rkey_buffer_free(rkey);
+    loom_rt_allgather(mine, all, rec);
     for (size_t r = 0; r < P; r++) {
         memcpy(&base[r], all + r * rec, 8);
-        keys[r] = (int)r != loom_icv.rank ? loom_tp_rkey_unpack((int)r, all + r * rec + 16) : NULL;
+        keys[r] = (int)r != loom_rt_icv.rank ? loom_rt_tp_rkey_unpack((int)r, all + r * rec + 16) : NULL;
     }
     free(mine);
     free(all);
@@ -53,6 +53,6 @@ void loom_dsm_share_keys(const void *store, void *rkey, size_t rlen, uint64_t *b
 void loom_dsm_protect(loom_dsm_alloc *a, size_t u0, size_t u1, int prot)
 {
     if (u1 > u0 && mprotect(a->base + u0 * a->unit, (u1 - u0) * a->unit, prot))
-        loom_die(1, "mprotect of '%s' failed (vm.max_map_count too low for %zu units? "
+        loom_rt_die(1, "mprotect of '%s' failed (vm.max_map_count too low for %zu units? "
                  "use a larger page_unit)", a->name, a->nunits);
 }

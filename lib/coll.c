@@ -26,7 +26,7 @@ static uint64_t seq;
 
 static uint64_t tag_of(uint64_t s, unsigned step) { return s << 16 | step; }
 
-size_t loom_type_size(loom_type t)
+size_t loom_rt_type_size(loom_type t)
 {
     return t == LOOM_INT32 || t == LOOM_FLOAT ? 4 : 8;
 }
@@ -52,7 +52,7 @@ size_t loom_type_size(loom_type t)
             for (size_t i = 0; i < n; i++) x[i] = y[i] > x[i] ? y[i] : x[i]; \
     } while (0)
 
-void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op)
+void loom_rt_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op)
 {
     switch (t) {
     case LOOM_INT32: REDUCE(int32_t, uint32_t); break;
@@ -67,21 +67,21 @@ void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op
 static void exchange(int dst, const void *a, size_t alen, int src, void *b,
                      size_t blen, uint64_t tag)
 {
-    loom_sreq *s = loom_tp_isend(dst, tag, a, alen);
-    loom_tp_recv(src, tag, b, blen);
-    loom_tp_wait_send(s);
+    loom_sreq *s = loom_rt_tp_isend(dst, tag, a, alen);
+    loom_rt_tp_recv(src, tag, b, blen);
+    loom_rt_tp_wait_send(s);
 }
 
 static int check_state(void)
 {
-    return loom_state == 1 ? LOOM_OK : LOOM_ERR_STATE;
+    return loom_rt_state == 1 ? LOOM_OK : LOOM_ERR_STATE;
 }
 
-int loom_coll_barrier(void)
+int loom_rt_coll_barrier(void)
 {
     if (check_state())
         return LOOM_ERR_STATE;
-    int P = loom_icv.nranks, r = loom_icv.rank;
+    int P = loom_rt_icv.nranks, r = loom_rt_icv.rank;
     if (P == 1)
         return LOOM_OK;
     uint64_t s = ++seq;
@@ -93,7 +93,7 @@ int loom_coll_barrier(void)
 
 static int (*is_loom_memory)(const void *p);
 
-void loom_coll_set_bounce(int (*fn)(const void *p))
+void loom_rt_coll_set_bounce(int (*fn)(const void *p))
 {
     is_loom_memory = fn;
 }
@@ -109,7 +109,7 @@ static char *bounce_in(void *buf, size_t bytes, int copy)
         return buf;
     char *t = malloc(bytes);
     if (!t)
-        loom_die(1, "out of memory (a collective's copy of %zu bytes)", bytes);
+        loom_rt_die(1, "out of memory (a collective's copy of %zu bytes)", bytes);
     if (copy)
         memcpy(t, buf, bytes);
     return t;
@@ -140,14 +140,14 @@ static int min_int(int a, int b) { return a < b ? a : b; }
  * chunks of its subtree (scatter). */
 static void binomial(char *buf, size_t bytes, int root, int whole, uint64_t s)
 {
-    int P = loom_icv.nranks, vr = (loom_icv.rank - root + P) % P;
+    int P = loom_rt_icv.nranks, vr = (loom_rt_icv.rank - root + P) % P;
     int mask = 1;
     while (mask < P) {
         if (vr & mask) {
             int src = (vr - mask + root) % P;
             size_t lo = whole ? 0 : chunk_off(bytes, P, vr);
             size_t hi = whole ? bytes : chunk_off(bytes, P, min_int(vr + mask, P));
-            loom_tp_recv(src, tag_of(s, 0), buf + lo, hi - lo);
+            loom_rt_tp_recv(src, tag_of(s, 0), buf + lo, hi - lo);
             break;
         }
         mask <<= 1;
@@ -160,10 +160,10 @@ static void binomial(char *buf, size_t bytes, int root, int whole, uint64_t s)
             continue;
         size_t lo = whole ? 0 : chunk_off(bytes, P, c);
         size_t hi = whole ? bytes : chunk_off(bytes, P, min_int(c + mask, P));
-        reqs[nreq++] = loom_tp_isend((c + root) % P, tag_of(s, 0), buf + lo, hi - lo);
+        reqs[nreq++] = loom_rt_tp_isend((c + root) % P, tag_of(s, 0), buf + lo, hi - lo);
     }
     for (int i = 0; i < nreq; i++)
-        loom_tp_wait_send(reqs[i]);
+        loom_rt_tp_wait_send(reqs[i]);
 }
 
 static int bcast(void *buf, size_t bytes, int root);
@@ -172,9 +172,9 @@ int loom_bcast(void *buf, size_t bytes, int root)
 {
     if (check_state())
         return LOOM_ERR_STATE;
-    if (root < 0 || root >= loom_icv.nranks || (!buf && bytes))
+    if (root < 0 || root >= loom_rt_icv.nranks || (!buf && bytes))
         return LOOM_ERR_ARG;
-    int me = loom_icv.rank == root;
+    int me = loom_rt_icv.rank == root;
     char *t = bounce_in(buf, bytes, me);
     int rc = bcast(t, bytes, root);
     bounce_out(buf, t, bytes, !me);
@@ -184,7 +184,7 @@ int loom_bcast(void *buf, size_t bytes, int root)
 /* loom_bcast on buf (not Loom memory), arguments checked. */
 static int bcast(void *buf, size_t bytes, int root)
 {
-    int P = loom_icv.nranks;
+    int P = loom_rt_icv.nranks;
     if (P == 1)
         return LOOM_OK;
     uint64_t s = ++seq;
@@ -195,8 +195,8 @@ static int bcast(void *buf, size_t bytes, int root)
     binomial(buf, bytes, root, 0, s);
     /* Ring allgather: in step i pass chunk (v - i) right, take (v - i - 1)
      * from the left. */
-    int vr = (loom_icv.rank - root + P) % P;
-    int right = (loom_icv.rank + 1) % P, left = (loom_icv.rank - 1 + P) % P;
+    int vr = (loom_rt_icv.rank - root + P) % P;
+    int right = (loom_rt_icv.rank + 1) % P, left = (loom_rt_icv.rank - 1 + P) % P;
     char *b = buf;
     for (int i = 0; i < P - 1; i++) {
         int cs = (vr - i + P) % P, cr = (vr - i - 1 + P) % P;
@@ -215,7 +215,7 @@ static void *scratch(size_t n)
     if (n > cap) {
         void *nb = realloc(buf, n);
         if (!nb)
-            loom_die(LOOM_EXIT_PEER, "out of memory (%zu bytes of scratch)", n);
+            loom_rt_die(LOOM_EXIT_PEER, "out of memory (%zu bytes of scratch)", n);
         buf = nb;
         cap = n;
     }
@@ -229,14 +229,14 @@ static int real_rank(int nr, int rem) { return nr < rem ? 2 * nr + 1 : nr + rem;
 static void rd_allreduce(char *buf, size_t count, loom_type t, loom_op op,
                          int me, int pof2, int rem, uint64_t s)
 {
-    size_t es = loom_type_size(t), bytes = count * es;
+    size_t es = loom_rt_type_size(t), bytes = count * es;
     char *tmp = scratch(bytes);
     unsigned step = 1;
     if (bytes < LARGE || count < (size_t)pof2) {
         for (int mask = 1; mask < pof2; mask <<= 1, step++) {
             int peer = real_rank(me ^ mask, rem);
             exchange(peer, buf, bytes, peer, tmp, bytes, tag_of(s, step));
-            loom_reduce_local(buf, tmp, count, t, op);
+            loom_rt_reduce_local(buf, tmp, count, t, op);
         }
         return;
     }
@@ -249,7 +249,7 @@ static void rd_allreduce(char *buf, size_t count, loom_type t, loom_op op,
         size_t ko = chunk_off(count, pof2, klo) * es, ke = chunk_off(count, pof2, khi) * es;
         size_t go = chunk_off(count, pof2, glo) * es, ge = chunk_off(count, pof2, ghi) * es;
         exchange(peer, buf + go, ge - go, peer, tmp + ko, ke - ko, tag_of(s, step));
-        loom_reduce_local(buf + ko, tmp + ko, (ke - ko) / es, t, op);
+        loom_rt_reduce_local(buf + ko, tmp + ko, (ke - ko) / es, t, op);
         los[depth] = lo;
         his[depth++] = hi;
         lo = klo;
@@ -278,7 +278,7 @@ int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
     if ((unsigned)type > LOOM_DOUBLE || (unsigned)op > LOOM_MAX ||
         (count && (!send || !recv)))
         return LOOM_ERR_ARG;
-    size_t bytes = count * loom_type_size(type);
+    size_t bytes = count * loom_rt_type_size(type);
     int inplace = send == LOOM_IN_PLACE || send == recv;
     char *t = bounce_in(recv, bytes, inplace);
     if (!inplace)
@@ -291,8 +291,8 @@ int loom_allreduce(const void *send, void *recv, size_t count, loom_type type,
 /* loom_allreduce in place on recv (not Loom memory). */
 static int allreduce(void *recv, size_t count, loom_type type, loom_op op)
 {
-    size_t bytes = count * loom_type_size(type);
-    int P = loom_icv.nranks, r = loom_icv.rank;
+    size_t bytes = count * loom_rt_type_size(type);
+    int P = loom_rt_icv.nranks, r = loom_rt_icv.rank;
     if (P == 1 || count == 0)
         return LOOM_OK;
     uint64_t s = ++seq;
@@ -303,12 +303,12 @@ static int allreduce(void *recv, size_t count, loom_type type, loom_op op)
     char *buf = recv;
     if (r < 2 * rem) { /* fold: even ranks hand their vector to the odd one */
         if (r % 2 == 0) {
-            loom_tp_wait_send(loom_tp_isend(r + 1, tag_of(s, 0), buf, bytes));
+            loom_rt_tp_wait_send(loom_rt_tp_isend(r + 1, tag_of(s, 0), buf, bytes));
             me = -1;
         } else {
             char *tmp = scratch(bytes);
-            loom_tp_recv(r - 1, tag_of(s, 0), tmp, bytes);
-            loom_reduce_local(buf, tmp, count, type, op);
+            loom_rt_tp_recv(r - 1, tag_of(s, 0), tmp, bytes);
+            loom_rt_reduce_local(buf, tmp, count, type, op);
             me = r / 2;
         }
     } else
@@ -317,20 +317,20 @@ static int allreduce(void *recv, size_t count, loom_type type, loom_op op)
         rd_allreduce(buf, count, type, op, me, pof2, rem, s);
     if (r < 2 * rem) { /* unfold */
         if (r % 2 == 0)
-            loom_tp_recv(r + 1, tag_of(s, 0xffff), buf, bytes);
+            loom_rt_tp_recv(r + 1, tag_of(s, 0xffff), buf, bytes);
         else
-            loom_tp_wait_send(loom_tp_isend(r - 1, tag_of(s, 0xffff), buf, bytes));
+            loom_rt_tp_wait_send(loom_rt_tp_isend(r - 1, tag_of(s, 0xffff), buf, bytes));
     }
     return LOOM_OK;
 }
 
 /* Ring allgather: in step i pass block (r - i) right, take (r - i - 1)
  * from the left. */
-int loom_allgather(const void *mine, void *all, size_t len)
+int loom_rt_allgather(const void *mine, void *all, size_t len)
 {
     if (check_state())
         return LOOM_ERR_STATE;
-    int P = loom_icv.nranks, r = loom_icv.rank;
+    int P = loom_rt_icv.nranks, r = loom_rt_icv.rank;
     char *a = all;
     memmove(a + (size_t)r * len, mine, len);
     if (P == 1)

@@ -23,7 +23,7 @@
  * (n masks) are the masks of the other ranks on its host: Σ over mine's
  * CPUs of 1 / (1 + the others that have it), rounded down, at least 1.
  * Pure; tests/unit/test_cores.c checks it. */
-int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n)
+int loom_rt_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n)
 {
     double share = 0;
     for (int c = 0; c < CPU_SETSIZE; c++) {
@@ -42,7 +42,7 @@ int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n)
  * 2 or 4 a free core is half or a quarter of the machine; ranks of several
  * threads (the default share) compute in OpenMP teams that leave the
  * agents the moments between loops. */
-int loom_cores_full(int ranks, long long threads, int cpus)
+int loom_rt_cores_full(int ranks, long long threads, int cpus)
 {
     return ranks > 1 && cpus >= 8 && ranks >= cpus && threads >= cpus;
 }
@@ -59,7 +59,7 @@ struct mine {
  * team size changes. */
 void loom_rt_share_cores(void)
 {
-    int P = loom_icv.nranks, me = loom_icv.rank;
+    int P = loom_rt_icv.nranks, me = loom_rt_icv.rank;
     int chosen = getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS");
     struct mine m;
     memset(&m, 0, sizeof m);
@@ -68,26 +68,26 @@ void loom_rt_share_cores(void)
     struct mine *all = malloc((size_t)P * sizeof *all);
     cpu_set_t *others = malloc((size_t)P * sizeof *others);
     if (!all || !others)
-        loom_die(LOOM_EXIT_PEER, "out of memory");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory");
     int n = 0;
     /* Two rounds: the masks, then the threads each rank settled on. */
-    if (loom_allgather(&m, all, sizeof m))
-        loom_die(LOOM_EXIT_PEER, "cannot exchange CPU masks");
+    if (loom_rt_allgather(&m, all, sizeof m))
+        loom_rt_die(LOOM_EXIT_PEER, "cannot exchange CPU masks");
     for (int r = 0; r < P; r++)
-        if (r != me && !strcmp(loom_tp_host(r), loom_tp_host(me)))
+        if (r != me && !strcmp(loom_rt_tp_host(r), loom_rt_tp_host(me)))
             others[n++] = all[r].mask;
     if (!chosen && CPU_COUNT(&m.mask) > 0)
-        omp_set_num_threads(loom_cores_share(&m.mask, others, n));
+        omp_set_num_threads(loom_rt_cores_share(&m.mask, others, n));
     m.threads = omp_get_max_threads();
-    if (loom_allgather(&m, all, sizeof m))
-        loom_die(LOOM_EXIT_PEER, "cannot exchange thread counts");
+    if (loom_rt_allgather(&m, all, sizeof m))
+        loom_rt_die(LOOM_EXIT_PEER, "cannot exchange thread counts");
     /* The lowest rank of a host whose threads outnumber its CPUs says so. */
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
     int64_t threads = 0;
     int ranks = 0, first = -1;
     for (int r = 0; r < P; r++) {
-        if (strcmp(loom_tp_host(r), loom_tp_host(me)))
+        if (strcmp(loom_rt_tp_host(r), loom_rt_tp_host(me)))
             continue;
         first = first < 0 ? r : first;
         CPU_OR(&cpus, &cpus, &all[r].mask);
@@ -95,19 +95,19 @@ void loom_rt_share_cores(void)
         ranks++;
     }
     if (first == me && CPU_COUNT(&cpus) > 0 && threads > CPU_COUNT(&cpus) && threads > ranks)
-        loom_log("warning: %d ranks on host %s run %lld OpenMP threads on %d CPUs: spinning "
+        loom_rt_log("warning: %d ranks on host %s run %lld OpenMP threads on %d CPUs: spinning "
                  "threads will wait for each other's CPU, many times slower; lower "
                  "OMP_NUM_THREADS or leave it unset (each rank then takes its share), or "
                  "set OMP_WAIT_POLICY=passive (docs/launcher.md, \"Threads per rank\")",
-                 ranks, loom_tp_host(me), (long long)threads, CPU_COUNT(&cpus));
-    else if (first == me && loom_cores_full(ranks, threads, CPU_COUNT(&cpus)))
-        loom_log("warning: %d ranks on host %s run %lld OpenMP threads on its %d CPUs, leaving "
+                 ranks, loom_rt_tp_host(me), (long long)threads, CPU_COUNT(&cpus));
+    else if (first == me && loom_rt_cores_full(ranks, threads, CPU_COUNT(&cpus)))
+        loom_rt_log("warning: %d ranks on host %s run %lld OpenMP threads on its %d CPUs, leaving "
                  "none to their progress agents and UCX threads; on a 16-core host 12 ranks "
                  "ran as fast as 16 for every app measured: leave a core or more free "
                  "(docs/launcher.md, \"Ranks or threads\")",
-                 ranks, loom_tp_host(me), (long long)threads, CPU_COUNT(&cpus));
-    if (loom_icv.stats)
-        loom_log("%lld OpenMP thread%s (%s), %d CPUs in its mask", (long long)m.threads,
+                 ranks, loom_rt_tp_host(me), (long long)threads, CPU_COUNT(&cpus));
+    if (loom_rt_icv.stats)
+        loom_rt_log("%lld OpenMP thread%s (%s), %d CPUs in its mask", (long long)m.threads,
                  m.threads == 1 ? "" : "s", chosen ? "OMP_NUM_THREADS" : "its share",
                  CPU_COUNT(&m.mask));
     free(all);

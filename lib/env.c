@@ -1,7 +1,7 @@
 /* env.c — every LOOM_* variable, read once into internal control variables.
  *
  * As in libgomp's env.c, the environment is parsed once (at loom_init, or
- * by loomrun at start) into the struct loom_icv; nothing else in Loom calls
+ * by loomrun at start) into the struct loom_rt_icv; nothing else in Loom calls
  * getenv for a LOOM_* name.  The table below is the single list of
  * variables: docs/env.md documents each, LOOM_DISPLAY_ENV prints them, and
  * a variable set in the environment but missing here draws a warning (a
@@ -21,7 +21,7 @@
     .dsm_arena = (size_t)1 << 40, \
     .test_kill = {.rank = -1}, .checkpoint_sync = 1, .checkpoint_chain = 8
 
-struct loom_icv loom_icv = {ICV_DEFAULTS};
+struct loom_rt_icv loom_rt_icv = {ICV_DEFAULTS};
 
 /* Plain decimal only: no leading space or '+', no hex, no exponent games
  * beyond what a person writes ("2", "0.5", "1e3"). */
@@ -34,7 +34,7 @@ static int plain_number(const char *s, int allow_minus)
     return strpbrk(s, "xXpP") == NULL;
 }
 
-int loom_parse_seconds(const char *s, double *out)
+int loom_rt_parse_seconds(const char *s, double *out)
 {
     char *end;
     if (!plain_number(s, 0))
@@ -47,7 +47,7 @@ int loom_parse_seconds(const char *s, double *out)
     return 0;
 }
 
-int loom_parse_number(const char *s, double lo, double hi, double *out)
+int loom_rt_parse_number(const char *s, double lo, double hi, double *out)
 {
     char *end;
     if (!plain_number(s, 0))
@@ -59,7 +59,7 @@ int loom_parse_number(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-int loom_parse_int(const char *s, long lo, long hi, long *out)
+int loom_rt_parse_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
     if (!plain_number(s, 1) || strchr(s, '.'))
@@ -72,7 +72,7 @@ int loom_parse_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
-int loom_parse_bool(const char *s, int *out)
+int loom_rt_parse_bool(const char *s, int *out)
 {
     static const char *yes[] = {"1", "true", "yes", "on"};
     static const char *no[] = {"0", "false", "no", "off"};
@@ -91,7 +91,7 @@ int loom_parse_bool(const char *s, int *out)
  * else than they would there.  One allocation: the pointers, then the
  * words (free the result with free).  Returns NULL with the reason in err
  * when s is not such a list or holds no word. */
-char **loom_parse_words(const char *s, char *err, size_t errlen)
+char **loom_rt_parse_words(const char *s, char *err, size_t errlen)
 {
     size_t len = strlen(s), nmax = len / 2 + 2;
     char **w = malloc(nmax * sizeof *w + len + 1);
@@ -155,7 +155,7 @@ char **loom_parse_words(const char *s, char *err, size_t errlen)
 }
 
 /* "host:port" or "[v6addr]:port", port 1..65535. */
-int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
+int loom_rt_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
 {
     const char *colon;
     size_t hl;
@@ -173,7 +173,7 @@ int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
         hl = (size_t)(colon - s);
     }
     long p;
-    if (hl == 0 || hl >= hostlen || loom_parse_int(colon + 1, 1, 65535, &p))
+    if (hl == 0 || hl >= hostlen || loom_rt_parse_int(colon + 1, 1, 65535, &p))
         return -1;
     memcpy(host, s, hl);
     host[hl] = 0;
@@ -185,19 +185,19 @@ int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port)
 
 typedef int (*setter)(const char *value);
 
-static int set_timeout(const char *v) { return loom_parse_seconds(v, &loom_icv.timeout); }
-static int set_join_timeout(const char *v) { return loom_parse_seconds(v, &loom_icv.join_timeout); }
+static int set_timeout(const char *v) { return loom_rt_parse_seconds(v, &loom_rt_icv.timeout); }
+static int set_join_timeout(const char *v) { return loom_rt_parse_seconds(v, &loom_rt_icv.join_timeout); }
 static int set_key(const char *v)
 {
-    if (loom_key_parse(v, loom_icv.job_key))
+    if (loom_rt_key_parse(v, loom_rt_icv.job_key))
         return -1;
-    loom_icv.have_key = 1;
+    loom_rt_icv.have_key = 1;
     return 0;
 }
 static int set_display(const char *v)
 {
-    if (!strcasecmp(v, "verbose")) { loom_icv.display_env = 2; return 0; }
-    return loom_parse_bool(v, &loom_icv.display_env);
+    if (!strcasecmp(v, "verbose")) { loom_rt_icv.display_env = 2; return 0; }
+    return loom_rt_parse_bool(v, &loom_rt_icv.display_env);
 }
 static int set_string(char *dst, size_t n, const char *v)
 {
@@ -210,34 +210,34 @@ static int set_rendezvous(const char *v)
 {
     char host[256];
     int port;
-    if (loom_parse_hostport(v, host, sizeof host, &port))
+    if (loom_rt_parse_hostport(v, host, sizeof host, &port))
         return -1;
     /* a host of up to 255 bytes and a port need not fit: refused, not cut */
-    return set_string(loom_icv.rendezvous, sizeof loom_icv.rendezvous, v);
+    return set_string(loom_rt_icv.rendezvous, sizeof loom_rt_icv.rendezvous, v);
 }
 static int set_rsh(const char *v)
 {
-    char why[128], **w = loom_parse_words(v, why, sizeof why);
+    char why[128], **w = loom_rt_parse_words(v, why, sizeof why);
     free(w);
-    return w ? set_string(loom_icv.rsh, sizeof loom_icv.rsh, v) : -1;
+    return w ? set_string(loom_rt_icv.rsh, sizeof loom_rt_icv.rsh, v) : -1;
 }
 static int set_rv_host(const char *v)
 {
-    return set_string(loom_icv.rendezvous_host, sizeof loom_icv.rendezvous_host, v);
+    return set_string(loom_rt_icv.rendezvous_host, sizeof loom_rt_icv.rendezvous_host, v);
 }
 static int set_staleness(const char *v)
 {
     long x;
-    if (loom_parse_int(v, 0, 1000000, &x))
+    if (loom_rt_parse_int(v, 0, 1000000, &x))
         return -1;
-    loom_icv.staleness = (int)x;
+    loom_rt_icv.staleness = (int)x;
     return 0;
 }
-static int set_stats(const char *v) { return loom_parse_bool(v, &loom_icv.stats); }
+static int set_stats(const char *v) { return loom_rt_parse_bool(v, &loom_rt_icv.stats); }
 static int set_wire(const char *v)
 {
     if (!strcasecmp(v, "fp16") || !strcasecmp(v, "fp32")) {
-        loom_icv.wire_fp16 = !strcasecmp(v, "fp16");
+        loom_rt_icv.wire_fp16 = !strcasecmp(v, "fp16");
         return 0;
     }
     return -1;
@@ -246,16 +246,16 @@ static int set_wire(const char *v)
 static int set_merge_avg(const char *v)
 {
     int x;
-    if (loom_parse_bool(v, &x))
+    if (loom_rt_parse_bool(v, &x))
         return -1;
-    loom_icv.merge_avg = 1 + x;
+    loom_rt_icv.merge_avg = 1 + x;
     return 0;
 }
 /* A policy's name, kept as given: the DSM's registry (dsm/policy.c)
  * checks it in loom_init, with a message of the same form. */
 static int set_coherence(const char *v)
 {
-    return set_string(loom_icv.coherence, sizeof loom_icv.coherence, v);
+    return set_string(loom_rt_icv.coherence, sizeof loom_rt_icv.coherence, v);
 }
 /* LOOM_CHECK: comma-separated checks; "dsm" (overwrite conflicts),
  * "serial" (serializable loops), "all"/"1" for every check, "0"/"none"
@@ -266,13 +266,13 @@ static int set_check(const char *v)
     if (strlen(v) >= sizeof buf)
         return -1;
     strcpy(buf, v);
-    loom_icv.check_dsm = loom_icv.check_serial = 0;
+    loom_rt_icv.check_dsm = loom_rt_icv.check_serial = 0;
     for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int all = !strcasecmp(t, "all") || !strcmp(t, "1");
         if (all || !strcasecmp(t, "dsm"))
-            loom_icv.check_dsm = 1;
+            loom_rt_icv.check_dsm = 1;
         if (all || !strcasecmp(t, "serial"))
-            loom_icv.check_serial = 1;
+            loom_rt_icv.check_serial = 1;
         if (!all && strcasecmp(t, "dsm") && strcasecmp(t, "serial") && strcasecmp(t, "none") &&
             strcmp(t, "0"))
             return -1;
@@ -300,7 +300,7 @@ static int set_arena(const char *v)
     double x, mult;
     if (scan_size(v, "GT", &x, &mult) || !(x >= 1 / 1024.0 && x * mult <= (double)(1ull << 46)))
         return -1;
-    loom_icv.dsm_arena = ((size_t)(x * mult) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    loom_rt_icv.dsm_arena = ((size_t)(x * mult) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
     return 0;
 }
 /* A byte count, plain or with K, M or G (powers of 1024); 0 = no cap. */
@@ -309,7 +309,7 @@ static int set_cache(const char *v)
     double x, mult;
     if (scan_size(v, "-KMG", &x, &mult) || !(x * mult < 0x1p62))
         return -1;
-    loom_icv.cache_bytes = (size_t)(x * mult);
+    loom_rt_icv.cache_bytes = (size_t)(x * mult);
     return 0;
 }
 /* LOOM_MEM_LIMIT: checked here, read by the ML library (data/mem.c). */
@@ -320,25 +320,25 @@ static int set_mem_limit(const char *v)
 }
 static int set_ckpt_dir(const char *v)
 {
-    return set_string(loom_icv.checkpoint_dir, sizeof loom_icv.checkpoint_dir, v);
+    return set_string(loom_rt_icv.checkpoint_dir, sizeof loom_rt_icv.checkpoint_dir, v);
 }
 static int set_ckpt_every(const char *v)
 {
-    return loom_parse_int(v, 0, 1L << 40, &loom_icv.checkpoint_every);
+    return loom_rt_parse_int(v, 0, 1L << 40, &loom_rt_icv.checkpoint_every);
 }
-static int set_ckpt_sync(const char *v) { return loom_parse_bool(v, &loom_icv.checkpoint_sync); }
+static int set_ckpt_sync(const char *v) { return loom_rt_parse_bool(v, &loom_rt_icv.checkpoint_sync); }
 static int set_ckpt_chain(const char *v)
 {
-    return loom_parse_int(v, 1, 1000000, &loom_icv.checkpoint_chain);
+    return loom_rt_parse_int(v, 1, 1000000, &loom_rt_icv.checkpoint_chain);
 }
 static const char *const restart_names[] = {"false", "true", "auto"};
 static int set_restart(const char *v)
 {
     if (!strcasecmp(v, "auto")) {
-        loom_icv.restart = LOOM_RESTART_AUTO;
+        loom_rt_icv.restart = LOOM_RESTART_AUTO;
         return 0;
     }
-    return loom_parse_bool(v, &loom_icv.restart); /* LOOM_RESTART_NO / _YES */
+    return loom_rt_parse_bool(v, &loom_rt_icv.restart); /* LOOM_RESTART_NO / _YES */
 }
 static const char *const kill_points[] = {"clock", "stop", "write", "commit"};
 /* LOOM_TEST_KILL=RANK:CLOCK[:POINT] (a testing aid). */
@@ -352,8 +352,8 @@ static int set_test_kill(const char *v)
     const char *r = strtok_r(buf, ":", &save), *c = strtok_r(NULL, ":", &save),
                *p = strtok_r(NULL, ":", &save);
     long rank, clock;
-    if (!r || !c || strtok_r(NULL, ":", &save) || loom_parse_int(r, 0, 1 << 20, &rank) ||
-        loom_parse_int(c, 1, 1L << 40, &clock))
+    if (!r || !c || strtok_r(NULL, ":", &save) || loom_rt_parse_int(r, 0, 1 << 20, &rank) ||
+        loom_rt_parse_int(c, 1, 1L << 40, &clock))
         return -1;
     int point = p ? -1 : LOOM_KILL_CLOCK;
     for (int i = 0; p && i < 4; i++)
@@ -361,70 +361,70 @@ static int set_test_kill(const char *v)
             point = i;
     if (point < 0)
         return -1;
-    loom_icv.test_kill.rank = (int)rank;
-    loom_icv.test_kill.clock = clock;
-    loom_icv.test_kill.point = point;
+    loom_rt_icv.test_kill.rank = (int)rank;
+    loom_rt_icv.test_kill.clock = clock;
+    loom_rt_icv.test_kill.point = point;
     return 0;
 }
-/* Rank variables are parsed by loom_discover_rank; here they are only
+/* Rank variables are parsed by loom_rt_discover_rank; here they are only
  * known names. */
 static int set_none(const char *v) { (void)v; return 0; }
 
 /* Formats the effective value of one variable for LOOM_DISPLAY_ENV. */
 typedef void (*shower)(char *buf, size_t n);
-static void show_timeout(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.timeout); }
-static void show_join(char *b, size_t n) { snprintf(b, n, "%g", loom_icv.join_timeout); }
-static void show_key(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.have_key ? "(set)" : "(unset)"); }
-static void show_rv(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous); }
+static void show_timeout(char *b, size_t n) { snprintf(b, n, "%g", loom_rt_icv.timeout); }
+static void show_join(char *b, size_t n) { snprintf(b, n, "%g", loom_rt_icv.join_timeout); }
+static void show_key(char *b, size_t n) { snprintf(b, n, "%s", loom_rt_icv.have_key ? "(set)" : "(unset)"); }
+static void show_rv(char *b, size_t n) { snprintf(b, n, "%s", loom_rt_icv.rendezvous); }
 static void show_display(char *b, size_t n)
 {
-    snprintf(b, n, "%s", loom_icv.display_env == 2 ? "verbose" : loom_icv.display_env ? "true" : "false");
+    snprintf(b, n, "%s", loom_rt_icv.display_env == 2 ? "verbose" : loom_rt_icv.display_env ? "true" : "false");
 }
-static void show_rsh(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rsh); }
+static void show_rsh(char *b, size_t n) { snprintf(b, n, "%s", loom_rt_icv.rsh); }
 static void show_coherence(char *b, size_t n)
 {
-    snprintf(b, n, "%s", loom_icv.coherence[0] ? loom_icv.coherence
-                                                : loom_icv.nranks > 1 ? "bsp" : "local");
+    snprintf(b, n, "%s", loom_rt_icv.coherence[0] ? loom_rt_icv.coherence
+                                                : loom_rt_icv.nranks > 1 ? "bsp" : "local");
 }
-static void show_staleness(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.staleness); }
-static void show_stats(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.stats ? "true" : "false"); }
-static void show_wire(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.wire_fp16 ? "fp16" : "fp32"); }
+static void show_staleness(char *b, size_t n) { snprintf(b, n, "%d", loom_rt_icv.staleness); }
+static void show_stats(char *b, size_t n) { snprintf(b, n, "%s", loom_rt_icv.stats ? "true" : "false"); }
+static void show_wire(char *b, size_t n) { snprintf(b, n, "%s", loom_rt_icv.wire_fp16 ? "fp16" : "fp32"); }
 static void show_merge_avg(char *b, size_t n)
 {
-    snprintf(b, n, "%s", loom_icv.merge_avg == 2 ? "true" : loom_icv.merge_avg ? "false" : "unset");
+    snprintf(b, n, "%s", loom_rt_icv.merge_avg == 2 ? "true" : loom_rt_icv.merge_avg ? "false" : "unset");
 }
 static void show_check(char *b, size_t n)
 {
-    snprintf(b, n, "%s", loom_icv.check_dsm && loom_icv.check_serial ? "dsm,serial"
-                         : loom_icv.check_dsm ? "dsm" : loom_icv.check_serial ? "serial" : "none");
+    snprintf(b, n, "%s", loom_rt_icv.check_dsm && loom_rt_icv.check_serial ? "dsm,serial"
+                         : loom_rt_icv.check_dsm ? "dsm" : loom_rt_icv.check_serial ? "serial" : "none");
 }
-static void show_cache(char *b, size_t n) { snprintf(b, n, "%zu", loom_icv.cache_bytes); }
+static void show_cache(char *b, size_t n) { snprintf(b, n, "%zu", loom_rt_icv.cache_bytes); }
 static void show_mem_limit(char *b, size_t n)
 {
     const char *v = getenv("LOOM_MEM_LIMIT");
     snprintf(b, n, "%s", v ? v : "none");
 }
-static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_icv.dsm_arena >> 30); }
-static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.checkpoint_dir); }
-static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_every); }
-static void show_ckpt_chain(char *b, size_t n) { snprintf(b, n, "%ld", loom_icv.checkpoint_chain); }
+static void show_arena(char *b, size_t n) { snprintf(b, n, "%zuG", loom_rt_icv.dsm_arena >> 30); }
+static void show_ckpt_dir(char *b, size_t n) { snprintf(b, n, "%s", loom_rt_icv.checkpoint_dir); }
+static void show_ckpt_every(char *b, size_t n) { snprintf(b, n, "%ld", loom_rt_icv.checkpoint_every); }
+static void show_ckpt_chain(char *b, size_t n) { snprintf(b, n, "%ld", loom_rt_icv.checkpoint_chain); }
 static void show_ckpt_sync(char *b, size_t n)
 {
-    snprintf(b, n, "%s", loom_icv.checkpoint_sync ? "true" : "false");
+    snprintf(b, n, "%s", loom_rt_icv.checkpoint_sync ? "true" : "false");
 }
-static void show_restart(char *b, size_t n) { snprintf(b, n, "%s", restart_names[loom_icv.restart]); }
+static void show_restart(char *b, size_t n) { snprintf(b, n, "%s", restart_names[loom_rt_icv.restart]); }
 static void show_test_kill(char *b, size_t n)
 {
-    if (loom_icv.test_kill.rank < 0)
+    if (loom_rt_icv.test_kill.rank < 0)
         snprintf(b, n, "%s", "");
     else
-        snprintf(b, n, "%d:%ld:%s", loom_icv.test_kill.rank, loom_icv.test_kill.clock,
-                 kill_points[loom_icv.test_kill.point]);
+        snprintf(b, n, "%d:%ld:%s", loom_rt_icv.test_kill.rank, loom_rt_icv.test_kill.clock,
+                 kill_points[loom_rt_icv.test_kill.point]);
 }
-static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_icv.rendezvous_host); }
-static void show_rank(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.rank); }
-static void show_nranks(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.nranks); }
-static void show_local(char *b, size_t n) { snprintf(b, n, "%d", loom_icv.local_rank); }
+static void show_rv_host(char *b, size_t n) { snprintf(b, n, "%s", loom_rt_icv.rendezvous_host); }
+static void show_rank(char *b, size_t n) { snprintf(b, n, "%d", loom_rt_icv.rank); }
+static void show_nranks(char *b, size_t n) { snprintf(b, n, "%d", loom_rt_icv.nranks); }
+static void show_local(char *b, size_t n) { snprintf(b, n, "%d", loom_rt_icv.local_rank); }
 /* LOOM_CC is read by loomcc (tools/loomcc.in), not by the runtime. */
 static void show_cc(char *b, size_t n) { snprintf(b, n, "%s", getenv("LOOM_CC") ? getenv("LOOM_CC") : ""); }
 
@@ -464,11 +464,11 @@ static const struct var {
 };
 #define NVARS (sizeof vars / sizeof vars[0])
 
-/* The components' tables (loom_env_register), after lib's own above. */
+/* The components' tables (loom_rt_env_register), after lib's own above. */
 static const loom_env_table *tables[16];
 static size_t ntables;
 
-void loom_env_register(const loom_env_table *t)
+void loom_rt_env_register(const loom_env_table *t)
 {
     if (ntables == sizeof tables / sizeof tables[0]) {
         fprintf(stderr, "loom: more than 16 environment tables (%s's is one too many)\n",
@@ -502,39 +502,39 @@ static int load_named(char *err, size_t errlen)
         const char *name = *e + strlen(COH_PREFIX), *eq = strchr(name, '=');
         size_t nl = eq ? (size_t)(eq - name) : 0;
         size_t pl = eq ? strlen(eq + 1) : 0;
-        if (!eq || !nl || nl >= 64 || !pl || pl >= sizeof loom_icv.coherence_named[0].policy ||
-            loom_icv.ncoherence_named == 16) {
+        if (!eq || !nl || nl >= 64 || !pl || pl >= sizeof loom_rt_icv.coherence_named[0].policy ||
+            loom_rt_icv.ncoherence_named == 16) {
             size_t vl = strcspn(*e, "=");
             snprintf(err, errlen, "%s is not valid: expected LOOM_COHERENCE_<NAME>=<a coherence "
                      "policy's name>, NAME an allocation's name (at most 16 such variables)",
-                     loom_shown(*e, vl, sh, sizeof sh));
+                     loom_rt_shown(*e, vl, sh, sizeof sh));
             return LOOM_ERR_ENV;
         }
-        int k = loom_icv.ncoherence_named++;
-        memcpy(loom_icv.coherence_named[k].alloc, name, nl);
-        loom_icv.coherence_named[k].alloc[nl] = 0;
-        snprintf(loom_icv.coherence_named[k].policy, 16, "%s", eq + 1);
+        int k = loom_rt_icv.ncoherence_named++;
+        memcpy(loom_rt_icv.coherence_named[k].alloc, name, nl);
+        loom_rt_icv.coherence_named[k].alloc[nl] = 0;
+        snprintf(loom_rt_icv.coherence_named[k].policy, 16, "%s", eq + 1);
     }
     return LOOM_OK;
 }
 
-int loom_env_load(char *err, size_t errlen)
+int loom_rt_env_load(char *err, size_t errlen)
 {
     char sh[LOOM_SHOWN_BUF];
     /* Start from the defaults: a variable unset since the last load must
      * not keep its old value.  The rank fields belong to
-     * loom_discover_rank and are kept. */
-    struct loom_icv fresh = {ICV_DEFAULTS};
-    fresh.rank = loom_icv.rank;
-    fresh.nranks = loom_icv.nranks;
-    fresh.local_rank = loom_icv.local_rank;
-    fresh.source = loom_icv.source;
-    loom_icv = fresh;
+     * loom_rt_discover_rank and are kept. */
+    struct loom_rt_icv fresh = {ICV_DEFAULTS};
+    fresh.rank = loom_rt_icv.rank;
+    fresh.nranks = loom_rt_icv.nranks;
+    fresh.local_rank = loom_rt_icv.local_rank;
+    fresh.source = loom_rt_icv.source;
+    loom_rt_icv = fresh;
     for (size_t i = 0; i < NVARS; i++) {
         const char *v = getenv(vars[i].name);
         if (v && vars[i].set(v)) {
             snprintf(err, errlen, "%s='%s' is not valid: expected %s", vars[i].name,
-                     loom_shown(v, strlen(v), sh, sizeof sh),
+                     loom_rt_shown(v, strlen(v), sh, sizeof sh),
                      vars[i].allowed);
             return LOOM_ERR_ENV;
         }
@@ -546,25 +546,25 @@ int loom_env_load(char *err, size_t errlen)
             const char *v = getenv(x->name);
             if (v && x->set(v)) {
                 snprintf(err, errlen, "%s='%s' is not valid: expected %s", x->name,
-                         loom_shown(v, strlen(v), sh, sizeof sh), x->allowed);
+                         loom_rt_shown(v, strlen(v), sh, sizeof sh), x->allowed);
                 return LOOM_ERR_ENV;
             }
         }
     }
     /* Checkpointing and restarting need a place for the files. */
-    if (!loom_icv.checkpoint_dir[0] && (loom_icv.checkpoint_every || loom_icv.restart)) {
-        const char *name = loom_icv.checkpoint_every ? "LOOM_CHECKPOINT_EVERY" : "LOOM_RESTART";
+    if (!loom_rt_icv.checkpoint_dir[0] && (loom_rt_icv.checkpoint_every || loom_rt_icv.restart)) {
+        const char *name = loom_rt_icv.checkpoint_every ? "LOOM_CHECKPOINT_EVERY" : "LOOM_RESTART";
         const char *v = getenv(name);
         snprintf(err, errlen, "%s='%s' is not usable without LOOM_CHECKPOINT_DIR (the "
-                 "directory %s)", name, loom_shown(v, strlen(v), sh, sizeof sh),
-                 loom_icv.checkpoint_every ? "to write checkpoints to"
+                 "directory %s)", name, loom_rt_shown(v, strlen(v), sh, sizeof sh),
+                 loom_rt_icv.checkpoint_every ? "to write checkpoints to"
                                            : "of the checkpoints to resume from");
         return LOOM_ERR_ENV;
     }
     return load_named(err, errlen);
 }
 
-void loom_env_display(int verbose)
+void loom_rt_env_display(int verbose)
 {
     char line[600], val[300];
     fprintf(stderr, "\nLOOM DISPLAY ENVIRONMENT BEGIN\n  _LOOM_VERSION = '%s'\n",
@@ -585,7 +585,7 @@ void loom_env_display(int verbose)
     fputs("LOOM DISPLAY ENVIRONMENT END\n", stderr);
 }
 
-int loom_env_unknown(char *buf, size_t len)
+int loom_rt_env_unknown(char *buf, size_t len)
 {
     extern char **environ;
     int n = 0, shown = 0;

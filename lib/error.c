@@ -21,7 +21,7 @@ static const char *const messages[LOOM_ERR_COUNT] = {
     [LOOM_ERR_FORMAT] = "malformed input",
 };
 
-const char *loom_shown(const void *s, size_t len, char *buf, size_t n)
+const char *loom_rt_shown(const void *s, size_t len, char *buf, size_t n)
 {
     const unsigned char *p = s;
     size_t k = 0, max = len < LOOM_SHOWN_MAX ? len : LOOM_SHOWN_MAX;
@@ -48,8 +48,8 @@ static void vlog(const char *fmt, va_list ap)
 {
     char buf[1024];
     int n;
-    if (loom_state == 1 && loom_icv.nranks > 1)
-        n = snprintf(buf, sizeof buf, "loom: rank %d: ", loom_icv.rank);
+    if (loom_rt_state == 1 && loom_rt_icv.nranks > 1)
+        n = snprintf(buf, sizeof buf, "loom: rank %d: ", loom_rt_icv.rank);
     else
         n = snprintf(buf, sizeof buf, "loom: ");
     n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
@@ -60,7 +60,7 @@ static void vlog(const char *fmt, va_list ap)
     (void)w;
 }
 
-void loom_log(const char *fmt, ...)
+void loom_rt_log(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -68,7 +68,7 @@ void loom_log(const char *fmt, ...)
     va_end(ap);
 }
 
-void loom_die(int code, const char *fmt, ...)
+void loom_rt_die(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -77,7 +77,7 @@ void loom_die(int code, const char *fmt, ...)
     _exit(code);
 }
 
-int loom_exit_status(int64_t code)
+int loom_rt_exit_status(int64_t code)
 {
     return code >= 1 && code <= 255 ? (int)code : 1;
 }
@@ -89,7 +89,7 @@ void loom_abort(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    code = loom_exit_status(code);
+    code = loom_rt_exit_status(code);
     /* An app's message already names it ("loom-mf: FILE:LINE: ..."): shown
      * as it is, the form docs/data.md documents; the runtime's own are
      * "loom: rank R: abort: ...". */
@@ -100,9 +100,9 @@ void loom_abort(int code, const char *fmt, ...)
         ssize_t w = write(2, line, (size_t)(len < (int)sizeof line ? len : (int)sizeof line - 1));
         (void)w;
     } else {
-        loom_log("abort: %s", why);
+        loom_rt_log("abort: %s", why);
     }
     fflush(stdout);
-    loom_join_abort(code, why);
+    loom_rt_join_abort(code, why);
     _exit(code);
 }

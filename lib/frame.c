@@ -13,19 +13,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-void loom_put32(uint8_t *p, uint32_t v)
+void loom_rt_put32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }
 
-uint32_t loom_get32(const uint8_t *p)
+uint32_t loom_rt_get32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
            (uint32_t)p[3] << 24;
 }
 
-int loom_wire_host_ok(const uint8_t *p, size_t n, size_t room)
+int loom_rt_wire_host_ok(const uint8_t *p, size_t n, size_t room)
 {
     if (n >= room)
         return 0;
@@ -55,14 +55,14 @@ static int write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
-int loom_frame_send(int fd, int type, const void *payload, size_t len)
+int loom_rt_frame_send(int fd, int type, const void *payload, size_t len)
 {
     uint8_t hdr[5];
     if (len + 1 > LOOM_FRAME_MAX) {
         errno = EMSGSIZE;
         return -1;
     }
-    loom_put32(hdr, (uint32_t)(len + 1));
+    loom_rt_put32(hdr, (uint32_t)(len + 1));
     hdr[4] = (uint8_t)type;
     if (len == 0 || len < 256) { /* one send for small frames */
         uint8_t buf[5 + 256];
@@ -74,9 +74,9 @@ int loom_frame_send(int fd, int type, const void *payload, size_t len)
     return write_all(fd, hdr, 5) || write_all(fd, payload, len) ? -1 : 0;
 }
 
-int loom_fbuf_fill(int fd, loom_fbuf *fb)
+int loom_rt_fbuf_fill(int fd, loom_fbuf *fb)
 {
-    uint8_t *nd = loom_grow(fb->data, &fb->cap, fb->len + 4096, 1); /* room to read 4 KiB */
+    uint8_t *nd = loom_rt_grow(fb->data, &fb->cap, fb->len + 4096, 1); /* room to read 4 KiB */
     if (!nd)
         return -1;
     fb->data = nd;
@@ -89,11 +89,11 @@ int loom_fbuf_fill(int fd, loom_fbuf *fb)
     return 1;
 }
 
-int loom_fbuf_next(loom_fbuf *fb, const uint8_t **payload, size_t *len)
+int loom_rt_fbuf_next(loom_fbuf *fb, const uint8_t **payload, size_t *len)
 {
     if (fb->len < 5)
         return 0;
-    uint32_t flen = loom_get32(fb->data);
+    uint32_t flen = loom_rt_get32(fb->data);
     if (flen < 1 || flen > LOOM_FRAME_MAX)
         return -1;
     if (fb->len < 4 + (size_t)flen)
@@ -104,27 +104,27 @@ int loom_fbuf_next(loom_fbuf *fb, const uint8_t **payload, size_t *len)
     return type;
 }
 
-void loom_fbuf_pop(loom_fbuf *fb)
+void loom_rt_fbuf_pop(loom_fbuf *fb)
 {
-    size_t used = 4 + (size_t)loom_get32(fb->data);
+    size_t used = 4 + (size_t)loom_rt_get32(fb->data);
     memmove(fb->data, fb->data + used, fb->len - used);
     fb->len -= used;
 }
 
-void loom_fbuf_free(loom_fbuf *fb)
+void loom_rt_fbuf_free(loom_fbuf *fb)
 {
     free(fb->data);
     fb->data = NULL;
     fb->len = fb->cap = 0;
 }
 
-int loom_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
+int loom_rt_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
                     size_t *len)
 {
     for (;;) {
         const uint8_t *p;
         size_t n;
-        int t = loom_fbuf_next(fb, &p, &n);
+        int t = loom_rt_fbuf_next(fb, &p, &n);
         if (t < 0)
             return -1;
         if (t > 0) {
@@ -133,7 +133,7 @@ int loom_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
                 return -1;
             memcpy(*payload, p, n);
             *len = n;
-            loom_fbuf_pop(fb);
+            loom_rt_fbuf_pop(fb);
             return t;
         }
         double left = deadline - loom_wtime();
@@ -147,7 +147,7 @@ int loom_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
             return -1;
         if (pr == 0)
             continue;
-        int r = loom_fbuf_fill(fd, fb);
+        int r = loom_rt_fbuf_fill(fd, fb);
         if (r <= 0)
             return r;
     }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 /* Contract: see internal.h.  No locks: the caller guards p and *cap. */
-void *loom_grow(void *p, size_t *cap, size_t need, size_t es)
+void *loom_rt_grow(void *p, size_t *cap, size_t need, size_t es)
 {
     if (need <= *cap)
         return p;

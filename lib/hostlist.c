@@ -68,7 +68,7 @@ static int expand(const char *head, const char *rest, loom_host_fn fn, void *arg
 }
 
 /* Contract: see internal.h. */
-int loom_hostlist_expand(const char *s, loom_host_fn fn, void *arg, char *err, size_t errlen)
+int loom_rt_hostlist_expand(const char *s, loom_host_fn fn, void *arg, char *err, size_t errlen)
 {
     char entry[1024];
     int count = 0;

@@ -18,7 +18,7 @@
  * The runtime is the bottom layer: nothing here includes or calls dsm/ or
  * sched/ (docs/architecture.md, "Layers"; tools/layers.sh checks it).
  * What the layers above must tell it, they register: the collectives'
- * bounce test (loom_coll_set_bounce). */
+ * bounce test (loom_rt_coll_set_bounce). */
 #ifndef LOOM_INTERNAL_H
 #define LOOM_INTERNAL_H
 
@@ -44,7 +44,7 @@ enum { LOOM_KILL_CLOCK = 0, LOOM_KILL_STOP, LOOM_KILL_WRITE, LOOM_KILL_COMMIT };
 typedef enum { LOOM_SRC_SINGLETON, LOOM_SRC_LOOMRUN, LOOM_SRC_SLURM,
                LOOM_SRC_MPIRUN, LOOM_SRC_PMI } loom_rank_source;
 
-struct loom_icv {
+struct loom_rt_icv {
     int rank, nranks, local_rank;
     loom_rank_source source;
     char rendezvous[256];     /* LOOM_RENDEZVOUS host:port, "" if unset */
@@ -73,20 +73,20 @@ struct loom_icv {
     char rsh[256];            /* LOOM_RSH (launcher) */
     char rendezvous_host[256];/* LOOM_RENDEZVOUS_HOST (launcher) */
 };
-extern struct loom_icv loom_icv;
+extern struct loom_rt_icv loom_rt_icv;
 
-/* Parse every LOOM_* variable into loom_icv.  Returns LOOM_OK, or
+/* Parse every LOOM_* variable into loom_rt_icv.  Returns LOOM_OK, or
  * LOOM_ERR_ENV after writing one message naming the variable and what it
  * allows into err (size errlen).  Reads the environment only; safe to call
  * more than once (later calls re-read). */
-int loom_env_load(char *err, size_t errlen);
+int loom_rt_env_load(char *err, size_t errlen);
 /* A component's own environment variables (a coherence policy's knobs),
  * kept with the component as UCX's components carry their config tables:
  * `defaults` restores its values before every load; each variable's `set`
- * parses a value (0, or -1 for a bad one, which loom_env_load reports
+ * parses a value (0, or -1 for a bad one, which loom_rt_env_load reports
  * with `allowed` as lib/env.c's own variables), `show` prints the value
  * for LOOM_DISPLAY_ENV, and the names count as known to
- * loom_env_unknown. */
+ * loom_rt_env_unknown. */
 typedef struct loom_env_var {
     const char *name;
     int (*set)(const char *value);
@@ -103,15 +103,15 @@ typedef struct loom_env_table {
  * component's constructor, before main: so the table is in place when
  * loom_init loads the environment.  Not thread-safe (constructors run
  * one at a time). */
-void loom_env_register(const loom_env_table *t);
+void loom_rt_env_register(const loom_env_table *t);
 
 /* Print the effective values, libgomp style, to stderr.  verbose also
  * prints the launcher-only variables. */
-void loom_env_display(int verbose);
+void loom_rt_env_display(int verbose);
 
 /* Names of LOOM_* variables set in the environment that Loom does not know,
  * comma-separated into buf; returns how many. */
-int loom_env_unknown(char *buf, size_t len);
+int loom_rt_env_unknown(char *buf, size_t len);
 
 /* How much of a rejected value a message quotes (then "..." when cut): a
  * long value must not push "is not valid: expected ..." out of the message
@@ -122,47 +122,47 @@ int loom_env_unknown(char *buf, size_t len);
  * byte that is not printable ASCII shown as '?' (no escape sequence of a
  * file or a peer reaches the terminal), "..." after a cut.  Returns buf. */
 #define LOOM_SHOWN_BUF (LOOM_SHOWN_MAX + 4)
-const char *loom_shown(const void *s, size_t len, char *buf, size_t n);
-/* loom_shown of the string s into a buffer that lives to the end of the
- * enclosing block: loom_log("X='%s' ...", LOOM_QUOTE(x)). */
-#define LOOM_QUOTE(s) loom_shown((s), strlen(s), (char[LOOM_SHOWN_BUF]){0}, LOOM_SHOWN_BUF)
+const char *loom_rt_shown(const void *s, size_t len, char *buf, size_t n);
+/* loom_rt_shown of the string s into a buffer that lives to the end of the
+ * enclosing block: loom_rt_log("X='%s' ...", LOOM_QUOTE(x)). */
+#define LOOM_QUOTE(s) loom_rt_shown((s), strlen(s), (char[LOOM_SHOWN_BUF]){0}, LOOM_SHOWN_BUF)
 
 /* Low-level parsers, exported for the launcher and the unit tests.  Each
  * returns 0 on success, -1 if s is not a valid value. */
-int loom_parse_seconds(const char *s, double *out);
+int loom_rt_parse_seconds(const char *s, double *out);
 
 /* ---- grow.c ------------------------------------------------------------ */
 /* p, an array of *cap elements of es bytes, grown to hold at least need
  * (the capacity doubles from at least 16): the array to use from now on
  * (p itself when it already holds need), or NULL when memory ran out (p
  * still valid, *cap unchanged).  The new elements are not zeroed. */
-void *loom_grow(void *p, size_t *cap, size_t need, size_t es);
+void *loom_rt_grow(void *p, size_t *cap, size_t need, size_t es);
 /* A plain decimal number (no sign, hex or exponent tricks) in [lo, hi]
  * into *out; -1 otherwise. */
-int loom_parse_number(const char *s, double lo, double hi, double *out);
-int loom_parse_int(const char *s, long lo, long hi, long *out);
-int loom_parse_bool(const char *s, int *out);
-int loom_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
+int loom_rt_parse_number(const char *s, double lo, double hi, double *out);
+int loom_rt_parse_int(const char *s, long lo, long hi, long *out);
+int loom_rt_parse_bool(const char *s, int *out);
+int loom_rt_parse_hostport(const char *s, char *host, size_t hostlen, int *port);
 /* Split a command line into words as a POSIX shell would, without any
  * expansion (LOOM_RSH, --rsh): a NULL-terminated array in one allocation
  * (free it with free), or NULL with the reason in err. */
-char **loom_parse_words(const char *s, char *err, size_t errlen);
+char **loom_rt_parse_words(const char *s, char *err, size_t errlen);
 
 /* ---- error.c --------------------------------------------------------- */
 
 /* Print "loom: rank R: <message>" (or "loom: <message>" before the rank is
  * known) to stderr as one write. */
 __attribute__((format(printf, 1, 2)))
-void loom_log(const char *fmt, ...);
+void loom_rt_log(const char *fmt, ...);
 
-/* Print like loom_log and _exit(code) at once, without running atexit
+/* Print like loom_rt_log and _exit(code) at once, without running atexit
  * handlers (other threads may hold UCX locks). */
 __attribute__((noreturn, format(printf, 2, 3)))
-void loom_die(int code, const char *fmt, ...);
+void loom_rt_die(int code, const char *fmt, ...);
 
 /* The exit status for an abort code: the code itself from 1 to 255, else
  * 1 (exit(256) would report success; a code off the wire may be anything). */
-int loom_exit_status(int64_t code);
+int loom_rt_exit_status(int64_t code);
 
 /* Exit codes a rank uses when the job fails under it. */
 #define LOOM_EXIT_PEER 70     /* a peer or the launcher failed */
@@ -171,20 +171,20 @@ int loom_exit_status(int64_t code);
 /* ---- jobkey.c -------------------------------------------------------- */
 
 /* SipHash-2-4 with a 128-bit output: out = MAC(key, msg). */
-void loom_siphash128(const uint8_t key[16], const void *msg, size_t len,
+void loom_rt_siphash128(const uint8_t key[16], const void *msg, size_t len,
                      uint8_t out[16]);
 /* 16 random bytes from getrandom(2).  Returns 0 or -1. */
-int loom_key_generate(uint8_t key[16]);
+int loom_rt_key_generate(uint8_t key[16]);
 /* 32 hex digits <-> 16 bytes.  parse returns 0 or -1. */
-int loom_key_parse(const char *hex, uint8_t key[16]);
-void loom_key_format(const uint8_t key[16], char hex[33]);
+int loom_rt_key_parse(const char *hex, uint8_t key[16]);
+void loom_rt_key_format(const uint8_t key[16], char hex[33]);
 /* The MAC of one rendezvous handshake message: SipHash128(key, tag || n1
  * || n2 || body), n2 optional (NULL).  tag is "JOIN" (a rank's proof) or
  * "TABL" (the server's).  Returns 0, or -1 when out of memory. */
-int loom_handshake_mac(const uint8_t key[16], const char tag[4], const uint8_t n1[16],
+int loom_rt_handshake_mac(const uint8_t key[16], const char tag[4], const uint8_t n1[16],
                        const uint8_t n2[16], const void *body, size_t len, uint8_t out[16]);
 /* Constant-time comparison of n bytes: 1 if equal. */
-int loom_ct_equal(const void *a, const void *b, size_t n);
+int loom_rt_ct_equal(const void *a, const void *b, size_t n);
 
 /* ---- frame.c: the bootstrap socket's framing ------------------------- */
 
@@ -210,29 +210,29 @@ typedef struct loom_fbuf {
 
 /* Write one frame (type + payload) whole; returns 0 or -1 (errno set).
  * Blocking; callers serialize writes to one fd. */
-int loom_frame_send(int fd, int type, const void *payload, size_t len);
+int loom_rt_frame_send(int fd, int type, const void *payload, size_t len);
 /* Read what fd has into fb: 1 data read, 0 EOF, -1 error (EAGAIN is 1). */
-int loom_fbuf_fill(int fd, loom_fbuf *fb);
+int loom_rt_fbuf_fill(int fd, loom_fbuf *fb);
 /* If fb holds a whole frame, return its type and point payload and len at it
  * without consuming it; 0 if none; -1 if malformed (bad length). */
-int loom_fbuf_next(loom_fbuf *fb, const uint8_t **payload, size_t *len);
-/* Drop the frame loom_fbuf_next returned. */
-void loom_fbuf_pop(loom_fbuf *fb);
-void loom_fbuf_free(loom_fbuf *fb);
+int loom_rt_fbuf_next(loom_fbuf *fb, const uint8_t **payload, size_t *len);
+/* Drop the frame loom_rt_fbuf_next returned. */
+void loom_rt_fbuf_pop(loom_fbuf *fb);
+void loom_rt_fbuf_free(loom_fbuf *fb);
 /* Blocking read of one whole frame through fd's persistent buffer fb, with
  * a deadline (loom_wtime seconds).  Returns the type, 0 on EOF, -1 on
  * error, timeout or a malformed frame; *payload is malloc'd. */
-int loom_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
+int loom_rt_frame_recv(int fd, loom_fbuf *fb, double deadline, uint8_t **payload,
                     size_t *len);
 
 /* 1 if the n bytes at p may be a host name on the wire (JOIN, TABLE):
  * shorter than `room`, printable ASCII without blanks.  A NUL inside
  * would make two different names compare equal. */
-int loom_wire_host_ok(const uint8_t *p, size_t n, size_t room);
+int loom_rt_wire_host_ok(const uint8_t *p, size_t n, size_t room);
 
 /* Little-endian packing helpers. */
-void loom_put32(uint8_t *p, uint32_t v);
-uint32_t loom_get32(const uint8_t *p);
+void loom_rt_put32(uint8_t *p, uint32_t v);
+uint32_t loom_rt_get32(const uint8_t *p);
 
 /* ---- hostlist.c ------------------------------------------------------ */
 
@@ -245,7 +245,7 @@ typedef int (*loom_host_fn)(const char *name, void *arg);
  * Returns the number of names passed to fn (including one that stopped
  * the walk), or -1 with the reason in err for a malformed list or a
  * failing fn.  Pure: reads nothing but its arguments. */
-int loom_hostlist_expand(const char *s, loom_host_fn fn, void *arg, char *err, size_t errlen);
+int loom_rt_hostlist_expand(const char *s, loom_host_fn fn, void *arg, char *err, size_t errlen);
 
 /* ---- pmi.c ----------------------------------------------------------- */
 
@@ -257,11 +257,11 @@ int loom_hostlist_expand(const char *s, loom_host_fn fn, void *arg, char *err, s
  * put (and commit) a string, fence (collective: every task of the step),
  * read rank 0's value of a key into out (n bytes), close.  Each returns 0
  * or -1.  One store per process; slurm.c's bootstrap only. */
-int loom_pmi_open(const char **name, int *rank, int *size);
-int loom_pmi_put(const char *key, const char *value);
-int loom_pmi_fence(void);
-int loom_pmi_get0(const char *key, char *out, size_t n);
-void loom_pmi_close(void);
+int loom_rt_pmi_open(const char **name, int *rank, int *size);
+int loom_rt_pmi_put(const char *key, const char *value);
+int loom_rt_pmi_fence(void);
+int loom_rt_pmi_get0(const char *key, char *out, size_t n);
+void loom_rt_pmi_close(void);
 
 /* ---- slurm.c --------------------------------------------------------- */
 
@@ -270,18 +270,18 @@ void loom_pmi_close(void);
  * publishes it and a fresh key in the step's key-value store), or else
  * derive them from the step (rank 0 at the first node of
  * SLURM_STEP_NODELIST, a port per job and step, a key from the user's
- * private secret file).  Fills loom_icv.rendezvous, job_key and have_key;
+ * private secret file).  Fills loom_rt_icv.rendezvous, job_key and have_key;
  * on rank 0 *server gets the rendezvous it opened.  Called once, by
  * loom_rt_start, before the transport opens.  Returns LOOM_OK, or an
  * error after one message naming what is missing. */
 typedef struct loom_rv loom_rv;
-int loom_slurm_bootstrap(loom_rv **server);
+int loom_rt_slurm_bootstrap(loom_rv **server);
 
 /* ---- rendezvous.c ---------------------------------------------------- */
 
 typedef struct loom_rv loom_rv;
 
-/* What a call to loom_rv_step reports to its caller. */
+/* What a call to loom_rt_rv_step reports to its caller. */
 typedef enum {
     LOOM_RV_NONE = 0,
     LOOM_RV_ALL_JOINED, /* the table went out */
@@ -298,22 +298,22 @@ typedef struct {
 
 /* Listen on host:port (port 0 picks one) for a job of nranks ranks with
  * this key.  Returns NULL and fills err on failure. */
-loom_rv *loom_rv_open(const char *host, int port, int nranks,
+loom_rv *loom_rt_rv_open(const char *host, int port, int nranks,
                       const uint8_t key[16], double timeout,
                       char *err, size_t errlen);
-int loom_rv_port(const loom_rv *rv);
-/* Fill fds (room for loom_rv_nfds) for poll(2); returns the count. */
-int loom_rv_nfds(const loom_rv *rv);
-int loom_rv_pollfds(const loom_rv *rv, struct pollfd *fds);
+int loom_rt_rv_port(const loom_rv *rv);
+/* Fill fds (room for loom_rt_rv_nfds) for poll(2); returns the count. */
+int loom_rt_rv_nfds(const loom_rv *rv);
+int loom_rt_rv_pollfds(const loom_rv *rv, struct pollfd *fds);
 /* Handle whatever the polled fds report and run the heartbeat clock.
  * Fills ev with at most one event and returns its kind.  Never blocks. */
-loom_rv_event_kind loom_rv_step(loom_rv *rv, const struct pollfd *fds, int nfds,
+loom_rv_event_kind loom_rt_rv_step(loom_rv *rv, const struct pollfd *fds, int nfds,
                                 loom_rv_event *ev);
-int loom_rv_joined(const loom_rv *rv, int rank); /* 1 if rank ever joined */
-int loom_rv_njoined(const loom_rv *rv);
+int loom_rt_rv_joined(const loom_rv *rv, int rank); /* 1 if rank ever joined */
+int loom_rt_rv_njoined(const loom_rv *rv);
 /* Tell every connected rank to stop (they _exit), then close them. */
-void loom_rv_abort_all(loom_rv *rv, int code, const char *why);
-void loom_rv_close(loom_rv *rv);
+void loom_rt_rv_abort_all(loom_rv *rv, int code, const char *why);
+void loom_rt_rv_close(loom_rv *rv);
 
 /* ---- join.c ---------------------------------------------------------- */
 
@@ -326,27 +326,27 @@ typedef struct loom_peer {
 
 /* Connect to the rendezvous, prove the key, publish our UCX address and
  * receive every rank's.  peers[] gets nranks entries (caller frees with
- * loom_join_free).  Starts the heartbeat thread.  Fatal errors print one
+ * loom_rt_join_free).  Starts the heartbeat thread.  Fatal errors print one
  * message and return an error code. */
-int loom_join(const void *addr, size_t addrlen, loom_peer **peers);
+int loom_rt_join(const void *addr, size_t addrlen, loom_peer **peers);
 /* Decode a TABLE frame's payload (u32 nranks, then per rank u8 hostlen,
  * host, u32 addrlen, UCX address) into nranks entries of *out (free with
- * loom_join_free).  Returns 0, or -1 for any payload that is not exactly
+ * loom_rt_join_free).  Returns 0, or -1 for any payload that is not exactly
  * that, with nothing allocated. */
-int loom_join_parse_table(const uint8_t *p, size_t n, int nranks, loom_peer **out);
-void loom_join_free(loom_peer *peers, int n);
+int loom_rt_join_parse_table(const uint8_t *p, size_t n, int nranks, loom_peer **out);
+void loom_rt_join_free(loom_peer *peers, int n);
 /* Report that peer `rank` became unreachable, then die quietly: the
  * launcher names the culprit. */
-__attribute__((noreturn)) void loom_join_peer_lost(int rank, const char *why);
+__attribute__((noreturn)) void loom_rt_join_peer_lost(int rank, const char *why);
 /* Send an ABORT frame (if joined). */
-void loom_join_abort(int code, const char *why);
+void loom_rt_join_abort(int code, const char *why);
 /* Say BYE and stop the heartbeat thread. */
-void loom_join_leave(void);
+void loom_rt_join_leave(void);
 
 /* ---- cores.c --------------------------------------------------------- */
 
 /* Unless OMP_NUM_THREADS is set, give this rank its share of the CPUs it
- * may run on (loom_cores_share over the masks of the ranks on its host),
+ * may run on (loom_rt_cores_share over the masks of the ranks on its host),
  * and warn once per host whose ranks run more threads than it has CPUs.
  * Collective: every rank of a job of several calls it once, from
  * loom_init once the layers are up. */
@@ -354,117 +354,117 @@ void loom_rt_share_cores(void);
 /* The share of a rank with mask mine, among n other ranks' masks on its
  * host: Σ over mine's CPUs of 1 / (ranks that have it), rounded down, at
  * least 1. */
-int loom_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n);
+int loom_rt_cores_share(const cpu_set_t *mine, const cpu_set_t *others, int n);
 /* Whether `ranks` ranks of a host running `threads` OpenMP threads in all
  * on its `cpus` CPUs put a rank on every CPU of a host of 8 or more,
  * leaving none to their progress agents and UCX threads
  * (loom_rt_share_cores warns).
  * Pure; test_cores.c checks it. */
-int loom_cores_full(int ranks, long long threads, int cpus);
+int loom_rt_cores_full(int ranks, long long threads, int cpus);
 
 /* ---- transport.c ----------------------------------------------------- */
 
 /* Bring up UCX: context + worker.  The worker address is returned for the
  * rendezvous.  Returns LOOM_OK or LOOM_ERR_NET. */
-int loom_tp_open(void **addr, size_t *addrlen);
+int loom_rt_tp_open(void **addr, size_t *addrlen);
 /* Adopt the peers' addresses (kept; endpoints are made lazily). */
-void loom_tp_set_peers(loom_peer *peers, int n);
+void loom_rt_tp_set_peers(loom_peer *peers, int n);
 /* Rank r's host name, as it joined ("" before the peers are known). */
-const char *loom_tp_host(int r);
+const char *loom_rt_tp_host(int r);
 /* Generic active messages: handlers run in whichever thread drives
  * progress, under the transport lock; they must not block.  Their data is
  * 8-byte aligned.  Ids 2..15. */
 typedef void (*loom_am_fn)(const void *hdr, size_t hlen, void *data, size_t len);
-void loom_tp_am_register(unsigned id, loom_am_fn fn);
+void loom_rt_tp_am_register(unsigned id, loom_am_fn fn);
 /* Send header + data to dst without waiting; data (malloc'd or NULL) is
  * freed when the send completes. */
-void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+void loom_rt_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
                      size_t len);
 /* The same; eager = 1 forces UCX's eager protocol (copies, but no
  * rendezvous handshake that needs the receiver to make progress first). */
-void loom_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+void loom_rt_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
                            size_t len, int eager);
 /* Register [addr, addr+len) for remote reads; *rkey is a packed key of
- * *rkey_len bytes to hand to peers (free with loom_tp_rkey_buffer_free). */
-int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
+ * *rkey_len bytes to hand to peers (free with loom_rt_tp_rkey_buffer_free). */
+int loom_rt_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
 /* The same for memory the transport allocates itself at addr (replacing
  * what was mapped there), so that peers on this host can read it directly
  * (one-sided) where the transport allows; LOOM_ERR_NET, quietly, where it
  * cannot. */
-int loom_tp_mem_alloc_at(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
-void loom_tp_mem_unmap(void *memh);
-long loom_tp_live_registrations(void); /* for leak tests */
-void loom_tp_rkey_buffer_free(void *rkey_buf);
-void *loom_tp_rkey_unpack(int peer, const void *buf);
-void loom_tp_rkey_destroy(void *rkey);
+int loom_rt_tp_mem_alloc_at(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len);
+void loom_rt_tp_mem_unmap(void *memh);
+long loom_rt_tp_live_registrations(void); /* for leak tests */
+void loom_rt_tp_rkey_buffer_free(void *rkey_buf);
+void *loom_rt_tp_rkey_unpack(int peer, const void *buf);
+void loom_rt_tp_rkey_destroy(void *rkey);
 /* Start reading len bytes at peer's raddr into buf; *done becomes 1. */
-void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
+void loom_rt_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
                  volatile int *done);
 /* A completion flag set by one thread (a transport callback, a handler)
  * and polled by another: release on set, acquire on read, so whatever was
  * written before the set (the received bytes) is visible after the read. */
-static inline void loom_flag_set(volatile int *f) { __atomic_store_n(f, 1, __ATOMIC_RELEASE); }
-static inline int loom_flag_get(const volatile int *f) { return __atomic_load_n(f, __ATOMIC_ACQUIRE); }
+static inline void loom_rt_flag_set(volatile int *f) { __atomic_store_n(f, 1, __ATOMIC_RELEASE); }
+static inline int loom_rt_flag_get(const volatile int *f) { return __atomic_load_n(f, __ATOMIC_ACQUIRE); }
 
 /* Drive progress until *flag is set / *v reaches target. */
-void loom_tp_wait_flag(volatile int *flag);
-void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
+void loom_rt_tp_wait_flag(volatile int *flag);
+void loom_rt_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target);
 /* Drive progress until done(arg) (message handlers run between calls);
  * as the waits above, the calling thread drives the transport meanwhile
- * (loom_tp_foreground) and gives the core away while nothing happens. */
-void loom_tp_wait_until(int (*done)(void *), void *arg);
+ * (loom_rt_tp_foreground) and gives the core away while nothing happens. */
+void loom_rt_tp_wait_until(int (*done)(void *), void *arg);
 /* Progress until nothing more happens; returns the events handled. */
-unsigned loom_tp_drain(void);
-/* After loom_tp_drain: sleep until an event arrives or timeout_ms passes. */
-void loom_tp_wait(int timeout_ms);
+unsigned loom_rt_tp_drain(void);
+/* After loom_rt_tp_drain: sleep until an event arrives or timeout_ms passes. */
+void loom_rt_tp_wait(int timeout_ms);
 /* 1 if the calling thread is inside the transport (holds its lock). */
-int loom_tp_busy(void);
+int loom_rt_tp_busy(void);
 /* 1 while a thread of this process waits in the transport (and drives it). */
-int loom_tp_foreground(void);
+int loom_rt_tp_foreground(void);
 /* Payload bytes this rank has sent and received through the transport, of
  * every kind (collectives, the DSM's messages, remote reads). */
-void loom_tp_bytes(uint64_t *sent, uint64_t *received);
+void loom_rt_tp_bytes(uint64_t *sent, uint64_t *received);
 
 /* From now on a peer's disconnect is expected, not a failure. */
-void loom_tp_closing(void);
-void loom_tp_close(void);
+void loom_rt_tp_closing(void);
+void loom_rt_tp_close(void);
 
 typedef struct loom_sreq loom_sreq;
 /* Start sending len bytes to rank dst under tag; buf must stay valid until
- * loom_tp_wait_send.  Returns a handle (NULL if it completed at once). */
-loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len);
-void loom_tp_wait_send(loom_sreq *r);
+ * loom_rt_tp_wait_send.  Returns a handle (NULL if it completed at once). */
+loom_sreq *loom_rt_tp_isend(int dst, uint64_t tag, const void *buf, size_t len);
+void loom_rt_tp_wait_send(loom_sreq *r);
 /* Receive exactly len bytes from src under tag into buf (blocking). */
-void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len);
+void loom_rt_tp_recv(int src, uint64_t tag, void *buf, size_t len);
 
 /* ---- coll.c ---------------------------------------------------------- */
 /* The runtime's barrier (the public loom_barrier adds the DSM's release
  * and acquire around it). */
-int loom_coll_barrier(void);
+int loom_rt_coll_barrier(void);
 /* Memory that loom_bcast and loom_allreduce must not work in, but on a
  * private copy (the DSM registers its arena test at init); NULL: none. */
-void loom_coll_set_bounce(int (*is_loom_memory)(const void *p));
-size_t loom_type_size(loom_type t);
+void loom_rt_coll_set_bounce(int (*is_loom_memory)(const void *p));
+size_t loom_rt_type_size(loom_type t);
 /* Every rank's len bytes, in rank order, into all (P * len bytes). */
-int loom_allgather(const void *mine, void *all, size_t len);
+int loom_rt_allgather(const void *mine, void *all, size_t len);
 /* a[i] = a[i] op b[i] for i < n; a and b are the same array or do not
  * overlap (the loops are vectorized).  Exported for the unit tests. */
-void loom_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op);
+void loom_rt_reduce_local(void *a, const void *b, size_t n, loom_type t, loom_op op);
 
 /* ---- init.c ---------------------------------------------------------- */
-extern int loom_state; /* 0 before init, 1 running, 2 finalized */
-/* The runtime's part of loom_init, after loom_env_load and
- * loom_discover_rank: the unknown-variable warning, LOOM_DISPLAY_ENV,
+extern int loom_rt_state; /* 0 before init, 1 running, 2 finalized */
+/* The runtime's part of loom_init, after loom_rt_env_load and
+ * loom_rt_discover_rank: the unknown-variable warning, LOOM_DISPLAY_ENV,
  * then with several ranks (under a foreign launcher rank 0's rendezvous)
- * UCX, the rendezvous, the peers; loom_state becomes 1.  Returns LOOM_OK or an
+ * UCX, the rendezvous, the peers; loom_rt_state becomes 1.  Returns LOOM_OK or an
  * error after one message.  loom_rt_finalize: the last runtime barrier,
  * the transport closed, BYE said, the rendezvous thread joined.  Both
  * from lifecycle/lifecycle.c only. */
 int loom_rt_start(void);
 void loom_rt_finalize(void);
 /* Discover rank/size from loomrun, Slurm, mpirun or PMI variables.
- * Fills loom_icv.rank/nranks/local_rank/source; returns LOOM_OK or
+ * Fills loom_rt_icv.rank/nranks/local_rank/source; returns LOOM_OK or
  * LOOM_ERR_ENV with a message in err. */
-int loom_discover_rank(char *err, size_t errlen);
+int loom_rt_discover_rank(char *err, size_t errlen);
 
 #endif

@@ -42,7 +42,7 @@ static void store64(uint8_t *p, uint64_t v)
         v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);         \
     } while (0)
 
-void loom_siphash128(const uint8_t key[16], const void *msg, size_t len,
+void loom_rt_siphash128(const uint8_t key[16], const void *msg, size_t len,
                      uint8_t out[16])
 {
     const uint8_t *in = msg;
@@ -71,7 +71,7 @@ void loom_siphash128(const uint8_t key[16], const void *msg, size_t len,
     store64(out + 8, v0 ^ v1 ^ v2 ^ v3);
 }
 
-int loom_key_generate(uint8_t key[16])
+int loom_rt_key_generate(uint8_t key[16])
 {
     return getrandom(key, 16, 0) == 16 ? 0 : -1;
 }
@@ -85,7 +85,7 @@ static int hexval(char c)
 }
 
 /* Leaves key untouched unless all 32 digits are valid. */
-int loom_key_parse(const char *hex, uint8_t key[16])
+int loom_rt_key_parse(const char *hex, uint8_t key[16])
 {
     uint8_t k[16];
     if (strlen(hex) != 32)
@@ -100,7 +100,7 @@ int loom_key_parse(const char *hex, uint8_t key[16])
     return 0;
 }
 
-void loom_key_format(const uint8_t key[16], char hex[33])
+void loom_rt_key_format(const uint8_t key[16], char hex[33])
 {
     static const char d[] = "0123456789abcdef";
     for (int i = 0; i < 16; i++) {
@@ -110,7 +110,7 @@ void loom_key_format(const uint8_t key[16], char hex[33])
     hex[32] = 0;
 }
 
-int loom_handshake_mac(const uint8_t key[16], const char tag[4], const uint8_t n1[16],
+int loom_rt_handshake_mac(const uint8_t key[16], const char tag[4], const uint8_t n1[16],
                        const uint8_t n2[16], const void *body, size_t len, uint8_t out[16])
 {
     size_t head = 4 + 16 + (n2 ? 16 : 0);
@@ -122,12 +122,12 @@ int loom_handshake_mac(const uint8_t key[16], const char tag[4], const uint8_t n
     if (n2)
         memcpy(m + 20, n2, 16);
     memcpy(m + head, body, len);
-    loom_siphash128(key, m, head + len, out);
+    loom_rt_siphash128(key, m, head + len, out);
     free(m);
     return 0;
 }
 
-int loom_ct_equal(const void *a, const void *b, size_t n)
+int loom_rt_ct_equal(const void *a, const void *b, size_t n)
 {
     const volatile uint8_t *x = a, *y = b;
     uint8_t d = 0;

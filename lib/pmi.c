@@ -77,7 +77,7 @@ static int load(const char *const *names, const char *const *syms, void **fns, i
 }
 
 /* Contract: see internal.h. */
-int loom_pmi_open(const char **name, int *rank, int *size)
+int loom_rt_pmi_open(const char **name, int *rank, int *size)
 {
     char why[300];
     if (getenv("PMIX_NAMESPACE")) {
@@ -86,13 +86,13 @@ int loom_pmi_open(const char **name, int *rank, int *size)
                                            "PMIx_Commit", "PMIx_Fence", "PMIx_Get"};
         *name = "PMIx";
         if (load(libs, syms, (void **)&px, 6, why, sizeof why)) {
-            loom_log("srun offers PMIx (PMIX_NAMESPACE is set) but libpmix cannot be loaded: "
+            loom_rt_log("srun offers PMIx (PMIX_NAMESPACE is set) but libpmix cannot be loaded: "
                      "%s (install libpmix2, or set LOOM_RENDEZVOUS and LOOM_JOB_KEY)", why);
             return -1;
         }
         int rc = px.init(&px_me, NULL, 0);
         if (rc) {
-            loom_log("PMIx_Init failed (status %d): the PMIx server of srun is not there", rc);
+            loom_rt_log("PMIx_Init failed (status %d): the PMIx server of srun is not there", rc);
             return -1;
         }
         kind = PMIX;
@@ -108,13 +108,13 @@ int loom_pmi_open(const char **name, int *rank, int *size)
         int spawned, appnum;
         *name = "PMI-2";
         if (load(libs, syms, (void **)&p2, 6, why, sizeof why)) {
-            loom_log("srun offers PMI-2 (PMI_FD is set) but Slurm's libpmi2 cannot be loaded: "
+            loom_rt_log("srun offers PMI-2 (PMI_FD is set) but Slurm's libpmi2 cannot be loaded: "
                      "%s (install libpmi2-0, or set LOOM_RENDEZVOUS and LOOM_JOB_KEY)", why);
             return -1;
         }
         if (p2.init(&spawned, size, rank, &appnum) ||
             p2.job_getid(p2_jobid, sizeof p2_jobid)) {
-            loom_log("PMI2_Init failed (PMI_FD=%s): the PMI-2 service of srun is not there", fd);
+            loom_rt_log("PMI2_Init failed (PMI_FD=%s): the PMI-2 service of srun is not there", fd);
             return -1;
         }
         kind = PMI2;
@@ -123,7 +123,7 @@ int loom_pmi_open(const char **name, int *rank, int *size)
     return 0;
 }
 
-int loom_pmi_put(const char *key, const char *value)
+int loom_rt_pmi_put(const char *key, const char *value)
 {
     if (kind == PMI2)
         return p2.put(key, value) ? -1 : 0;
@@ -131,12 +131,12 @@ int loom_pmi_put(const char *key, const char *value)
     return px.put(PX_GLOBAL, key, &v) || px.commit() ? -1 : 0;
 }
 
-int loom_pmi_fence(void)
+int loom_rt_pmi_fence(void)
 {
     return (kind == PMI2 ? p2.fence() : px.fence(NULL, 0, NULL, 0)) ? -1 : 0;
 }
 
-int loom_pmi_get0(const char *key, char *out, size_t n)
+int loom_rt_pmi_get0(const char *key, char *out, size_t n)
 {
     if (kind == PMI2) {
         int len = 0;
@@ -156,7 +156,7 @@ int loom_pmi_get0(const char *key, char *out, size_t n)
     return bad ? -1 : 0;
 }
 
-void loom_pmi_close(void)
+void loom_rt_pmi_close(void)
 {
     if (kind == PMI2)
         p2.finalize();

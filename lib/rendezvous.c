@@ -2,7 +2,7 @@
  *
  * loomrun runs it inside its event loop; under srun or mpirun rank 0 runs
  * it in a thread (init.c).  It never blocks: the owner polls the fds it
- * lists and calls loom_rv_step, which reports at most one event a call.
+ * lists and calls loom_rt_rv_step, which reports at most one event a call.
  *
  * Protocol on each connection (frames of frame.c):
  *   server: HELLO  magic, version, nonce[16]
@@ -89,7 +89,7 @@ static void push(loom_rv *rv, loom_rv_event_kind k, int rank, int code,
     va_end(ap);
 }
 
-loom_rv *loom_rv_open(const char *host, int port, int nranks,
+loom_rv *loom_rt_rv_open(const char *host, int port, int nranks,
                       const uint8_t key[16], double timeout, char *err,
                       size_t errlen)
 {
@@ -142,12 +142,12 @@ loom_rv *loom_rv_open(const char *host, int port, int nranks,
     return rv;
 }
 
-int loom_rv_port(const loom_rv *rv) { return rv->port; }
-int loom_rv_nfds(const loom_rv *rv) { return 1 + rv->nconns; }
-int loom_rv_joined(const loom_rv *rv, int rank) { return rv->ever_joined[rank]; }
-int loom_rv_njoined(const loom_rv *rv) { return rv->njoined; }
+int loom_rt_rv_port(const loom_rv *rv) { return rv->port; }
+int loom_rt_rv_nfds(const loom_rv *rv) { return 1 + rv->nconns; }
+int loom_rt_rv_joined(const loom_rv *rv, int rank) { return rv->ever_joined[rank]; }
+int loom_rt_rv_njoined(const loom_rv *rv) { return rv->njoined; }
 
-int loom_rv_pollfds(const loom_rv *rv, struct pollfd *fds)
+int loom_rt_rv_pollfds(const loom_rv *rv, struct pollfd *fds)
 {
     fds[0] = (struct pollfd){.fd = rv->lfd, .events = POLLIN};
     for (int i = 0; i < rv->nconns; i++)
@@ -163,7 +163,7 @@ static void drop(loom_rv *rv, struct conn *c)
             rv->njoined--; /* the table needs every rank connected */
     }
     close(c->fd);
-    loom_fbuf_free(&c->in);
+    loom_rt_fbuf_free(&c->in);
     free(c->addr);
     int i = (int)(c - rv->conns);
     rv->conns[i] = rv->conns[--rv->nconns];
@@ -205,7 +205,7 @@ static void accept_one(loom_rv *rv)
         port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
     }
     if (rv->nconns == rv->maxconns && !make_room(rv)) {
-        loom_frame_send(fd, LOOM_F_REFUSE, BUSY, strlen(BUSY));
+        loom_rt_frame_send(fd, LOOM_F_REFUSE, BUSY, strlen(BUSY));
         close(fd);
         return;
     }
@@ -215,10 +215,10 @@ static void accept_one(loom_rv *rv)
     *c = (struct conn){.fd = fd, .rank = -1, .opened = loom_wtime()};
     snprintf(c->peer, sizeof c->peer, "%s:%d", ip, port);
     uint8_t hello[24];
-    loom_put32(hello, LOOM_PROTO_MAGIC);
-    loom_put32(hello + 4, LOOM_PROTO_VERSION);
-    if (loom_key_generate(c->nonce) ||
-        (memcpy(hello + 8, c->nonce, 16), loom_frame_send(fd, LOOM_F_HELLO, hello, 24)))
+    loom_rt_put32(hello, LOOM_PROTO_MAGIC);
+    loom_rt_put32(hello + 4, LOOM_PROTO_VERSION);
+    if (loom_rt_key_generate(c->nonce) ||
+        (memcpy(hello + 8, c->nonce, 16), loom_rt_frame_send(fd, LOOM_F_HELLO, hello, 24)))
         drop(rv, c);
 }
 
@@ -227,9 +227,9 @@ static void accept_one(loom_rv *rv)
 static void refuse(loom_rv *rv, struct conn *c, const char *why)
 {
     if (rv->nlogged < LOGGED_MAX)
-        loom_log("rendezvous: refused a connection from %s: %s%s", c->peer, why,
+        loom_rt_log("rendezvous: refused a connection from %s: %s%s", c->peer, why,
                  ++rv->nlogged == LOGGED_MAX ? " (further refusals are not logged)" : "");
-    loom_frame_send(c->fd, LOOM_F_REFUSE, why, strlen(why));
+    loom_rt_frame_send(c->fd, LOOM_F_REFUSE, why, strlen(why));
     drop(rv, c);
 }
 
@@ -240,8 +240,8 @@ static void send_table(loom_rv *rv)
         len += 1 + strlen(rv->by_rank[r]->host) + 4 + rv->by_rank[r]->addrlen;
     uint8_t *t = malloc(len), *p = t + 16;
     if (!t)
-        loom_die(1, "out of memory building the rendezvous table");
-    loom_put32(p, (uint32_t)rv->nranks);
+        loom_rt_die(1, "out of memory building the rendezvous table");
+    loom_rt_put32(p, (uint32_t)rv->nranks);
     p += 4;
     for (int r = 0; r < rv->nranks; r++) {
         struct conn *c = rv->by_rank[r];
@@ -249,16 +249,16 @@ static void send_table(loom_rv *rv)
         *p++ = (uint8_t)hl;
         memcpy(p, c->host, hl);
         p += hl;
-        loom_put32(p, (uint32_t)c->addrlen);
+        loom_rt_put32(p, (uint32_t)c->addrlen);
         memcpy(p + 4, c->addr, c->addrlen);
         p += 4 + c->addrlen;
     }
     double now = loom_wtime();
     for (int r = 0; r < rv->nranks; r++) {
         struct conn *c = rv->by_rank[r];
-        if (loom_handshake_mac(rv->key, "TABL", c->rnonce, c->nonce, t + 16, len - 16, t))
-            loom_die(1, "out of memory signing the rendezvous table");
-        loom_frame_send(c->fd, LOOM_F_TABLE, t, len);
+        if (loom_rt_handshake_mac(rv->key, "TABL", c->rnonce, c->nonce, t + 16, len - 16, t))
+            loom_rt_die(1, "out of memory signing the rendezvous table");
+        loom_rt_frame_send(c->fd, LOOM_F_TABLE, t, len);
         rv->by_rank[r]->last_heard = now;
     }
     free(t);
@@ -278,15 +278,15 @@ static void on_join(loom_rv *rv, struct conn *c, const uint8_t *p, size_t n)
     if (n < J_HOST + 1)
         return refuse(rv, c, "malformed join");
     uint8_t mac[16];
-    if (loom_handshake_mac(rv->key, "JOIN", c->nonce, NULL, p + 16, n - 16, mac))
+    if (loom_rt_handshake_mac(rv->key, "JOIN", c->nonce, NULL, p + 16, n - 16, mac))
         return refuse(rv, c, "out of memory");
-    if (!loom_ct_equal(mac, p, 16))
+    if (!loom_rt_ct_equal(mac, p, 16))
         return refuse(rv, c, "wrong job key");
-    uint32_t rank = loom_get32(p + J_RANK), nranks = loom_get32(p + J_RANK + 4);
+    uint32_t rank = loom_rt_get32(p + J_RANK), nranks = loom_rt_get32(p + J_RANK + 4);
     size_t hl = p[J_HOST];
-    if (J_HOST + 1 + hl + 4 > n || !loom_wire_host_ok(p + J_HOST + 1, hl, sizeof c->host))
+    if (J_HOST + 1 + hl + 4 > n || !loom_rt_wire_host_ok(p + J_HOST + 1, hl, sizeof c->host))
         return refuse(rv, c, "malformed join");
-    size_t alen = loom_get32(p + J_HOST + 1 + hl);
+    size_t alen = loom_rt_get32(p + J_HOST + 1 + hl);
     if (alen == 0 || J_HOST + 1 + hl + 4 + alen != n)
         return refuse(rv, c, "malformed join");
     char why[128];
@@ -339,20 +339,20 @@ static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, siz
         }
         break;
     case LOOM_F_ABORT:
-        push(rv, LOOM_RV_ABORT, c->rank, loom_exit_status(n >= 4 ? loom_get32(p) : 1), "%s",
-             loom_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
+        push(rv, LOOM_RV_ABORT, c->rank, loom_rt_exit_status(n >= 4 ? loom_rt_get32(p) : 1), "%s",
+             loom_rt_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
         break;
     case LOOM_F_PEERLOST: {
-        int peer = n >= 4 ? (int)loom_get32(p) : -1;
+        int peer = n >= 4 ? (int)loom_rt_get32(p) : -1;
         if (peer >= 0 && peer < rv->nranks)
             push(rv, LOOM_RV_LOST, peer, 0,
                  "rank %d (host %s) lost its connection to rank %d (%s)",
                  c->rank, c->host, peer,
-                 loom_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
+                 loom_rt_shown(p + (n > 4 ? 4 : n), n > 4 ? n - 4 : 0, sh, sizeof sh));
         break;
     }
     default:
-        loom_log("rendezvous: dropped a frame of unknown type %d from rank %d", type,
+        loom_rt_log("rendezvous: dropped a frame of unknown type %d from rank %d", type,
                  c->rank);
     }
     return 0;
@@ -360,11 +360,11 @@ static int on_frame(loom_rv *rv, struct conn *c, int type, const uint8_t *p, siz
 
 static void on_readable(loom_rv *rv, struct conn *c)
 {
-    int r = loom_fbuf_fill(c->fd, &c->in);
+    int r = loom_rt_fbuf_fill(c->fd, &c->in);
     for (;;) {
         const uint8_t *p;
         size_t n;
-        int t = loom_fbuf_next(&c->in, &p, &n);
+        int t = loom_rt_fbuf_next(&c->in, &p, &n);
         if (t < 0) {
             if (c->rank >= 0)
                 push(rv, LOOM_RV_LOST, c->rank, 0,
@@ -378,9 +378,9 @@ static void on_readable(loom_rv *rv, struct conn *c)
         /* copy out: on_frame may drop c and free its buffer */
         uint8_t *copy = malloc(n ? n : 1);
         if (!copy)
-            loom_die(1, "out of memory");
+            loom_rt_die(1, "out of memory");
         memcpy(copy, p, n);
-        loom_fbuf_pop(&c->in);
+        loom_rt_fbuf_pop(&c->in);
         int gone = on_frame(rv, c, t, copy, n);
         free(copy);
         if (gone)
@@ -423,7 +423,7 @@ static void tick(loom_rv *rv)
                  now - c->last_heard);
             c->last_heard = now; /* report once per timeout */
         } else if (ping)
-            loom_frame_send(c->fd, LOOM_F_PING, NULL, 0);
+            loom_rt_frame_send(c->fd, LOOM_F_PING, NULL, 0);
     }
     if (rv->nbye == rv->nranks && !rv->done_reported) {
         rv->done_reported = 1;
@@ -431,7 +431,7 @@ static void tick(loom_rv *rv)
     }
 }
 
-loom_rv_event_kind loom_rv_step(loom_rv *rv, const struct pollfd *fds, int nfds,
+loom_rv_event_kind loom_rt_rv_step(loom_rv *rv, const struct pollfd *fds, int nfds,
                                 loom_rv_event *ev)
 {
     if (!rv->qlen) {
@@ -458,21 +458,21 @@ loom_rv_event_kind loom_rv_step(loom_rv *rv, const struct pollfd *fds, int nfds,
     return ev->kind;
 }
 
-void loom_rv_abort_all(loom_rv *rv, int code, const char *why)
+void loom_rt_rv_abort_all(loom_rv *rv, int code, const char *why)
 {
     uint8_t buf[4 + 256];
     size_t wl = strlen(why) < 256 ? strlen(why) : 256;
-    loom_put32(buf, (uint32_t)code);
+    loom_rt_put32(buf, (uint32_t)code);
     memcpy(buf + 4, why, wl);
     while (rv->nconns) {
         struct conn *c = &rv->conns[rv->nconns - 1];
         if (c->rank >= 0)
-            loom_frame_send(c->fd, LOOM_F_ABORT, buf, 4 + wl);
+            loom_rt_frame_send(c->fd, LOOM_F_ABORT, buf, 4 + wl);
         drop(rv, c);
     }
 }
 
-void loom_rv_close(loom_rv *rv)
+void loom_rt_rv_close(loom_rv *rv)
 {
     if (!rv)
         return;

@@ -42,7 +42,7 @@ static int step_nodes(void)
     const char *s = getenv("SLURM_STEP_NUM_NODES");
     if (!s)
         s = getenv("SLURM_NNODES");
-    return s && !loom_parse_int(s, 1, 1 << 20, &n) ? (int)n : 0;
+    return s && !loom_rt_parse_int(s, 1, 1 << 20, &n) ? (int)n : 0;
 }
 
 /* This task's node as Slurm names it. */
@@ -61,7 +61,7 @@ struct pick {
     char name[256];
 };
 
-/* loom_hostlist_expand callbacks: the first name (other than skip). */
+/* loom_rt_hostlist_expand callbacks: the first name (other than skip). */
 static int pick_one(const char *name, void *arg)
 {
     struct pick *p = arg;
@@ -84,15 +84,15 @@ static void pmi_listen_host(char *out, size_t n)
         snprintf(out, n, "127.0.0.1");
         return;
     }
-    if (loom_icv.rendezvous_host[0]) {
-        if ((size_t)snprintf(out, n, "%s", loom_icv.rendezvous_host) >= n)
+    if (loom_rt_icv.rendezvous_host[0]) {
+        if ((size_t)snprintf(out, n, "%s", loom_rt_icv.rendezvous_host) >= n)
             out[0] = 0;
         return;
     }
     my_node(me, sizeof me);
     p.skip = me;
     const char *nl = getenv("SLURM_STEP_NODELIST");
-    if (!nl || loom_hostlist_expand(nl, pick_one, &p, err, sizeof err) < 0 || !p.name[0])
+    if (!nl || loom_rt_hostlist_expand(nl, pick_one, &p, err, sizeof err) < 0 || !p.name[0])
         return;
     struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *ai;
     if (getaddrinfo(p.name, "9", &hints, &ai))
@@ -112,50 +112,50 @@ static void pmi_listen_host(char *out, size_t n)
  * `name`, which says this task is `rank` of `size` (-1: not said). */
 static int bootstrap_kvs(const char *name, int rank, int size, loom_rv **server)
 {
-    char addr[sizeof loom_icv.rendezvous], hex[33];
-    if ((size >= 0 && size != loom_icv.nranks) || rank != loom_icv.rank) {
-        if (loom_icv.rank == 0) /* srun gave every task the same variables */
-            loom_log("the task counts disagree: %s says task %d of %d, SLURM_PROCID and "
-                     "SLURM_NTASKS say %d of %d", name, rank, size, loom_icv.rank,
-                     loom_icv.nranks);
+    char addr[sizeof loom_rt_icv.rendezvous], hex[33];
+    if ((size >= 0 && size != loom_rt_icv.nranks) || rank != loom_rt_icv.rank) {
+        if (loom_rt_icv.rank == 0) /* srun gave every task the same variables */
+            loom_rt_log("the task counts disagree: %s says task %d of %d, SLURM_PROCID and "
+                     "SLURM_NTASKS say %d of %d", name, rank, size, loom_rt_icv.rank,
+                     loom_rt_icv.nranks);
         return LOOM_ERR_ENV;
     }
     if (rank == 0) {
         char host[200], err[300];
         pmi_listen_host(host, sizeof host);
-        if (loom_key_generate(loom_icv.job_key)) {
-            loom_log("cannot draw a job key: %s", strerror(errno));
+        if (loom_rt_key_generate(loom_rt_icv.job_key)) {
+            loom_rt_log("cannot draw a job key: %s", strerror(errno));
             return LOOM_ERR_ENV;
         }
-        *server = loom_rv_open(host[0] ? host : NULL, 0, loom_icv.nranks, loom_icv.job_key,
-                               loom_icv.timeout, err, sizeof err);
+        *server = loom_rt_rv_open(host[0] ? host : NULL, 0, loom_rt_icv.nranks, loom_rt_icv.job_key,
+                               loom_rt_icv.timeout, err, sizeof err);
         if (!*server) {
-            loom_log("rank 0 cannot open the rendezvous: %s", err);
+            loom_rt_log("rank 0 cannot open the rendezvous: %s", err);
             return LOOM_ERR_NET;
         }
         if (!host[0]) /* every interface: the others reach us by our name */
             my_node(host, sizeof host);
         snprintf(addr, sizeof addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host,
-                 loom_rv_port(*server));
-        loom_key_format(loom_icv.job_key, hex);
-        if (loom_pmi_put(KV_ADDR, addr) || loom_pmi_put(KV_KEY, hex)) {
-            loom_log("%s: putting the rendezvous into the key-value store failed", name);
+                 loom_rt_rv_port(*server));
+        loom_rt_key_format(loom_rt_icv.job_key, hex);
+        if (loom_rt_pmi_put(KV_ADDR, addr) || loom_rt_pmi_put(KV_KEY, hex)) {
+            loom_rt_log("%s: putting the rendezvous into the key-value store failed", name);
             return LOOM_ERR_ENV;
         }
     }
-    if (loom_pmi_fence()) {
-        loom_log("%s: the fence failed", name);
+    if (loom_rt_pmi_fence()) {
+        loom_rt_log("%s: the fence failed", name);
         return LOOM_ERR_ENV;
     }
-    if (rank != 0 && (loom_pmi_get0(KV_ADDR, addr, sizeof addr) ||
-                      loom_pmi_get0(KV_KEY, hex, sizeof hex) ||
-                      loom_key_parse(hex, loom_icv.job_key))) {
-        loom_log("%s: rank 0 published no rendezvous in the key-value store", name);
+    if (rank != 0 && (loom_rt_pmi_get0(KV_ADDR, addr, sizeof addr) ||
+                      loom_rt_pmi_get0(KV_KEY, hex, sizeof hex) ||
+                      loom_rt_key_parse(hex, loom_rt_icv.job_key))) {
+        loom_rt_log("%s: rank 0 published no rendezvous in the key-value store", name);
         return LOOM_ERR_ENV;
     }
-    snprintf(loom_icv.rendezvous, sizeof loom_icv.rendezvous, "%s", addr);
-    loom_icv.have_key = 1;
-    loom_pmi_close();
+    snprintf(loom_rt_icv.rendezvous, sizeof loom_rt_icv.rendezvous, "%s", addr);
+    loom_rt_icv.have_key = 1;
+    loom_rt_pmi_close();
     return LOOM_OK;
 }
 
@@ -169,19 +169,19 @@ static int user_secret(uint8_t secret[16])
     char dir[1024], path[1100], tmp[1100], buf[80];
     struct stat st;
     if (!home || !*home) {
-        loom_log("HOME is not set: srun without PMI keeps the secret the job key is "
+        loom_rt_log("HOME is not set: srun without PMI keeps the secret the job key is "
                  "derived from in $HOME/.loom/srun-secret (or run srun --mpi=pmix or pmi2)");
         return -1;
     }
     snprintf(dir, sizeof dir, "%s/.loom", home);
     snprintf(path, sizeof path, "%s/srun-secret", dir);
     if (mkdir(dir, 0700) && errno != EEXIST) {
-        loom_log("cannot create %s: %s", dir, strerror(errno));
+        loom_rt_log("cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
     if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
         (st.st_mode & 077)) {
-        loom_log("%s must be a directory of this user's that no one else may read "
+        loom_rt_log("%s must be a directory of this user's that no one else may read "
                  "(chmod 700 %s): it holds the secret of srun's job keys", dir, dir);
         return -1;
     }
@@ -191,18 +191,18 @@ static int user_secret(uint8_t secret[16])
         char hex[34];
         snprintf(tmp, sizeof tmp, "%s/.srun-secret.XXXXXX", dir);
         int t = mkstemp(tmp); /* mode 0600 */
-        if (t < 0 || loom_key_generate(s)) {
-            loom_log("cannot create %s: %s", path, strerror(errno));
+        if (t < 0 || loom_rt_key_generate(s)) {
+            loom_rt_log("cannot create %s: %s", path, strerror(errno));
             if (t >= 0)
                 close(t), unlink(tmp);
             return -1;
         }
-        loom_key_format(s, hex);
+        loom_rt_key_format(s, hex);
         hex[32] = '\n';
         int wrote = write(t, hex, 33) == 33 && fsync(t) == 0;
         close(t);
         if (!wrote || (link(tmp, path) && errno != EEXIST)) {
-            loom_log("cannot create %s: %s", path, strerror(errno));
+            loom_rt_log("cannot create %s: %s", path, strerror(errno));
             unlink(tmp);
             return -1;
         }
@@ -210,20 +210,20 @@ static int user_secret(uint8_t secret[16])
         fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (fd < 0) {
-        loom_log("cannot open %s: %s", path, strerror(errno));
+        loom_rt_log("cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     ssize_t n = fstat(fd, &st) ? -1 : read(fd, buf, sizeof buf - 1);
     close(fd);
     if (n < 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
-        loom_log("%s must be a file of this user's that no one else may read (chmod 600)",
+        loom_rt_log("%s must be a file of this user's that no one else may read (chmod 600)",
                  path);
         return -1;
     }
     buf[n] = 0;
     buf[strcspn(buf, "\n")] = 0;
-    if (loom_key_parse(buf, secret)) {
-        loom_log("%s does not hold 32 hexadecimal digits: remove it (a new one is drawn)",
+    if (loom_rt_key_parse(buf, secret)) {
+        loom_rt_log("%s does not hold 32 hexadecimal digits: remove it (a new one is drawn)",
                  path);
         return -1;
     }
@@ -237,15 +237,15 @@ static int bootstrap_step(loom_rv **server)
     if (!step)
         step = getenv("SLURM_STEPID");
     if (job && !step && !nodes) {
-        if (loom_icv.rank == 0)
-            loom_log("started by Slurm's batch script, not by srun (SLURM_PROCID is set, "
+        if (loom_rt_icv.rank == 0)
+            loom_rt_log("started by Slurm's batch script, not by srun (SLURM_PROCID is set, "
                      "SLURM_STEP_ID is not): start the job's ranks with srun, or with loomrun, "
                      "which fills the allocation");
         return LOOM_ERR_ENV;
     }
     if (!job || !step || !nodes) {
-        if (loom_icv.rank == 0 || !job) /* srun gives every task the same variables */
-            loom_log("started by Slurm (SLURM_PROCID) without LOOM_RENDEZVOUS and LOOM_JOB_KEY, "
+        if (loom_rt_icv.rank == 0 || !job) /* srun gives every task the same variables */
+            loom_rt_log("started by Slurm (SLURM_PROCID) without LOOM_RENDEZVOUS and LOOM_JOB_KEY, "
                      "without a PMI service (neither PMIX_NAMESPACE nor PMI_FD is set: srun "
                      "--mpi=pmix or --mpi=pmi2) and "
                      "without %s%s%s%s%s to derive them from: start the job with srun, or "
@@ -256,15 +256,15 @@ static int bootstrap_step(loom_rv **server)
         return LOOM_ERR_ENV;
     }
     long jid, sid;
-    if (loom_parse_int(job, 0, 0x7fffffffL, &jid) || loom_parse_int(step, 0, 0x7fffffffL, &sid)) {
-        loom_log("SLURM_JOB_ID='%s' and SLURM_STEP_ID='%s' must be whole numbers",
+    if (loom_rt_parse_int(job, 0, 0x7fffffffL, &jid) || loom_rt_parse_int(step, 0, 0x7fffffffL, &sid)) {
+        loom_rt_log("SLURM_JOB_ID='%s' and SLURM_STEP_ID='%s' must be whole numbers",
                  LOOM_QUOTE(job), LOOM_QUOTE(step));
         return LOOM_ERR_ENV;
     }
     char err[300], me[256];
     struct pick first = {0};
-    if (loom_hostlist_expand(nodes, pick_one, &first, err, sizeof err) < 0) {
-        loom_log("SLURM_STEP_NODELIST='%s': %s", LOOM_QUOTE(nodes), err);
+    if (loom_rt_hostlist_expand(nodes, pick_one, &first, err, sizeof err) < 0) {
+        loom_rt_log("SLURM_STEP_NODELIST='%s': %s", LOOM_QUOTE(nodes), err);
         return LOOM_ERR_ENV;
     }
     /* The port: the step's first reserved one, else 10000-32767 by job
@@ -274,8 +274,8 @@ static int bootstrap_step(loom_rv **server)
     char pbuf[16];
     if (resv && *resv) {
         snprintf(pbuf, sizeof pbuf, "%.*s", (int)strcspn(resv, "-,"), resv);
-        if (loom_parse_int(pbuf, 1, 65535, &port)) {
-            loom_log("SLURM_STEP_RESV_PORTS='%s' does not start with a port",
+        if (loom_rt_parse_int(pbuf, 1, 65535, &port)) {
+            loom_rt_log("SLURM_STEP_RESV_PORTS='%s' does not start with a port",
                      LOOM_QUOTE(resv));
             return LOOM_ERR_ENV;
         }
@@ -286,18 +286,18 @@ static int bootstrap_step(loom_rv **server)
         return LOOM_ERR_ENV;
     char msgb[64];
     int ml = snprintf(msgb, sizeof msgb, "loom srun job key %ld.%ld", jid, sid);
-    loom_siphash128(secret, msgb, (size_t)ml, loom_icv.job_key);
-    loom_icv.have_key = 1;
+    loom_rt_siphash128(secret, msgb, (size_t)ml, loom_rt_icv.job_key);
+    loom_rt_icv.have_key = 1;
     int one_node = step_nodes() == 1;
-    const char *host = one_node ? "127.0.0.1" : loom_icv.rendezvous_host[0] ?
-                       loom_icv.rendezvous_host : first.name;
-    snprintf(loom_icv.rendezvous, sizeof loom_icv.rendezvous,
+    const char *host = one_node ? "127.0.0.1" : loom_rt_icv.rendezvous_host[0] ?
+                       loom_rt_icv.rendezvous_host : first.name;
+    snprintf(loom_rt_icv.rendezvous, sizeof loom_rt_icv.rendezvous,
              strchr(host, ':') ? "[%s]:%ld" : "%s:%ld", host, port);
-    if (loom_icv.rank != 0)
+    if (loom_rt_icv.rank != 0)
         return LOOM_OK;
     my_node(me, sizeof me);
     if (strcmp(me, first.name)) {
-        loom_log("rank 0 runs on %s, not on the first node of the step (%s), where the other "
+        loom_rt_log("rank 0 runs on %s, not on the first node of the step (%s), where the other "
                  "ranks look for it without PMI: use srun's default distribution (block), "
                  "or srun --mpi=pmix or --mpi=pmi2", me, first.name);
         return LOOM_ERR_ENV;
@@ -305,10 +305,10 @@ static int bootstrap_step(loom_rv **server)
     /* Several nodes: every interface, since rank 0 cannot know which of
      * its addresses the others resolve its name to (the key keeps
      * strangers out). */
-    *server = loom_rv_open(host == first.name ? NULL : host, (int)port, loom_icv.nranks, loom_icv.job_key,
-                           loom_icv.timeout, err, sizeof err);
+    *server = loom_rt_rv_open(host == first.name ? NULL : host, (int)port, loom_rt_icv.nranks, loom_rt_icv.job_key,
+                           loom_rt_icv.timeout, err, sizeof err);
     if (!*server) {
-        loom_log("rank 0 cannot open the rendezvous: %s%s", err,
+        loom_rt_log("rank 0 cannot open the rendezvous: %s%s", err,
                  resv && *resv ? "" : " (the port is derived from the job and step ids; "
                  "Slurm reserves ports per step with MpiParams=ports=... in slurm.conf and "
                  "srun --resv-ports, or use srun --mpi=pmix or --mpi=pmi2)");
@@ -318,12 +318,12 @@ static int bootstrap_step(loom_rv **server)
 }
 
 /* Contract: see internal.h. */
-int loom_slurm_bootstrap(loom_rv **server)
+int loom_rt_slurm_bootstrap(loom_rv **server)
 {
     const char *name;
     int rank, size;
     *server = NULL;
-    int r = loom_pmi_open(&name, &rank, &size);
+    int r = loom_rt_pmi_open(&name, &rank, &size);
     return r < 0 ? LOOM_ERR_ENV : r ? bootstrap_kvs(name, rank, size, server)
                                     : bootstrap_step(server);
 }

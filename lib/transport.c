@@ -4,7 +4,7 @@
  * that every byte between ranks goes through this file.  Endpoints are
  * created lazily on the first send to a peer, so start-up does not grow as
  * ranks², and each carries a peer-failure handler: a lost peer ends the job
- * through the launcher (loom_join_peer_lost), it never hangs it.
+ * through the launcher (loom_rt_join_peer_lost), it never hangs it.
  *
  * Messages are UCX active messages (id LOOM_AM_MSG) with a small header
  * {source rank, 64-bit tag}.  A receive names (source, tag, buffer):
@@ -79,7 +79,7 @@ static void unlock_tp(void)
     pthread_mutex_unlock(&tp_lock);
 }
 
-int loom_tp_busy(void) { return in_tp > 0; }
+int loom_rt_tp_busy(void) { return in_tp > 0; }
 static ucp_context_h ctx;
 static ucp_worker_h worker;
 static int efd = -1; /* the worker's event file descriptor (UCP_FEATURE_WAKEUP) */
@@ -105,7 +105,7 @@ static void fail_peer(int rank, const char *why)
 {
     if (closing)
         return;
-    loom_join_peer_lost(rank, why);
+    loom_rt_join_peer_lost(rank, why);
 }
 
 static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
@@ -126,7 +126,7 @@ static ucp_ep_h get_ep(int dst)
 {
     if (eps[dst])
         return eps[dst];
-    int same_host = !strcmp(peers[dst].host, peers[loom_icv.rank].host);
+    int same_host = !strcmp(peers[dst].host, peers[loom_rt_icv.rank].host);
     ucp_ep_params_t p = {
         .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
@@ -146,9 +146,9 @@ static void rndv_done(void *request, ucs_status_t status, size_t length,
 {
     (void)length;
     if (status != UCS_OK)
-        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
+        loom_rt_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
                  ucs_status_string(status));
-    loom_flag_set(user_data);
+    loom_rt_flag_set(user_data);
     ucp_request_free(request);
 }
 
@@ -163,15 +163,15 @@ static void pull(void *desc, void *buf, size_t len, volatile int *done)
     };
     ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker, desc, buf, len, &p);
     if (UCS_PTR_IS_ERR(r))
-        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
+        loom_rt_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
                  ucs_status_string(UCS_PTR_STATUS(r)));
     if (r == NULL)
-        loom_flag_set(done);
+        loom_rt_flag_set(done);
 }
 
 static void size_mismatch(uint32_t src, size_t got, size_t want)
 {
-    loom_die(LOOM_EXIT_PEER,
+    loom_rt_die(LOOM_EXIT_PEER,
              "rank %u sent %zu bytes where %zu were expected: the ranks called "
              "collectives in different orders or with different sizes",
              src, got, want);
@@ -190,7 +190,7 @@ static void count_received(size_t n)
 {
     atomic_fetch_add_explicit(&wire_received, n, memory_order_relaxed);
 }
-void loom_tp_bytes(uint64_t *sent, uint64_t *received)
+void loom_rt_tp_bytes(uint64_t *sent, uint64_t *received)
 {
     *sent = atomic_load_explicit(&wire_sent, memory_order_relaxed);
     *received = atomic_load_explicit(&wire_received, memory_order_relaxed);
@@ -202,12 +202,12 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
     (void)arg;
     struct msg_hdr h;
     if (hlen != sizeof h) {
-        loom_log("dropped a message with a %zu-byte header", hlen);
+        loom_rt_log("dropped a message with a %zu-byte header", hlen);
         return UCS_OK;
     }
     memcpy(&h, header, sizeof h);
     if (h.src >= (uint32_t)npeers) {
-        loom_log("dropped a message from unknown rank %u", h.src);
+        loom_rt_log("dropped a message from unknown rank %u", h.src);
         return UCS_OK;
     }
     int rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
@@ -223,7 +223,7 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
         else {
             if (len)
                 memcpy(p->buf, data, len);
-            loom_flag_set(p->done);
+            loom_rt_flag_set(p->done);
         }
         posted[i] = posted[--nposted];
         return UCS_OK;
@@ -236,7 +236,7 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
                  uq_of[h.src].bytes >> 20);
     struct unexpected *u = calloc(1, sizeof *u);
     if (!u)
-        loom_die(LOOM_EXIT_PEER, "out of memory queueing a message");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory queueing a message");
     uq_of[h.src].msgs++;
     uq_of[h.src].bytes += rndv ? 0 : len;
     u->src = h.src;
@@ -250,7 +250,7 @@ static ucs_status_t am_msg(void *arg, const void *header, size_t hlen, void *dat
     }
     u->data = malloc(len ? len : 1);
     if (!u->data)
-        loom_die(LOOM_EXIT_PEER, "out of memory queueing a message");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory queueing a message");
     if (len)
         memcpy(u->data, data, len);
     return UCS_OK;
@@ -277,7 +277,7 @@ static void keep_buffers_in_heap(void)
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-int loom_tp_open(void **addr, size_t *addrlen)
+int loom_rt_tp_open(void **addr, size_t *addrlen)
 {
     keep_buffers_in_heap();
     ucp_config_t *cfg;
@@ -287,7 +287,7 @@ int loom_tp_open(void **addr, size_t *addrlen)
     ucp_params_t pp = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
         .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP,
-        .estimated_num_eps = (size_t)loom_icv.nranks,
+        .estimated_num_eps = (size_t)loom_rt_icv.nranks,
     };
     st = ucp_init(&pp, cfg, &ctx);
     ucp_config_release(cfg);
@@ -320,7 +320,7 @@ int loom_tp_open(void **addr, size_t *addrlen)
     if (st != UCS_OK)
         goto fail;
     if (ucp_worker_get_efd(worker, &efd) != UCS_OK)
-        efd = -1; /* loom_tp_wait falls back to a short nap */
+        efd = -1; /* loom_rt_tp_wait falls back to a short nap */
     st = ucp_worker_get_address(worker, &my_addr, &my_addrlen);
     if (st != UCS_OK)
         goto fail;
@@ -328,21 +328,21 @@ int loom_tp_open(void **addr, size_t *addrlen)
     *addrlen = my_addrlen;
     return LOOM_OK;
 fail:
-    loom_log("UCX start-up failed: %s", ucs_status_string(st));
+    loom_rt_log("UCX start-up failed: %s", ucs_status_string(st));
     return LOOM_ERR_NET;
 }
 
-void loom_tp_set_peers(loom_peer *p, int n)
+void loom_rt_tp_set_peers(loom_peer *p, int n)
 {
     peers = p;
     npeers = n;
     eps = calloc((size_t)n, sizeof *eps);
     uq_of = calloc((size_t)n, sizeof *uq_of);
     if (!eps || !uq_of)
-        loom_die(LOOM_EXIT_PEER, "out of memory");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory");
 }
 
-const char *loom_tp_host(int r)
+const char *loom_rt_tp_host(int r)
 {
     return r < npeers ? peers[r].host : "";
 }
@@ -351,7 +351,7 @@ int loom_host_size(void)
 {
     int n = 0;
     for (int r = 0; r < npeers; r++)
-        n += !strcmp(peers[r].host, peers[loom_icv.rank].host);
+        n += !strcmp(peers[r].host, peers[loom_rt_icv.rank].host);
     return n ? n : 1;
 }
 
@@ -361,7 +361,7 @@ int loom_host_size(void)
  * many busy threads as cores, its wake-ups took the core from the thread
  * it was competing with, ~9% of a 2-rank loom-w2v (docs/bench-apps.md). */
 static _Atomic int fg_waiting;
-int loom_tp_foreground(void) { return atomic_load_explicit(&fg_waiting, memory_order_relaxed) > 0; }
+int loom_rt_tp_foreground(void) { return atomic_load_explicit(&fg_waiting, memory_order_relaxed) > 0; }
 static void fg_begin(void) { atomic_fetch_add_explicit(&fg_waiting, 1, memory_order_relaxed); }
 static void fg_end(void) { atomic_fetch_sub_explicit(&fg_waiting, 1, memory_order_relaxed); }
 
@@ -379,7 +379,7 @@ static void progress(int *idle)
         sched_yield();
 }
 
-void loom_tp_wait_until(int (*done)(void *), void *arg)
+void loom_rt_tp_wait_until(int (*done)(void *), void *arg)
 {
     int idle = 0;
     fg_begin();
@@ -388,7 +388,7 @@ void loom_tp_wait_until(int (*done)(void *), void *arg)
     fg_end();
 }
 
-unsigned loom_tp_drain(void)
+unsigned loom_rt_tp_drain(void)
 {
     unsigned total = 0;
     for (;;) {
@@ -401,14 +401,14 @@ unsigned loom_tp_drain(void)
     }
 }
 
-/* Contract (loom_tp_wait): for a caller that has just drained the worker
- * (loom_tp_drain) and has nothing else to do (the progress agent): sleep
+/* Contract (loom_rt_tp_wait): for a caller that has just drained the worker
+ * (loom_rt_tp_drain) and has nothing else to do (the progress agent): sleep
  * until a message or completion arrives (the worker's event fd, armed
  * under tp_lock) or timeout_ms passes.  If events arrived since the drain,
  * arming fails busy and this returns at once, for the caller to drain
  * again.  Another thread may consume the event first; then this returns
  * early (harmless). */
-void loom_tp_wait(int timeout_ms)
+void loom_rt_tp_wait(int timeout_ms)
 {
     lock_tp();
     ucs_status_t st = efd >= 0 ? ucp_worker_arm(worker) : UCS_ERR_UNSUPPORTED;
@@ -424,12 +424,12 @@ void loom_tp_wait(int timeout_ms)
     (void)poll(&pf, 1, timeout_ms);
 }
 
-loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
+loom_sreq *loom_rt_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
 {
     loom_sreq *s = malloc(sizeof *s);
     if (!s)
-        loom_die(LOOM_EXIT_PEER, "out of memory");
-    s->hdr = (struct msg_hdr){.src = (uint32_t)loom_icv.rank, .tag = tag};
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory");
+    s->hdr = (struct msg_hdr){.src = (uint32_t)loom_rt_icv.rank, .tag = tag};
     count_sent(len);
     ucp_request_param_t p = {.op_attr_mask = 0};
     lock_tp();
@@ -446,7 +446,7 @@ loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len)
     return s;
 }
 
-void loom_tp_wait_send(loom_sreq *s)
+void loom_rt_tp_wait_send(loom_sreq *s)
 {
     if (!s)
         return;
@@ -458,7 +458,7 @@ void loom_tp_wait_send(loom_sreq *s)
         unlock_tp();
         if (st != UCS_INPROGRESS) {
             if (st != UCS_OK && !closing)
-                loom_die(LOOM_EXIT_PEER, "sending a message failed: %s",
+                loom_rt_die(LOOM_EXIT_PEER, "sending a message failed: %s",
                          ucs_status_string(st));
             break;
         }
@@ -471,7 +471,7 @@ void loom_tp_wait_send(loom_sreq *s)
     free(s);
 }
 
-void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
+void loom_rt_tp_recv(int src, uint64_t tag, void *buf, size_t len)
 {
     volatile int done = 0;
     lock_tp();
@@ -501,11 +501,11 @@ void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len)
         free(u);
     } else {
         if (nposted == MAX_POSTED)
-            loom_die(LOOM_EXIT_PEER, "too many receives posted at once");
+            loom_rt_die(LOOM_EXIT_PEER, "too many receives posted at once");
         posted[nposted++] = (struct posted){(uint32_t)src, tag, buf, len, &done};
     }
     unlock_tp();
-    loom_tp_wait_flag(&done);
+    loom_rt_tp_wait_flag(&done);
 }
 
 
@@ -527,7 +527,7 @@ static void am_pulled(void *request, ucs_status_t status, size_t length, void *u
     (void)length;
     struct am_pending *p = user;
     if (status != UCS_OK)
-        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s", ucs_status_string(status));
+        loom_rt_die(LOOM_EXIT_PEER, "receiving a message failed: %s", ucs_status_string(status));
     ucp_request_free(request);
     am_fns[p->id](p->hdr, p->hlen, p->data, p->len);
     free(p->hdr);
@@ -551,7 +551,7 @@ static ucs_status_t am_generic(void *arg, const void *header, size_t hlen, void 
         /* eager payloads may sit at any offset: handlers get them aligned */
         void *copy = malloc(len ? len : 1);
         if (!copy)
-            loom_die(LOOM_EXIT_PEER, "out of memory receiving a message");
+            loom_rt_die(LOOM_EXIT_PEER, "out of memory receiving a message");
         memcpy(copy, data, len);
         am_fns[id](header, hlen, copy, len);
         free(copy);
@@ -559,7 +559,7 @@ static ucs_status_t am_generic(void *arg, const void *header, size_t hlen, void 
     }
     struct am_pending *p = calloc(1, sizeof *p);
     if (!p || !(p->hdr = malloc(hlen ? hlen : 1)) || !(p->data = malloc(len ? len : 1)))
-        loom_die(LOOM_EXIT_PEER, "out of memory receiving a %zu-byte message", len);
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory receiving a %zu-byte message", len);
     memcpy(p->hdr, header, hlen);
     p->id = id;
     p->hlen = hlen;
@@ -571,7 +571,7 @@ static ucs_status_t am_generic(void *arg, const void *header, size_t hlen, void 
     };
     ucs_status_ptr_t r = ucp_am_recv_data_nbx(worker, data, p->data, len, &rp);
     if (UCS_PTR_IS_ERR(r))
-        loom_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
+        loom_rt_die(LOOM_EXIT_PEER, "receiving a message failed: %s",
                  ucs_status_string(UCS_PTR_STATUS(r)));
     if (r == NULL) { /* landed at once */
         am_fns[id](p->hdr, hlen, p->data, len);
@@ -582,11 +582,11 @@ static ucs_status_t am_generic(void *arg, const void *header, size_t hlen, void 
     return UCS_OK;
 }
 
-void loom_tp_am_register(unsigned id, loom_am_fn fn)
+void loom_rt_tp_am_register(unsigned id, loom_am_fn fn)
 {
     if (id < 2 || id >= MAX_AM)
-        loom_die(1, "internal: AM id %u out of range", id);
-    lock_tp(); /* UCX has called am_generic for id since loom_tp_open */
+        loom_rt_die(1, "internal: AM id %u out of range", id);
+    lock_tp(); /* UCX has called am_generic for id since loom_rt_tp_open */
     am_fns[id] = fn;
     unlock_tp();
 }
@@ -600,7 +600,7 @@ static void am_sent(void *request, ucs_status_t status, void *user)
 {
     struct am_send *a = user;
     if (status != UCS_OK && !closing)
-        loom_die(LOOM_EXIT_PEER, "sending a message failed: %s", ucs_status_string(status));
+        loom_rt_die(LOOM_EXIT_PEER, "sending a message failed: %s", ucs_status_string(status));
     free(a->hdr);
     free(a->data);
     free(a);
@@ -608,18 +608,18 @@ static void am_sent(void *request, ucs_status_t status, void *user)
         ucp_request_free(request);
 }
 
-void loom_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+void loom_rt_tp_am_send(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
                      size_t len)
 {
-    loom_tp_am_send_eager(dst, id, hdr, hlen, data, len, 0);
+    loom_rt_tp_am_send_eager(dst, id, hdr, hlen, data, len, 0);
 }
 
-void loom_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
+void loom_rt_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, void *data,
                            size_t len, int eager)
 {
     struct am_send *a = malloc(sizeof *a);
     if (!a || !(a->hdr = malloc(hlen ? hlen : 1)))
-        loom_die(LOOM_EXIT_PEER, "out of memory");
+        loom_rt_die(LOOM_EXIT_PEER, "out of memory");
     memcpy(a->hdr, hdr, hlen);
     a->data = data;
     count_sent(hlen + len);
@@ -643,7 +643,7 @@ void loom_tp_am_send_eager(int dst, unsigned id, const void *hdr, size_t hlen, v
 
 static _Atomic long live_regs; /* registrations not yet unmapped */
 
-long loom_tp_live_registrations(void) { return live_regs; }
+long loom_rt_tp_live_registrations(void) { return live_regs; }
 
 /* Register (or, with flags UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED, have
  * UCX allocate at addr) len bytes and pack their remote key. */
@@ -664,7 +664,7 @@ static int mem_map(void *addr, size_t len, unsigned flags, void **memh, void **r
     unlock_tp();
     if (st != UCS_OK) {
         if (!flags)
-            loom_log("cannot register %zu bytes for remote access: %s", len,
+            loom_rt_log("cannot register %zu bytes for remote access: %s", len,
                      ucs_status_string(st));
         return LOOM_ERR_NET;
     }
@@ -672,22 +672,22 @@ static int mem_map(void *addr, size_t len, unsigned flags, void **memh, void **r
     return LOOM_OK;
 }
 
-int loom_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
+int loom_rt_tp_mem_map(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
 {
     return mem_map(addr, len, 0, memh, rkey, rkey_len);
 }
 
-int loom_tp_mem_alloc_at(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
+int loom_rt_tp_mem_alloc_at(void *addr, size_t len, void **memh, void **rkey, size_t *rkey_len)
 {
     return mem_map(addr, len, UCP_MEM_MAP_ALLOCATE | UCP_MEM_MAP_FIXED, memh, rkey, rkey_len);
 }
 
-void loom_tp_rkey_buffer_free(void *rkey_buf)
+void loom_rt_tp_rkey_buffer_free(void *rkey_buf)
 {
     ucp_rkey_buffer_release(rkey_buf);
 }
 
-void loom_tp_mem_unmap(void *memh)
+void loom_rt_tp_mem_unmap(void *memh)
 {
     lock_tp();
     ucp_mem_unmap(ctx, memh);
@@ -695,19 +695,19 @@ void loom_tp_mem_unmap(void *memh)
     live_regs--;
 }
 
-void *loom_tp_rkey_unpack(int peer, const void *buf)
+void *loom_rt_tp_rkey_unpack(int peer, const void *buf)
 {
     ucp_rkey_h rk;
     lock_tp();
     ucs_status_t st = ucp_ep_rkey_unpack(get_ep(peer), buf, &rk);
     unlock_tp();
     if (st != UCS_OK)
-        loom_die(LOOM_EXIT_PEER, "cannot unpack rank %d's memory key: %s", peer,
+        loom_rt_die(LOOM_EXIT_PEER, "cannot unpack rank %d's memory key: %s", peer,
                  ucs_status_string(st));
     return rk;
 }
 
-void loom_tp_rkey_destroy(void *rkey)
+void loom_rt_tp_rkey_destroy(void *rkey)
 {
     lock_tp();
     ucp_rkey_destroy(rkey);
@@ -717,12 +717,12 @@ void loom_tp_rkey_destroy(void *rkey)
 static void get_done(void *request, ucs_status_t status, void *user)
 {
     if (status != UCS_OK)
-        loom_die(LOOM_EXIT_PEER, "a remote read failed: %s", ucs_status_string(status));
-    loom_flag_set(user);
+        loom_rt_die(LOOM_EXIT_PEER, "a remote read failed: %s", ucs_status_string(status));
+    loom_rt_flag_set(user);
     ucp_request_free(request);
 }
 
-void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
+void loom_rt_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
                  volatile int *done)
 {
     ucp_request_param_t p = {
@@ -737,19 +737,19 @@ void loom_tp_get(int peer, void *buf, size_t len, uint64_t raddr, void *rkey,
     if (UCS_PTR_IS_ERR(r))
         fail_peer(peer, ucs_status_string(UCS_PTR_STATUS(r)));
     if (r == NULL)
-        loom_flag_set(done);
+        loom_rt_flag_set(done);
 }
 
-void loom_tp_wait_flag(volatile int *flag)
+void loom_rt_tp_wait_flag(volatile int *flag)
 {
     int idle = 0;
     fg_begin();
-    while (!loom_flag_get(flag))
+    while (!loom_rt_flag_get(flag))
         progress(&idle);
     fg_end();
 }
 
-void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target)
+void loom_rt_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target)
 {
     int idle = 0;
     fg_begin();
@@ -758,7 +758,7 @@ void loom_tp_wait_flag_until(_Atomic uint64_t *v, uint64_t target)
     fg_end();
 }
 
-void loom_tp_closing(void)
+void loom_rt_tp_closing(void)
 {
     closing = 1;
 }
@@ -776,9 +776,9 @@ static void flush_worker(void)
 
 /* Flush what is in flight (so every message we sent has landed), then
  * close every endpoint and the worker.  loom_finalize calls it after
- * loom_tp_closing() and a barrier, so no peer treats our disconnect as a
+ * loom_rt_tp_closing() and a barrier, so no peer treats our disconnect as a
  * failure and no peer still waits for a message from us. */
-void loom_tp_close(void)
+void loom_rt_tp_close(void)
 {
     if (!worker)
         return;

@@ -20,14 +20,14 @@ int loom_init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    if (loom_state == 1) {
-        loom_log("loom_init called twice");
+    if (loom_rt_state == 1) {
+        loom_rt_log("loom_init called twice");
         return LOOM_ERR_STATE;
     }
     char err[512];
-    if (loom_env_load(err, sizeof err) || loom_policy_check_env(err, sizeof err) ||
-        loom_discover_rank(err, sizeof err)) {
-        loom_log("%s", err);
+    if (loom_rt_env_load(err, sizeof err) || loom_dsm_policy_check_env(err, sizeof err) ||
+        loom_rt_discover_rank(err, sizeof err)) {
+        loom_rt_log("%s", err);
         return LOOM_ERR_ENV;
     }
     int rc = loom_rt_start();
@@ -40,7 +40,7 @@ int loom_init(int *argc, char ***argv)
      * first DSM message could then arrive before its handler (it hung the
      * final barrier once; now the transport ends the job on it instead:
      * docs/dsm.md, "Message handlers"). */
-    if (!rc && loom_icv.nranks > 1)
+    if (!rc && loom_rt_icv.nranks > 1)
         loom_rt_share_cores();
     if (!rc)
         loom_sched_init();
@@ -53,16 +53,16 @@ int loom_init(int *argc, char ***argv)
  * only then the DSM frees what a late message could still have reached. */
 int loom_finalize(void)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
-    if (loom_icv.nranks > 1) {
+    if (loom_rt_icv.nranks > 1) {
         loom_dsm_quiesce();
         loom_dsm_barrier();
         loom_dsm_fini();
         loom_rt_finalize();
         loom_dsm_fini_records();
     }
-    loom_state = 2;
+    loom_rt_state = 2;
     return LOOM_OK;
 }
 

@@ -2,7 +2,7 @@
  * access declarations loom_reads / loom_writes.
  *
  * An accessor is address arithmetic unless the calling thread's state
- * (loom_ts.mode) says otherwise: in a reconnaissance run it records the
+ * (loom_sched_ts.mode) says otherwise: in a reconnaissance run it records the
  * access and sends writes to scratch memory; under LOOM_CHECK=serial it
  * reports the access to the checker; in a staged data-parallel loop it
  * returns the thread's (or rank's) copy of the row. */
@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-__thread struct loom_ts loom_ts;
+__thread struct loom_sched_ts loom_sched_ts;
 
 loom_dsm_alloc *loom_sched_rows(void *array, const char *fn)
 {
     loom_dsm_alloc *a = loom_dsm_lookup_base(array);
     if (!a || !a->live || a->kind != LOOM_UNIT_ROW)
-        loom_die(2, "%s: %p is not a Loom row allocation (loom_alloc with .unit = LOOM_UNIT_ROW)",
+        loom_rt_die(2, "%s: %p is not a Loom row allocation (loom_alloc with .unit = LOOM_UNIT_ROW)",
                  fn, array);
     return a;
 }
@@ -26,10 +26,10 @@ loom_dsm_alloc *loom_sched_rows(void *array, const char *fn)
  * entry is still live if still in the table). */
 static inline loom_dsm_alloc *rows_of(void *array, const char *fn)
 {
-    struct loom_ts *t = &loom_ts;
+    struct loom_sched_ts *t = &loom_sched_ts;
     for (int x = 0; x < 2; x++) {
         loom_dsm_alloc *a = t->last[x];
-        if (__builtin_expect(a && loom_allocs[t->last_id[x]] == a && a->base == array, 1))
+        if (__builtin_expect(a && loom_dsm_allocs[t->last_id[x]] == a && a->base == array, 1))
             return a;
     }
     t->last[1] = t->last[0], t->last_id[1] = t->last_id[0];
@@ -47,10 +47,10 @@ static void grow(struct loom_deps *d)
         if ((a = malloc(d->cap * sizeof *a)))
             memcpy(a, d->acc, d->n * sizeof *a);
     } else {
-        a = loom_grow(d->acc, &d->cap, d->n + 1, sizeof *a);
+        a = loom_rt_grow(d->acc, &d->cap, d->n + 1, sizeof *a);
     }
     if (!a)
-        loom_die(2, "loom_for: out of memory recording accesses");
+        loom_rt_die(2, "loom_for: out of memory recording accesses");
     d->acc = a;
     d->borrowed = 0;
 }
@@ -60,7 +60,7 @@ static inline void append(struct loom_deps *d, loom_dsm_alloc *a, size_t row, in
     if (__builtin_expect(d->n == d->cap, 0))
         grow(d);
     if (__builtin_expect(row >= LOOM_ACC_ROWS, 0))
-        loom_die(2, "loom_for: row %zu of '%s': a serializable loop names rows below 2^32 only",
+        loom_rt_die(2, "loom_for: row %zu of '%s': a serializable loop names rows below 2^32 only",
                  row, a->name);
     d->acc[d->n++] = (loom_acc){(uint32_t)row, (uint16_t)a->id, (uint16_t)write};
 }
@@ -70,13 +70,13 @@ static inline void append(struct loom_deps *d, loom_dsm_alloc *a, size_t row, in
  * Each written row of an iteration gets its own buffer, kept for reuse. */
 static void *scratch_copy(loom_dsm_alloc *a, const char *p)
 {
-    struct loom_ts *t = &loom_ts;
+    struct loom_sched_ts *t = &loom_sched_ts;
     if (t->scratch_used == t->scratch_n) {
         int n = t->scratch_n ? 2 * t->scratch_n : 4;
         char **s = realloc(t->scratch, (size_t)n * sizeof *s);
         size_t *z = realloc(t->scratch_size, (size_t)n * sizeof *z);
         if (!s || !z)
-            loom_die(2, "loom_for: out of memory in reconnaissance");
+            loom_rt_die(2, "loom_for: out of memory in reconnaissance");
         for (int i = t->scratch_n; i < n; i++)
             s[i] = NULL, z[i] = 0;
         t->scratch = s, t->scratch_size = z, t->scratch_n = n;
@@ -85,7 +85,7 @@ static void *scratch_copy(loom_dsm_alloc *a, const char *p)
     if (t->scratch_size[k] < a->unit) {
         free(t->scratch[k]);
         if (!(t->scratch[k] = malloc(a->unit)))
-            loom_die(2, "loom_for: out of memory in reconnaissance");
+            loom_rt_die(2, "loom_for: out of memory in reconnaissance");
         t->scratch_size[k] = a->unit;
     }
     return memcpy(t->scratch[k], p, a->unit);
@@ -93,15 +93,15 @@ static void *scratch_copy(loom_dsm_alloc *a, const char *p)
 
 static void *slow(loom_dsm_alloc *a, size_t row, int write, char *p)
 {
-    switch (loom_ts.mode) {
+    switch (loom_sched_ts.mode) {
     case TS_RECORD:
-        append(&loom_ts.rec, a, row, write);
+        append(&loom_sched_ts.rec, a, row, write);
         return write ? scratch_copy(a, p) : p;
     case TS_CHECK:
-        loom_check_access(a, row, write);
+        loom_sched_check_access(a, row, write);
         return p;
     case TS_STAGE:
-        return loom_stage_row(loom_ts.stage, a, row, write);
+        return loom_sched_stage_row(loom_sched_ts.stage, a, row, write);
     }
     return p;
 }
@@ -110,7 +110,7 @@ static void *slow(loom_dsm_alloc *a, size_t row, int write, char *p)
  * staged whole in the rank's own copy (stage.c). */
 static inline int direct(const loom_dsm_alloc *a)
 {
-    const struct loom_ts *t = &loom_ts;
+    const struct loom_sched_ts *t = &loom_sched_ts;
     return __builtin_expect(t->mode == TS_PLAIN, 1) ||
            (t->mode == TS_STAGE && (a == t->whole[0] || a == t->whole[1]));
 }
@@ -122,7 +122,7 @@ static inline int stale(const loom_dsm_alloc *a, size_t row)
 {
     return a->state && !loom_dsm_looping &&
            atomic_load_explicit(&a->state[row], memory_order_relaxed) == U_INVALID &&
-           !loom_policy_rotates(a->policy);
+           !loom_dsm_policy_rotates(a->policy);
 }
 
 /* Between loops: the row made current in place (loom_row_get), so that
@@ -133,17 +133,17 @@ static char *refreshed(loom_dsm_alloc *a, size_t row)
 {
     const char *p = loom_row_get(a->base, row);
     if (!p)
-        loom_die(2, "loom_at: cannot read row %zu of '%s'", row, a->name);
+        loom_rt_die(2, "loom_at: cannot read row %zu of '%s'", row, a->name);
     return (char *)p;
 }
 
 static char *single_write(loom_dsm_alloc *a, size_t row, char *p)
 {
-    if (!a->state || loom_policy_rotates(a->policy))
+    if (!a->state || loom_dsm_policy_rotates(a->policy))
         return p;
     if (stale(a, row))
         refreshed(a, row);
-    loom_row_mark_put(a, row);
+    loom_dsm_row_mark_put(a, row);
     return p;
 }
 
@@ -171,7 +171,7 @@ void *loom_at(void *array, size_t row)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at");
     if (__builtin_expect(row >= a->nunits, 0))
-        loom_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
+        loom_rt_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
     if (__builtin_expect(direct(a), 1))
         return __builtin_expect(plain_row(a), 1) ? p : between(a, row, 1, p);
@@ -182,7 +182,7 @@ const void *loom_at_r(void *array, size_t row)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at_r");
     if (__builtin_expect(row >= a->nunits, 0))
-        loom_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
+        loom_rt_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
     char *p = a->base + row * a->unit;
     if (__builtin_expect(direct(a), 1))
         return __builtin_expect(plain_row(a), 1) ? p : between(a, row, 0, p);
@@ -196,25 +196,25 @@ void *loom_at_base(void *array)
         return NULL;
     if (!a->state || loom_dsm_looping) /* one rank, or inside a loop */
         return a->base;
-    int rc = loom_row_refresh(a); /* between loops: every row current first */
+    int rc = loom_dsm_row_refresh(a); /* between loops: every row current first */
     if (rc == LOOM_ERR_NOMEM)
-        loom_die(2, "loom_at_base: out of memory refreshing '%s'", a->name);
+        loom_rt_die(2, "loom_at_base: out of memory refreshing '%s'", a->name);
     return rc ? NULL : a->base;
 }
 
-int loom_recording(void) { return loom_ts.mode == TS_RECORD; }
+int loom_recording(void) { return loom_sched_ts.mode == TS_RECORD; }
 
 static inline void declare(loom_deps *d, void *array, size_t row, int write, const char *fn)
 {
     loom_dsm_alloc *a = rows_of(array, fn);
     if (row >= a->nunits)
-        loom_die(2, "%s: row %zu of '%s' is out of range (%zu rows)", fn, row, a->name, a->nunits);
+        loom_rt_die(2, "%s: row %zu of '%s' is out of range (%zu rows)", fn, row, a->name, a->nunits);
     append(d, a, row, write);
 }
 void loom_reads(loom_deps *d, void *array, size_t row) { declare(d, array, row, 0, "loom_reads"); }
 void loom_writes(loom_deps *d, void *array, size_t row) { declare(d, array, row, 1, "loom_writes"); }
 
-void loom_accset_free(loom_accset *s)
+void loom_sched_accset_free(loom_accset *s)
 {
     free(s->off);
     free(s->acc);

@@ -50,18 +50,18 @@ static void tables(loom_dsm_alloc *a)
         wtag[a->id] = calloc(a->nunits, sizeof **wtag);
         rtag[a->id] = calloc(a->nunits, sizeof **rtag);
         if (!wtag[a->id] || !rtag[a->id])
-            loom_die(2, "check: out of memory for the tables of '%s'", a->name);
+            loom_rt_die(2, "check: out of memory for the tables of '%s'", a->name);
         trows[a->id] = a->nunits;
     }
     pthread_mutex_unlock(&table_lock);
 }
 
-void loom_check_begin(loom_plan *p)
+void loom_sched_check_begin(loom_plan *p)
 {
     cur = p;
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++)
         if (wtag[id]) {
-            if (!loom_allocs[id] || trows[id] != loom_allocs[id]->nunits) {
+            if (!loom_dsm_allocs[id] || trows[id] != loom_dsm_allocs[id]->nunits) {
                 free(wtag[id]);
                 free(rtag[id]);
                 wtag[id] = rtag[id] = NULL;
@@ -72,7 +72,7 @@ void loom_check_begin(loom_plan *p)
         }
 }
 
-void loom_check_hold(int q, int j)
+void loom_sched_check_hold(int q, int j)
 {
     th_q = q;
     th_j = j;
@@ -111,7 +111,7 @@ static void check_one(loom_dsm_alloc *a, size_t row, int write)
     loom_plan *p = cur;
     long k = th_k;
     if (p->kind == PLAN_ROTATION && a->id == p->b_id) {
-        int j, q = loom_rotation_part(p, row, &j);
+        int j, q = loom_sched_rotation_part(p, row, &j);
         if (q == th_q && j == th_j)
             return;
         char why[160];
@@ -148,16 +148,16 @@ static void check_one(loom_dsm_alloc *a, size_t row, int write)
                   "in one phase, one writing and one reading");
 }
 
-void loom_check_iter(loom_plan *p, long k, int phase)
+void loom_sched_check_iter(loom_plan *p, long k, int phase)
 {
     cur = p;
     th_k = k;
     th_phase = phase;
     for (size_t x = p->acc.off[k]; x < p->acc.off[k + 1]; x++)
-        check_one(loom_allocs[p->acc.acc[x].alloc], p->acc.acc[x].row, (int)p->acc.acc[x].write);
+        check_one(loom_dsm_allocs[p->acc.acc[x].alloc], p->acc.acc[x].row, (int)p->acc.acc[x].write);
 }
 
-void loom_check_access(loom_dsm_alloc *a, size_t row, int write)
+void loom_sched_check_access(loom_dsm_alloc *a, size_t row, int write)
 {
     if (cur)
         check_one(a, row, write);
@@ -167,26 +167,26 @@ void loom_check_access(loom_dsm_alloc *a, size_t row, int write)
  * several ranks.  Sums, per row of every array with tables (but the
  * rotated one), the ranks that touched it and wrote it in this phase; a
  * row touched by two ranks and written by one stops the job. */
-void loom_check_phase_end(loom_plan *p, int phase)
+void loom_sched_check_phase_end(loom_plan *p, int phase)
 {
-    if (loom_icv.nranks == 1)
+    if (loom_rt_icv.nranks == 1)
         return;
     int32_t *has = calloc(LOOM_MAX_ALLOCS, sizeof *has);
     if (!has)
-        loom_die(2, "check: out of memory");
+        loom_rt_die(2, "check: out of memory");
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++)
-        has[id] = wtag[id] && loom_allocs[id] && !(p->kind == PLAN_ROTATION && id == p->b_id);
+        has[id] = wtag[id] && loom_dsm_allocs[id] && !(p->kind == PLAN_ROTATION && id == p->b_id);
     loom_allreduce(LOOM_IN_PLACE, has, LOOM_MAX_ALLOCS, LOOM_INT32, LOOM_MAX);
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
         if (!has[id])
             continue;
-        loom_dsm_alloc *a = loom_allocs[id];
+        loom_dsm_alloc *a = loom_dsm_allocs[id];
         if (!wtag[id])
             tables(a);
         size_t n = a->nunits;
         int32_t *c = calloc(2 * n, sizeof *c);
         if (!c)
-            loom_die(2, "check: out of memory");
+            loom_rt_die(2, "check: out of memory");
         for (size_t r = 0; r < n; r++) {
             int wrote = tag_phase(wtag[id][r]) == phase;
             c[r] = wrote || tag_phase(rtag[id][r]) == phase;
@@ -202,13 +202,13 @@ void loom_check_phase_end(loom_plan *p, int phase)
             continue;
         uint64_t t = tag_phase(wtag[id][bad]) == phase ? wtag[id][bad]
                      : tag_phase(rtag[id][bad]) == phase ? rtag[id][bad] : 0;
-        int64_t mine[2] = {t ? tag_iter(t) + p->first : -1, loom_icv.rank};
-        int64_t *all = calloc((size_t)loom_icv.nranks * 2, sizeof *all);
+        int64_t mine[2] = {t ? tag_iter(t) + p->first : -1, loom_rt_icv.rank};
+        int64_t *all = calloc((size_t)loom_rt_icv.nranks * 2, sizeof *all);
         if (!all)
-            loom_die(2, "check: out of memory");
-        loom_allgather(mine, all, sizeof mine);
+            loom_rt_die(2, "check: out of memory");
+        loom_rt_allgather(mine, all, sizeof mine);
         int r1 = -1, r2 = -1;
-        for (int r = 0; r < loom_icv.nranks; r++)
+        for (int r = 0; r < loom_rt_icv.nranks; r++)
             if (all[2 * r] >= 0) {
                 if (r1 < 0)
                     r1 = r;

@@ -14,12 +14,12 @@ static void field_rows(const loom_body *b, long i, uint64_t r[2])
 {
     for (int x = 0; x < 2; x++) {
         const loom_field *f = &b->fields[x];
-        r[x] = f->array ? loom_field_row(f, b->data + (size_t)i * b->size) : UINT64_MAX;
+        r[x] = f->array ? loom_sched_field_row(f, b->data + (size_t)i * b->size) : UINT64_MAX;
         if (r[x] == UINT64_MAX)
             continue;
         loom_dsm_alloc *a = loom_sched_rows(f->array, "loom_for_records");
         if (r[x] >= a->nunits || r[x] >= LOOM_ACC_ROWS)
-            loom_die(2, "loom_for_records: record %ld: .fields[%d] names row %llu of '%s', which "
+            loom_rt_die(2, "loom_for_records: record %ld: .fields[%d] names row %llu of '%s', which "
                      "has %zu rows", i, x, (unsigned long long)r[x], a->name, a->nunits);
     }
 }
@@ -42,13 +42,13 @@ static void accesses(long i, const loom_body *body, void (*deps)(long, loom_deps
         deps(i, d, body->ctx);
         return;
     }
-    loom_ts.mode = TS_RECORD;
-    loom_ts.rec = *d;
-    loom_ts.scratch_used = 0;
-    loom_body_one(body, i);
-    *d = loom_ts.rec;
-    loom_ts.rec = (struct loom_deps){0};
-    loom_ts.mode = TS_PLAIN;
+    loom_sched_ts.mode = TS_RECORD;
+    loom_sched_ts.rec = *d;
+    loom_sched_ts.scratch_used = 0;
+    loom_sched_body_one(body, i);
+    *d = loom_sched_ts.rec;
+    loom_sched_ts.rec = (struct loom_deps){0};
+    loom_sched_ts.mode = TS_PLAIN;
 }
 
 /* Contract: fills *out with the access sets of indices lo..hi-1 in index
@@ -58,7 +58,7 @@ static void accesses(long i, const loom_body *body, void (*deps)(long, loom_deps
  * its part of it; only when some thread's slice needs another count does
  * the thread continue in a buffer of its own, and the parts are then
  * concatenated in order.  Called by the planner only (not collective). */
-int loom_collect(long lo, long hi, const loom_body *body,
+int loom_sched_collect(long lo, long hi, const loom_body *body,
                  void (*deps)(long, loom_deps *, void *), loom_accset *out)
 {
     enum { GUESS = 2 };
@@ -119,7 +119,7 @@ int loom_collect(long lo, long hi, const loom_body *body,
     return out->acc ? LOOM_OK : LOOM_ERR_NOMEM;
 }
 
-/* Contract: loom_collect_pair for a record loop with .fields (for.c has
+/* Contract: loom_sched_collect_pair for a record loop with .fields (for.c has
  * checked them): one parallel pass over slices of the records, no call
  * per record.  Slot x is field x, its allocation id kept only if some
  * record names a row of it (as the deps path sees it).  A row out of
@@ -144,15 +144,15 @@ static int pair_from_fields(long lo, long hi, const loom_body *body, loom_pair *
         free(row[0]), free(row[1]);
         return LOOM_ERR_NOMEM;
     }
-    int ns = loom_slices(n, 0), seen0 = 0, seen1 = 0;
+    int ns = loom_sched_slices(n, 0), seen0 = 0, seen1 = 0;
     long bad = n;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : seen0, seen1) reduction(min : bad)
     for (int x = 0; x < ns; x++) {
-        long k0 = loom_slice(n, ns, x), k1 = loom_slice(n, ns, x + 1);
+        long k0 = loom_sched_slice(n, ns, x), k1 = loom_sched_slice(n, ns, x + 1);
         const char *rec = body->data + (size_t)(lo + k0) * body->size;
         for (long k = k0; k < k1; k++, rec += body->size) {
-            uint64_t r0 = a[0] ? loom_field_row(&f[0], rec) : UINT64_MAX;
-            uint64_t r1 = a[1] ? loom_field_row(&f[1], rec) : UINT64_MAX;
+            uint64_t r0 = a[0] ? loom_sched_field_row(&f[0], rec) : UINT64_MAX;
+            uint64_t r1 = a[1] ? loom_sched_field_row(&f[1], rec) : UINT64_MAX;
             if ((r0 != UINT64_MAX && r0 >= lim[0]) || (r1 != UINT64_MAX && r1 >= lim[1])) {
                 bad = k < bad ? k : bad;
                 break;
@@ -179,13 +179,13 @@ static int pair_from_fields(long lo, long hi, const loom_body *body, loom_pair *
  * every iteration only writes, and at most one row of each of at most two
  * allocations in all; LOOM_PAIR_NO (nothing kept) at the first iteration
  * that does anything else; LOOM_ERR_NOMEM. */
-int loom_collect_pair(long lo, long hi, const loom_body *body,
+int loom_sched_collect_pair(long lo, long hi, const loom_body *body,
                       void (*deps)(long, loom_deps *, void *), loom_pair *out)
 {
     if (body->fields[0].array || body->fields[1].array)
         return pair_from_fields(lo, hi, body, out);
     long n = hi > lo ? hi - lo : 0;
-    int ns = loom_slices(n, 0);
+    int ns = loom_sched_slices(n, 0);
     *out = (loom_pair){{-1, -1}, {NULL, NULL}};
     int (*ids)[2] = malloc((size_t)ns * sizeof *ids); /* each slice's allocations, by slot */
     uint32_t *row0 = loom_sched_alloc((size_t)(n + 1) * sizeof *row0);
@@ -199,7 +199,7 @@ int loom_collect_pair(long lo, long hi, const loom_body *body,
     for (int x = 0; x < ns; x++) {
         loom_acc buf[4];
         int id[2] = {-1, -1};
-        for (long k = loom_slice(n, ns, x); k < loom_slice(n, ns, x + 1); k++) {
+        for (long k = loom_sched_slice(n, ns, x); k < loom_sched_slice(n, ns, x + 1); k++) {
             if (k % 4096 == 0 && __atomic_load_n(&no, __ATOMIC_RELAXED))
                 break;
             struct loom_deps d = {buf, 0, 4, 1};
@@ -240,7 +240,7 @@ int loom_collect_pair(long lo, long hi, const loom_body *body,
     for (int x = 0; x < ns * !no; x++) {
         if ((ids[x][0] < 0 || ids[x][0] == out->id[0]) && (ids[x][1] < 0 || ids[x][1] == out->id[1]))
             continue;
-        for (long k = loom_slice(n, ns, x); k < loom_slice(n, ns, x + 1); k++) {
+        for (long k = loom_sched_slice(n, ns, x); k < loom_sched_slice(n, ns, x + 1); k++) {
             uint32_t r = row0[k];
             row0[k] = row1[k];
             row1[k] = r;

@@ -23,7 +23,7 @@
  * else its block. */
 static void my_range(long begin, long end, int local, long *lo, long *hi)
 {
-    long n = end - begin, R = loom_icv.nranks, r = loom_icv.rank;
+    long n = end - begin, R = loom_rt_icv.nranks, r = loom_rt_icv.rank;
     if (local || R == 1) {
         *lo = begin;
         *hi = end;
@@ -99,7 +99,7 @@ static int64_t *weights(long lo, long hi, const loom_for_opts *o, const loom_bod
     size_t n = (size_t)(hi > lo ? hi - lo : 0);
     int64_t *c = malloc((n + 1) * sizeof *c), total = 0;
     if (!c)
-        loom_die(2, "loom_for: out of memory for the weights of %ld iterations", hi - lo);
+        loom_rt_die(2, "loom_for: out of memory for the weights of %ld iterations", hi - lo);
     for (size_t i = 0; i < n; i++) {
         c[i] = total;
         long w = o->sync_weight(lo + (long)i, body->ctx);
@@ -116,7 +116,7 @@ static int64_t weighted_rounds(long lo, long hi, long every, const int64_t *cum,
 {
     long *e = malloc(((size_t)(hi > lo ? hi - lo : 0) + 1) * sizeof *e);
     if (!e)
-        loom_die(2, "loom_for: out of memory for the rounds of %ld iterations", hi - lo);
+        loom_rt_die(2, "loom_for: out of memory for the rounds of %ld iterations", hi - lo);
     int64_t n = 0, next = every;
     for (long i = lo; i < hi; i++)
         if (cum[i + 1 - lo] >= next) {
@@ -139,11 +139,11 @@ static int64_t weighted_rounds(long lo, long hi, long every, const int64_t *cum,
 static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
                        const loom_body *body)
 {
-    int T = omp_get_max_threads(), R = loom_icv.nranks;
+    int T = omp_get_max_threads(), R = loom_rt_icv.nranks;
     long every = o->sync_every > 0 ? o->sync_every : (hi > lo ? hi - lo : 1), *end = NULL;
     int64_t *cum = o->sync_weight && o->sync_every > 0 ? weights(lo, hi, o, body) : NULL;
     int64_t mine = 0, rounds = 0;
-    loom_shares *sh = shared ? loom_shares_new(lo, hi, cum) : NULL;
+    loom_shares *sh = shared ? loom_sched_shares_new(lo, hi, cum) : NULL;
     if (!sh) {
         mine = rounds = cum ? weighted_rounds(lo, hi, every, cum, &end) : (hi - lo + every - 1) / every;
         if (R > 1)
@@ -154,68 +154,68 @@ static int staged_loop(long lo, long hi, int shared, const loom_for_opts *o,
     if (!ss)
         return LOOM_ERR_NOMEM;
     for (int i = 0; i < ns; i++)
-        if (!(ss[i] = loom_stage_new(ns == 1)))
+        if (!(ss[i] = loom_sched_stage_new(ns == 1)))
             return LOOM_ERR_NOMEM;
     /* a repeated site prefetches by round: not where rounds follow speed */
-    loom_pf *pf = o->repeated && R > 1 && !sh ? loom_pf_site(body, lo, hi, every, rounds) : NULL;
-    loom_pf_start(pf, ss, ns); /* arrays staged whole at the end of its last call */
+    loom_pf *pf = o->repeated && R > 1 && !sh ? loom_sched_pf_site(body, lo, hi, every, rounds) : NULL;
+    loom_sched_pf_start(pf, ss, ns); /* arrays staged whole at the end of its last call */
     loom_part p = {{lo, lo}, {lo, lo}}; /* this rank's part of the round */
     double took[4] = {0}; /* seconds: the bodies, the merge, the clock, sharing */
     int64_t r = 0;
-    for (; sh ? loom_shares_next(sh, (double)every, &p) : r < rounds; r++) {
+    for (; sh ? loom_sched_shares_next(sh, (double)every, &p) : r < rounds; r++) {
         long *a = p.a, *b = p.z;
         if (end) /* by weight */
             a[0] = r == 0 ? lo : r <= mine ? end[r - 1] : hi, b[0] = r < mine ? end[r] : hi;
         else if (!sh)
             a[0] = lo + r * every, b[0] = a[0] + every < hi ? a[0] + every : hi;
-        loom_pf_before(pf, r); /* a repeated site: what this round touched last call */
-        loom_stage_begin(ss, ns);
+        loom_sched_pf_before(pf, r); /* a repeated site: what this round touched last call */
+        loom_sched_stage_begin(ss, ns);
         double t0 = loom_wtime();
 #pragma omp parallel num_threads(T)
         {
-            loom_ts.mode = TS_STAGE;
-            loom_ts.stage = ss[per_thread ? omp_get_thread_num() : 0];
-            loom_stage_whole(loom_ts.stage, loom_ts.whole);
+            loom_sched_ts.mode = TS_STAGE;
+            loom_sched_ts.stage = ss[per_thread ? omp_get_thread_num() : 0];
+            loom_sched_stage_whole(loom_sched_ts.stage, loom_sched_ts.whole);
             for (int i = 0; i < 2; i++)
                 if (b[i] > a[i])
                     omp_loop(a[i], b[i], o->schedule, o->chunk, body);
-            loom_ts.mode = TS_PLAIN;
-            loom_ts.stage = NULL;
-            loom_ts.whole[0] = loom_ts.whole[1] = NULL;
+            loom_sched_ts.mode = TS_PLAIN;
+            loom_sched_ts.stage = NULL;
+            loom_sched_ts.whole[0] = loom_sched_ts.whole[1] = NULL;
         }
         double t1 = loom_wtime(), secs = t1 - t0;
-        loom_pf_after(pf, r, ss, ns);
-        loom_stage_flush(ss, ns);
+        loom_sched_pf_after(pf, r, ss, ns);
+        loom_sched_stage_flush(ss, ns);
         double t2 = loom_wtime();
         if (o->sync == LOOM_BSP)
             loom_dsm_barrier();
         else if (R > 1)
-            loom_clock_tick(); /* not the program's clock: no checkpoint here */
+            loom_dsm_clock_tick(); /* not the program's clock: no checkpoint here */
         double t3 = loom_wtime();
         if (sh)
-            loom_shares_learn(sh, &p, secs);
+            loom_sched_shares_learn(sh, &p, secs);
         took[0] += secs, took[1] += t2 - t1, took[2] += t3 - t2, took[3] += loom_wtime() - t3;
     }
-    if (loom_icv.stats) /* docs/loop.md, "Where a data-parallel loop's time goes" */
-        loom_log("loom_for: %lld rounds: bodies %.3f s; sync points %.3f s: merge %.3f s, "
+    if (loom_rt_icv.stats) /* docs/loop.md, "Where a data-parallel loop's time goes" */
+        loom_rt_log("loom_for: %lld rounds: bodies %.3f s; sync points %.3f s: merge %.3f s, "
                  "clock %.3f s, sharing %.3f s", (long long)r, took[0],
                  took[1] + took[2] + took[3], took[1], took[2], took[3]);
-    loom_pf_end(pf, ss, ns);
-    loom_pf_place(pf); /* after a repeated site's first call: rows to their users */
+    loom_sched_pf_end(pf, ss, ns);
+    loom_sched_pf_place(pf); /* after a repeated site's first call: rows to their users */
     if (R > 1 && !o->accessor_reads) /* plain loads after the loop read current rows */
-        loom_stage_settle(ss, ns, o->sync != LOOM_BSP);
+        loom_sched_stage_settle(ss, ns, o->sync != LOOM_BSP);
     for (int i = 0; i < ns; i++)
-        loom_stage_free(ss[i]);
+        loom_sched_stage_free(ss[i]);
     free(ss);
     free(end);
-    loom_shares_free(sh);
+    loom_sched_shares_free(sh);
     free(cum);
     return LOOM_OK;
 }
 
 static int bad(const char *why)
 {
-    loom_log("loom_for: %s", why);
+    loom_rt_log("loom_for: %s", why);
     return LOOM_ERR_ARG;
 }
 
@@ -226,12 +226,12 @@ static int data_parallel(long begin, long end, const loom_for_opts *o, const loo
 {
     long lo, hi;
     my_range(begin, end, o->local, &lo, &hi);
-    if (loom_icv.nranks == 1 && o->sync == LOOM_HYBRID) {
+    if (loom_rt_icv.nranks == 1 && o->sync == LOOM_HYBRID) {
 #pragma omp parallel
         omp_loop(lo, hi, o->schedule, o->chunk, b);
         return LOOM_OK;
     }
-    if (loom_icv.nranks > 1 && !o->local && o->schedule != LOOM_STATIC)
+    if (loom_rt_icv.nranks > 1 && !o->local && o->schedule != LOOM_STATIC)
         return staged_loop(begin, end, 1, o, b); /* the job's range, by speed */
     return staged_loop(lo, hi, 0, o, b);
 }
@@ -257,7 +257,7 @@ static int serializable(long begin, long end, const loom_body *b, const loom_for
     if (end - begin > UINT32_MAX)
         return bad("a serializable loop has at most 2^32 iterations");
     int names_rows = o->deps || b->fields[0].array || b->fields[1].array;
-    if (loom_icv.nranks == 1 && omp_get_max_threads() == 1 && !loom_icv.check_serial &&
+    if (loom_rt_icv.nranks == 1 && omp_get_max_threads() == 1 && !loom_rt_icv.check_serial &&
         !(o->repeated && names_rows)) {
         if (b->block) /* one worker: the serial order itself */
             b->block(b->data, end - begin, b->ctx);
@@ -266,18 +266,18 @@ static int serializable(long begin, long end, const loom_body *b, const loom_for
                 b->one(i, b->ctx);
         return LOOM_OK;
     }
-    loom_plan *p = loom_plan_get(begin, end, b, o);
+    loom_plan *p = loom_sched_plan_get(begin, end, b, o);
     if (!p)
         return LOOM_ERR_ARG;
-    int rc = loom_plan_run(p);
+    int rc = loom_sched_plan_run(p);
     /* the plan ended in a barrier: make every rank's copies of what any
      * rank wrote current, for plain loads after the loop (ring arrays are
      * their owners', left as they are) */
-    for (int id = 0; !rc && loom_icv.nranks > 1 && !o->accessor_reads && id < LOOM_MAX_ALLOCS; id++)
+    for (int id = 0; !rc && loom_rt_icv.nranks > 1 && !o->accessor_reads && id < LOOM_MAX_ALLOCS; id++)
         if (p->written[id])
             loom_sched_refresh(id);
-    if (!loom_plan_cached(p))
-        loom_plan_free(p);
+    if (!loom_sched_plan_cached(p))
+        loom_sched_plan_free(p);
     return rc;
 }
 
@@ -290,7 +290,7 @@ static int for_run(long begin, long end, void (*body)(long i, void *ctx), void *
     if (o.schedule == LOOM_PRIORITY) {
         if (!o.priority || !o.priority->push || !o.priority->pull)
             return bad("the priority schedule needs .priority with push and pull");
-        return loom_priority_run(begin, end, ctx, o.priority);
+        return loom_sched_priority_run(begin, end, ctx, o.priority);
     }
     if (!body)
         return bad("no loop body");
@@ -356,11 +356,11 @@ static int fields_of(const loom_for_opts *o, size_t size, loom_field *f)
             continue;
         loom_dsm_alloc *a = loom_dsm_lookup_base(g->array);
         if (!a || !a->live || a->kind != LOOM_UNIT_ROW) {
-            loom_log("loom_for_records: .fields[%d].array is not a Loom row allocation", x);
+            loom_rt_log("loom_for_records: .fields[%d].array is not a Loom row allocation", x);
             return LOOM_ERR_ARG;
         }
         if ((g->size != 4 && g->size != 8) || g->offset > size || size - g->offset < g->size) {
-            loom_log("loom_for_records: .fields[%d] (offset %zu, size %zu) is not an integer of "
+            loom_rt_log("loom_for_records: .fields[%d] (offset %zu, size %zu) is not an integer of "
                      "4 or 8 bytes inside the %zu-byte record", x, g->offset, g->size, size);
             return LOOM_ERR_ARG;
         }
@@ -386,7 +386,7 @@ static int for_records_run(const void *data, size_t size, long n,
     if (fields_of(&o, size, b.fields))
         return LOOM_ERR_ARG;
     if (o.schedule == LOOM_SERIALIZABLE && o.ordered)
-        return loom_ordered_run(&b, n, o.local, o.repeated); /* ordered.c */
+        return loom_sched_ordered_run(&b, n, o.local, o.repeated); /* ordered.c */
     if (o.schedule == LOOM_SERIALIZABLE)
         return serializable(0, n, &b, &o);
     return data_parallel(0, n, &o, &(loom_body){.range = records_range, .ctx = &b});
@@ -416,14 +416,14 @@ loom_span loom_for_span_reduce(long begin, long end, const loom_for_opts *opts, 
     /* each rank's loop folds its iterations into var; counting the value
      * var had before the loop once means the others start from 0 (min and
      * max may count it any number of times) */
-    if (op == LOOM_SUM && loom_icv.rank != 0)
-        memset(var, 0, loom_type_size(type));
+    if (op == LOOM_SUM && loom_rt_icv.rank != 0)
+        memset(var, 0, loom_rt_type_size(type));
     return s;
 }
 
 int loom_for_span_reduce_end(loom_span *s, void *var, loom_type type, loom_op op)
 {
-    if (loom_icv.nranks > 1 && loom_allreduce(LOOM_IN_PLACE, var, 1, type, op))
+    if (loom_rt_icv.nranks > 1 && loom_allreduce(LOOM_IN_PLACE, var, 1, type, op))
         loom_abort(2, "LOOM_FOR_REDUCE: the reduction across ranks failed");
     return loom_for_span_end(s);
 }
@@ -442,7 +442,7 @@ loom_span loom_for_span(long begin, long end, const loom_for_opts *opts)
 int loom_for_span_end(loom_span *s)
 {
     (void)s;
-    if (loom_icv.nranks > 1)
+    if (loom_rt_icv.nranks > 1)
         loom_dsm_barrier();
     return 0;
 }

@@ -37,7 +37,7 @@ static int mark_shared(loom_plan *p, uint32_t *up, int64_t **own, uint8_t **wr, 
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
         if (!p->written[id])
             continue;
-        loom_dsm_alloc *a = loom_allocs[id];
+        loom_dsm_alloc *a = loom_dsm_allocs[id];
         int32_t *c = calloc(2 * a->nunits, sizeof *c);
         if (!c)
             return LOOM_ERR_NOMEM;
@@ -54,9 +54,9 @@ static int mark_shared(loom_plan *p, uint32_t *up, int64_t **own, uint8_t **wr, 
     return LOOM_OK;
 }
 
-int loom_groups_build(loom_plan *p)
+int loom_sched_groups_build(loom_plan *p)
 {
-    int nr = loom_icv.nranks, me = loom_icv.rank, T = p->T, global = !p->local;
+    int nr = loom_rt_icv.nranks, me = loom_rt_icv.rank, T = p->T, global = !p->local;
     long n = p->acc.n;
     int W = global ? nr * T : T;
     p->nphases = !global && nr > 1 ? 1 + nr : 1;
@@ -82,7 +82,7 @@ int loom_groups_build(loom_plan *p)
             if (!p->written[e->alloc])
                 continue; /* rows nobody writes never conflict */
             if (!own[e->alloc]) {
-                size_t rows = loom_allocs[e->alloc]->nunits;
+                size_t rows = loom_dsm_allocs[e->alloc]->nunits;
                 if (!(own[e->alloc] = malloc(rows * sizeof **own)) ||
                     !(wr[e->alloc] = calloc(rows, 1)))
                     goto out;
@@ -139,7 +139,7 @@ int loom_groups_build(loom_plan *p)
         }
     if (p->broken)
         loom_sched_break_next_plan = 0;
-    rc = loom_bucket(n, cellof, ncell, p->gcell_off, p->giters, NULL, NULL);
+    rc = loom_sched_bucket(n, cellof, ncell, p->gcell_off, p->giters, NULL, NULL);
 out:
     free(cellof);
     for (int id = 0; own && id < LOOM_MAX_ALLOCS; id++) {
@@ -159,13 +159,13 @@ out:
 /* Contract: collective; phase by phase, this rank's threads run their
  * cells (a group's iterations in index order), then the written rows are
  * released and (several ranks) a barrier ends the phase. */
-int loom_groups_run(loom_plan *p)
+int loom_sched_groups_run(loom_plan *p)
 {
-    int nr = loom_icv.nranks, T = p->T;
-    if (loom_icv.check_serial)
-        loom_check_begin(p);
+    int nr = loom_rt_icv.nranks, T = p->T;
+    if (loom_rt_icv.check_serial)
+        loom_sched_check_begin(p);
     for (int ph = 0; ph < p->nphases; ph++) {
-        loom_plan_prefetch(p, ph);
+        loom_sched_plan_prefetch(p, ph);
         size_t c0 = (size_t)ph * (size_t)T;
         if (p->gcell_off[c0 + (size_t)T] > p->gcell_off[c0]) {
 #pragma omp parallel num_threads(T)
@@ -173,12 +173,12 @@ int loom_groups_run(loom_plan *p)
                 int nt = omp_get_num_threads();
                 for (int s = omp_get_thread_num(); s < T; s += nt)
                     for (size_t x = p->gcell_off[c0 + (size_t)s]; x < p->gcell_off[c0 + (size_t)s + 1]; x++)
-                        loom_plan_iter(p, p->giters[x], ph);
+                        loom_sched_plan_iter(p, p->giters[x], ph);
             }
         }
-        if (loom_icv.check_serial)
-            loom_check_phase_end(p, ph);
-        loom_plan_writeback(p, ph);
+        if (loom_rt_icv.check_serial)
+            loom_sched_check_phase_end(p, ph);
+        loom_sched_plan_writeback(p, ph);
         if (nr > 1)
             loom_dsm_barrier();
     }

@@ -45,7 +45,7 @@ static inline void copy_rec(char *restrict to, const char *restrict from, size_t
     }
 }
 
-int loom_slices(long n, size_t per)
+int loom_sched_slices(long n, size_t per)
 {
     int T = omp_get_max_threads(), ns = 8 * T;
     while (ns > T && (size_t)ns * per > (size_t)n * 4 + (1u << 20))
@@ -53,11 +53,11 @@ int loom_slices(long n, size_t per)
     return ns;
 }
 
-int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
+int loom_sched_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
                 const loom_body *b, char *recs)
 {
     size_t stride = nkey + 1; /* a slice's row of pos */
-    int ns = loom_slices(n, stride * sizeof(uint32_t));
+    int ns = loom_sched_slices(n, stride * sizeof(uint32_t));
     uint32_t *pos = loom_sched_alloc((size_t)ns * stride * sizeof *pos); /* [slice][key] */
     if (!pos)
         return LOOM_ERR_NOMEM;
@@ -69,7 +69,7 @@ int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_
         for (int x = 0; x < ns; x++) {
             uint32_t *mine = pos + (size_t)x * stride;
             memset(mine, 0, stride * sizeof *mine);
-            for (long k = loom_slice(n, ns, x); k < loom_slice(n, ns, x + 1); k++)
+            for (long k = loom_sched_slice(n, ns, x); k < loom_sched_slice(n, ns, x + 1); k++)
                 if (key[k] != UINT32_MAX)
                     mine[key[k]]++;
         }
@@ -100,7 +100,7 @@ int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_
 #pragma omp for schedule(dynamic, 1)
         for (int x = 0; x < ns; x++) {
             uint32_t *mine = pos + (size_t)x * stride;
-            for (long k = loom_slice(n, ns, x); k < loom_slice(n, ns, x + 1); k++) {
+            for (long k = loom_sched_slice(n, ns, x); k < loom_sched_slice(n, ns, x + 1); k++) {
                 if (key[k] == UINT32_MAX)
                     continue;
                 uint32_t y = mine[key[k]]++;

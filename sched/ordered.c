@@ -106,9 +106,9 @@ static int plan(const loom_body *b, long n, int K, const size_t *bparts, int P,
     *o = (struct ordered){.K = K, .NB = NB, .n = n};
     for (long x = 0; x < n; x++)
         for (int f = 0; f < 2; f++) {
-            uint64_t r = loom_field_row(&b->fields[f], b->data + (size_t)x * b->size);
+            uint64_t r = loom_sched_field_row(&b->fields[f], b->data + (size_t)x * b->size);
             if (r == UINT64_MAX || r >= UINT32_MAX) {
-                loom_log("loom_for: ordered: record %ld names no row (or one past 2^32) in "
+                loom_rt_log("loom_for: ordered: record %ld names no row (or one past 2^32) in "
                          ".fields[%d]", x, f);
                 return LOOM_ERR_ARG;
             }
@@ -116,7 +116,7 @@ static int plan(const loom_body *b, long n, int K, const size_t *bparts, int P,
                 nrows[f] = r + 1;
         }
     if (bparts && nrows[1] > bparts[P]) {
-        loom_log("loom_for: ordered: a record names row %zu of .fields[1], past its %zu rows",
+        loom_rt_log("loom_for: ordered: a record names row %zu of .fields[1], past its %zu rows",
                  nrows[1] - 1, bparts[P]);
         return LOOM_ERR_ARG;
     }
@@ -133,11 +133,11 @@ static int plan(const loom_body *b, long n, int K, const size_t *bparts, int P,
     if (!count[0] || !count[1] || !blk[0] || !blk[1] || !last[0] || !last[1] || !cell ||
         !o->off || !o->order || !o->recs)
         goto out;
-    if (loom_icv.check_serial &&
+    if (loom_rt_icv.check_serial &&
         (!(o->prev[0] = malloc((size_t)(n ? n : 1) * sizeof(long))) ||
          !(o->prev[1] = malloc((size_t)(n ? n : 1) * sizeof(long)))))
         goto out;
-#define ROW(x, f) ((size_t)loom_field_row(&b->fields[f], b->data + (size_t)(x) * b->size))
+#define ROW(x, f) ((size_t)loom_sched_field_row(&b->fields[f], b->data + (size_t)(x) * b->size))
     for (long x = 0; x < n; x++)
         for (int f = 0; f < 2; f++)
             count[f][ROW(x, f)]++;
@@ -153,13 +153,13 @@ static int plan(const loom_body *b, long n, int K, const size_t *bparts, int P,
         /* along a row of A the B block may not decrease, and vice versa */
         long pa = last[0][a], pc = last[1][c];
         if (pa >= 0 && blk[1][ROW(pa, 1)] > blk[1][c]) {
-            loom_log("loom_for: ordered: records %ld and %ld share row %zu of .fields[0] but "
+            loom_rt_log("loom_for: ordered: records %ld and %ld share row %zu of .fields[0] but "
                      "the later one's .fields[1] row is in an earlier block: sort the records "
                      "by (.fields[0], .fields[1])", pa, x, a);
             goto out;
         }
         if (pc >= 0 && blk[0][ROW(pc, 0)] > blk[0][a]) {
-            loom_log("loom_for: ordered: records %ld and %ld share row %zu of .fields[1] but "
+            loom_rt_log("loom_for: ordered: records %ld and %ld share row %zu of .fields[1] but "
                      "the later one's .fields[0] row is in an earlier block: sort the records "
                      "by (.fields[0], .fields[1])", pc, x, c);
             goto out;
@@ -248,15 +248,15 @@ static void wavefront(const struct ordered *o, const loom_body *b, _Atomic int *
  * code (LOOM_ERR_ARG after a message naming what is wrong). */
 static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
 {
-    const int P = loom_icv.nranks, me = loom_icv.rank;
+    const int P = loom_rt_icv.nranks, me = loom_rt_icv.rank;
     loom_dsm_alloc *A = loom_dsm_lookup_base(b->fields[0].array);
     loom_dsm_alloc *B = loom_dsm_lookup_base(b->fields[1].array);
-#define SAY(...) (me == 0 ? loom_log(__VA_ARGS__) : (void)0) /* the same on every rank: once */
+#define SAY(...) (me == 0 ? loom_rt_log(__VA_ARGS__) : (void)0) /* the same on every rank: once */
     if (!local) {
         SAY("loom_for: ordered on several ranks takes each rank's own records (.local = 1)");
         return LOOM_ERR_ARG;
     }
-    if (!B || !loom_policy_rotates(B->policy) || B->kind != LOOM_UNIT_ROW) {
+    if (!B || !loom_dsm_policy_rotates(B->policy) || B->kind != LOOM_UNIT_ROW) {
         SAY("loom_for: ordered on several ranks rotates .fields[1]'s array: make it a row "
             "allocation with coherence \"ring\"");
         return LOOM_ERR_ARG;
@@ -272,7 +272,7 @@ static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
     int32_t bad = !span || !w;
     for (long x = 0; !bad && x < n; x++) {
         const char *rec = b->data + (size_t)x * b->size;
-        uint64_t a = loom_field_row(&b->fields[0], rec), r = loom_field_row(&b->fields[1], rec);
+        uint64_t a = loom_sched_field_row(&b->fields[0], rec), r = loom_sched_field_row(&b->fields[1], rec);
         if (r >= B->nunits || a >= INT64_MAX) {
             bad = 2;
             break;
@@ -286,7 +286,7 @@ static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
     loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
     if (bad) {
         if (bad == 2)
-            loom_log("loom_for: ordered: a record names no row of .fields[1] ('%s', %zu rows) "
+            loom_rt_log("loom_for: ordered: a record names no row of .fields[1] ('%s', %zu rows) "
                      "(here or on another rank)", B->name, B->nunits);
         free(span);
         free(w);
@@ -309,7 +309,7 @@ static int ranks_prepare(const loom_body *b, long n, int local, size_t *bparts)
         prev = q;
     }
     if (!rc) {
-        loom_balance(w, 0, B->nunits, P, bparts);
+        loom_sched_balance(w, 0, B->nunits, P, bparts);
         if (B->policy->set_bounds(B, bparts, 1)) {
             SAY("loom_for: ring array '%s' is in the middle of a rotation; finish it "
                 "(loom_ring_rotate) before an ordered loop", B->name);
@@ -344,7 +344,7 @@ static void cache_drop(void)
     cached.bparts = NULL;
 }
 
-void loom_ordered_forget(const loom_dsm_alloc *a)
+void loom_sched_ordered_forget(const loom_dsm_alloc *a)
 {
     if (cached.valid && (loom_dsm_lookup_base(cached.body.fields[0].array) == a ||
                          loom_dsm_lookup_base(cached.body.fields[1].array) == a))
@@ -369,13 +369,13 @@ static int cache_hit(const loom_body *b, long n, int K, int P)
  * top).  Collective on several ranks.  Threads: omp_get_max_threads()
  * workers per rank.  With repeated, the plan is kept for the next call
  * of the same site.  LOOM_STATS prints cells and time steps. */
-int loom_ordered_run(const loom_body *b, long n, int local, int repeated)
+int loom_sched_ordered_run(const loom_body *b, long n, int local, int repeated)
 {
     if (!b->block || (!b->fields[0].array || !b->fields[1].array)) {
-        loom_log("loom_for: .ordered needs loom_for_records with both .fields");
+        loom_rt_log("loom_for: .ordered needs loom_for_records with both .fields");
         return LOOM_ERR_ARG;
     }
-    const int P = loom_icv.nranks;
+    const int P = loom_rt_icv.nranks;
     int K = omp_get_max_threads(), rc = LOOM_OK;
     if (K > n)
         K = n > 0 ? (int)n : 1;
@@ -413,32 +413,32 @@ int loom_ordered_run(const loom_body *b, long n, int local, int repeated)
         }
     }
     _Atomic int *done = calloc((size_t)K, sizeof *done); /* columns worker t finished */
-    _Atomic char *ran = loom_icv.check_serial ? calloc((size_t)(n ? n : 1), 1) : NULL;
-    if (!rc && (!done || (loom_icv.check_serial && !ran)))
+    _Atomic char *ran = loom_rt_icv.check_serial ? calloc((size_t)(n ? n : 1), 1) : NULL;
+    if (!rc && (!done || (loom_rt_icv.check_serial && !ran)))
         rc = LOOM_ERR_NOMEM;
     if (P == 1 && !rc) {
         wavefront(&o, b, done, ran, 0, o.NB);
     } else if (!rc) {
         loom_dsm_alloc *B = loom_dsm_lookup_base(b->fields[1].array);
         for (int s = 0; s < 2 * P; s++) {
-            int J = s - loom_icv.rank, q; /* the partition this rank holds: s - rank */
+            int J = s - loom_rt_icv.rank, q; /* the partition this rank holds: s - rank */
             B->policy->bounds(B, &q);
             if (J >= 0 && J < P) {
                 if (q != J)
                     loom_abort(70, "loom_for: ordered: rank %d holds partition %d of '%s' in "
-                               "sub-epoch %d, not %d (internal error)", loom_icv.rank, q,
+                               "sub-epoch %d, not %d (internal error)", loom_rt_icv.rank, q,
                                B->name, s, J);
                 wavefront(&o, b, done, ran, J * COLS * K, COLS * K);
             }
             B->policy->rotate();
         }
     }
-    if (loom_icv.stats && !rc && P == 1)
-        loom_log("loom_for: ordered: %d x %d cells, %d time steps (%.2f of a %d x %d grid's), "
+    if (loom_rt_icv.stats && !rc && P == 1)
+        loom_rt_log("loom_for: ordered: %d x %d cells, %d time steps (%.2f of a %d x %d grid's), "
                  "%ld records", K, COLS * K, K + COLS * K - 1, (double)(K + COLS * K - 1) / COLS,
                  K, K, n);
-    else if (loom_icv.stats && !rc)
-        loom_log("loom_for: ordered: %d ranks x %d threads: %d x %d partitions, %d time steps "
+    else if (loom_rt_icv.stats && !rc)
+        loom_rt_log("loom_for: ordered: %d ranks x %d threads: %d x %d partitions, %d time steps "
                  "(sub-epochs with work), each a %d x %d wavefront of %d steps; %ld records here",
                  P, K, P, P, 2 * P - 1, K, COLS * K, K + COLS * K - 1, n);
     free(done);

@@ -19,7 +19,7 @@ int loom_sched_break_next_plan, loom_sched_general;
 static loom_plan *cache[CACHE];
 static int ncache;
 
-void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds)
+void loom_sched_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds)
 {
     bounds[0] = lo;
     bounds[k] = hi;
@@ -57,7 +57,7 @@ static void arrays_of(const loom_accset *s, const loom_pair *pair, int global, i
     for (int x = 0; !s->acc && x < 2; x++)
         if (pair->id[x] >= 0)
             touched[pair->id[x]] = written[pair->id[x]] = 1;
-    if (!global && loom_icv.nranks > 1) {
+    if (!global && loom_rt_icv.nranks > 1) {
         loom_allreduce(LOOM_IN_PLACE, touched, LOOM_MAX_ALLOCS, LOOM_INT32, LOOM_MAX);
         loom_allreduce(LOOM_IN_PLACE, written, LOOM_MAX_ALLOCS, LOOM_INT32, LOOM_MAX);
     }
@@ -78,27 +78,27 @@ static int one_row_each(const loom_accset *s, const int32_t *written)
 }
 
 /* 1 if allocation id rotates ownership (ring): the loop rotates it. */
-static int is_ring(int id) { return loom_policy_rotates(loom_allocs[id]->policy); }
+static int is_ring(int id) { return loom_dsm_policy_rotates(loom_dsm_allocs[id]->policy); }
 
 /* Pick the plan and the rotation's roles (`pair`: the iterations are
  * known to have the k-partite shape).  Collective.  Returns LOOM_OK or an
  * error after a message. */
 static int choose(loom_plan *p, int pair, const int32_t *touched, const int32_t *written)
 {
-    int w[LOOM_MAX_ALLOCS], nw = 0, R = loom_icv.nranks;
+    int w[LOOM_MAX_ALLOCS], nw = 0, R = loom_rt_icv.nranks;
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
         if (!touched[id])
             continue;
-        loom_dsm_alloc *a = loom_allocs[id];
+        loom_dsm_alloc *a = loom_dsm_allocs[id];
         if (R > 1 && !is_ring(id) && a->staleness > 0) {
-            loom_log("loom_for: serializable loops need bsp or ring arrays; '%s' is %s with "
+            loom_rt_log("loom_for: serializable loops need bsp or ring arrays; '%s' is %s with "
                      "staleness %d", a->name, a->policy->name, a->staleness);
             return LOOM_ERR_ARG;
         }
         if (written[id])
             w[nw++] = id;
         else if (R > 1 && is_ring(id)) {
-            loom_log("loom_for: the loop reads ring array '%s' but never writes it; a "
+            loom_rt_log("loom_for: the loop reads ring array '%s' but never writes it; a "
                      "serializable loop rotates only the arrays it writes", a->name);
             return LOOM_ERR_ARG;
         }
@@ -112,15 +112,15 @@ static int choose(loom_plan *p, int pair, const int32_t *touched, const int32_t 
     for (int i = 0; i < nw; i++)
         nring += R > 1 && is_ring(w[i]);
     if (nring > 1) {
-        loom_log("loom_for: '%s' and '%s' are both ring arrays; a serializable loop rotates one "
-                 "array and keeps the other with the data", loom_allocs[w[0]]->name,
-                 loom_allocs[w[1]]->name);
+        loom_rt_log("loom_for: '%s' and '%s' are both ring arrays; a serializable loop rotates one "
+                 "array and keeps the other with the data", loom_dsm_allocs[w[0]]->name,
+                 loom_dsm_allocs[w[1]]->name);
         return LOOM_ERR_ARG;
     }
     if (!ok || (R > 1 && nw == 2 && nring == 0)) {
         if (nring) {
-            loom_log("loom_for: this loop writes ring array '%s' but is not k-partite (at most "
-                     "two written arrays, one row of each per iteration)", loom_allocs[w[0]]->name);
+            loom_rt_log("loom_for: this loop writes ring array '%s' but is not k-partite (at most "
+                     "two written arrays, one row of each per iteration)", loom_dsm_allocs[w[0]]->name);
             return LOOM_ERR_ARG;
         }
         p->kind = PLAN_GROUPS;
@@ -141,9 +141,9 @@ static int choose(loom_plan *p, int pair, const int32_t *touched, const int32_t 
     return LOOM_OK;
 }
 
-int loom_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark)
+int loom_sched_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark)
 {
-    loom_dsm_alloc *a = loom_allocs[id];
+    loom_dsm_alloc *a = loom_dsm_allocs[id];
     size_t n = 0;
     for (size_t r = 0; r < a->nunits; r++)
         n += mark[r] != 0;
@@ -171,13 +171,13 @@ int loom_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark)
  * own list).  Several ranks only. */
 static int rowlists(loom_plan *p, const int32_t *touched)
 {
-    if (loom_icv.nranks == 1 || !p->acc.acc)
+    if (loom_rt_icv.nranks == 1 || !p->acc.acc)
         return LOOM_OK;
     int nph = p->kind == PLAN_ROTATION ? 1 : p->nphases;
     for (int id = 0; id < LOOM_MAX_ALLOCS; id++) {
-        if (!touched[id] || is_ring(id) || !loom_allocs[id]->state)
+        if (!touched[id] || is_ring(id) || !loom_dsm_allocs[id]->state)
             continue;
-        uint8_t *mark = calloc(loom_allocs[id]->nunits, 1);
+        uint8_t *mark = calloc(loom_dsm_allocs[id]->nunits, 1);
         if (!mark)
             return LOOM_ERR_NOMEM;
         int rc = LOOM_OK;
@@ -192,7 +192,7 @@ static int rowlists(loom_plan *p, const int32_t *touched)
                     if ((int)p->acc.acc[y].alloc == id)
                         mark[p->acc.acc[y].row] |= (uint8_t)(1 | (p->acc.acc[y].write ? 2 : 0));
             }
-            rc = loom_plan_rowlist(p, ph, id, mark);
+            rc = loom_sched_plan_rowlist(p, ph, id, mark);
         }
         free(mark);
         if (rc)
@@ -201,39 +201,39 @@ static int rowlists(loom_plan *p, const int32_t *touched)
     return LOOM_OK;
 }
 
-void loom_plan_prefetch(loom_plan *p, int phase)
+void loom_sched_plan_prefetch(loom_plan *p, int phase)
 {
     for (int i = 0; i < p->nrl; i++)
         if (p->rl[i].phase == phase)
-            loom_row_prefetch(loom_allocs[p->rl[i].alloc]->base, p->rl[i].rows, p->rl[i].n);
+            loom_row_prefetch(loom_dsm_allocs[p->rl[i].alloc]->base, p->rl[i].rows, p->rl[i].n);
 }
 
-void loom_plan_writeback(loom_plan *p, int phase)
+void loom_sched_plan_writeback(loom_plan *p, int phase)
 {
     for (int i = 0; i < p->nrl; i++)
         if (p->rl[i].phase == phase)
             for (size_t r = 0; r < p->rl[i].n; r++)
                 if (p->rl[i].written[r])
-                    loom_row_mark_put(loom_allocs[p->rl[i].alloc], p->rl[i].rows[r]);
+                    loom_dsm_row_mark_put(loom_dsm_allocs[p->rl[i].alloc], p->rl[i].rows[r]);
 }
 
-void loom_plan_iter(loom_plan *p, long k, int phase)
+void loom_sched_plan_iter(loom_plan *p, long k, int phase)
 {
-    if (__builtin_expect(loom_icv.check_serial, 0)) {
-        loom_check_iter(p, k, phase);
-        loom_ts.mode = TS_CHECK;
-        loom_body_one(&p->body, p->first + k);
-        loom_ts.mode = TS_PLAIN;
+    if (__builtin_expect(loom_rt_icv.check_serial, 0)) {
+        loom_sched_check_iter(p, k, phase);
+        loom_sched_ts.mode = TS_CHECK;
+        loom_sched_body_one(&p->body, p->first + k);
+        loom_sched_ts.mode = TS_PLAIN;
     } else {
-        loom_body_one(&p->body, p->first + k);
+        loom_sched_body_one(&p->body, p->first + k);
     }
 }
 
-void loom_plan_free(loom_plan *p)
+void loom_sched_plan_free(loom_plan *p)
 {
     if (!p)
         return;
-    loom_accset_free(&p->acc);
+    loom_sched_accset_free(&p->acc);
     for (int i = 0; i < p->nrl; i++) {
         free(p->rl[i].rows);
         free(p->rl[i].written);
@@ -279,10 +279,10 @@ static int roles_from_acc(const loom_plan *p, uint32_t **arow, uint32_t **brow)
 }
 
 /* Contract: collective.  Builds fresh plan p for its loop site.  The
- * k-partite shape (loom_collect_pair: every iteration writes at most one
+ * k-partite shape (loom_sched_collect_pair: every iteration writes at most one
  * row of each of two arrays) goes from rows straight to the rotation's
  * layout; any other loop, or one the checker runs, has its access sets
- * collected (loom_collect).  Outside LOOM_CHECK=serial the access sets
+ * collected (loom_sched_collect).  Outside LOOM_CHECK=serial the access sets
  * are dropped once the plan is built.  With LOOM_STATS, prints how long
  * planning took. */
 static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
@@ -292,10 +292,10 @@ static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
     int32_t *touched = malloc(2 * LOOM_MAX_ALLOCS * sizeof *touched);
     int rc = !touched ? LOOM_ERR_NOMEM
              : loom_sched_general ? LOOM_PAIR_NO
-             : loom_collect_pair(p->begin, p->end, &p->body, deps, &pair);
+             : loom_sched_collect_pair(p->begin, p->end, &p->body, deps, &pair);
     int fast = rc == LOOM_OK;
-    if (rc == LOOM_PAIR_NO || (fast && loom_icv.check_serial)) /* the checker's real sets */
-        rc = loom_collect(p->begin, p->end, &p->body, deps, &p->acc);
+    if (rc == LOOM_PAIR_NO || (fast && loom_rt_icv.check_serial)) /* the checker's real sets */
+        rc = loom_sched_collect(p->begin, p->end, &p->body, deps, &p->acc);
     p->acc.n = p->end - p->begin;
     double t1 = loom_wtime();
     if (!rc) {
@@ -307,17 +307,17 @@ static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
         }
         rc = choose(p, fast, touched, written);
         if (!rc && p->kind == PLAN_GROUPS && !p->acc.acc)
-            rc = loom_collect(p->begin, p->end, &p->body, deps, &p->acc);
+            rc = loom_sched_collect(p->begin, p->end, &p->body, deps, &p->acc);
         if (!rc && p->kind == PLAN_GROUPS) {
-            rc = loom_groups_build(p);
+            rc = loom_sched_groups_build(p);
         } else if (!rc && fast) { /* the slot of A's rows, then B's */
             int xa = (p->a_id >= 0 && pair.id[1] == p->a_id) || (p->a_id < 0 && pair.id[0] == p->b_id);
-            rc = loom_rotation_build(p, pair.row[xa], pair.row[1 - xa]);
+            rc = loom_sched_rotation_build(p, pair.row[xa], pair.row[1 - xa]);
         } else if (!rc) {
             uint32_t *arow = NULL, *brow = NULL;
             rc = roles_from_acc(p, &arow, &brow);
             if (!rc)
-                rc = loom_rotation_build(p, arow, brow);
+                rc = loom_sched_rotation_build(p, arow, brow);
             free(arow);
             free(brow);
         }
@@ -327,15 +327,15 @@ static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
     free(touched);
     free(pair.row[0]);
     free(pair.row[1]);
-    if (!rc && !loom_icv.check_serial) { /* the plan has all it needs */
+    if (!rc && !loom_rt_icv.check_serial) { /* the plan has all it needs */
         free(p->acc.off);
         free(p->acc.acc);
         p->acc.off = NULL;
         p->acc.acc = NULL;
         p->acc.nacc = 0;
     }
-    if (!rc && loom_icv.stats)
-        loom_log("loom_for: planned %ld iterations in %.3f s (%s %.3f s, %s plan %.3f s; %d "
+    if (!rc && loom_rt_icv.stats)
+        loom_rt_log("loom_for: planned %ld iterations in %.3f s (%s %.3f s, %s plan %.3f s; %d "
                  "sub-blocks a partition)",
                  p->acc.n, loom_wtime() - t0, fast ? "rows of two arrays" : "access sets",
                  t1 - t0, p->kind == PLAN_ROTATION ? "rotation" : "groups", loom_wtime() - t1,
@@ -349,9 +349,9 @@ static int build(loom_plan *p, void (*deps)(long, loom_deps *, void *))
  * keyed by body, ctx and records: a repeated loop whose data changed must
  * get a new ctx (or records) or drop .repeated.  Outside LOOM_CHECK=serial
  * the access sets are dropped once the plan is built. */
-loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom_for_opts *o)
+loom_plan *loom_sched_plan_get(long begin, long end, const loom_body *body, const loom_for_opts *o)
 {
-    int T = omp_get_max_threads(), local = !!o->local || loom_icv.nranks == 1;
+    int T = omp_get_max_threads(), local = !!o->local || loom_rt_icv.nranks == 1;
     for (int i = 0; o->repeated && i < ncache; i++) {
         loom_plan *c = cache[i];
         if (same_body(&c->body, body) && c->begin == begin && c->end == end &&
@@ -367,13 +367,13 @@ loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom
     int rc = build(p, o->deps);
     if (rc) {
         if (rc == LOOM_ERR_NOMEM)
-            loom_log("loom_for: out of memory planning a loop of %ld iterations", end - begin);
-        loom_plan_free(p);
+            loom_rt_log("loom_for: out of memory planning a loop of %ld iterations", end - begin);
+        loom_sched_plan_free(p);
         return NULL;
     }
     if (o->repeated) {
         if (ncache == CACHE)
-            loom_plan_free(cache[--ncache]);
+            loom_sched_plan_free(cache[--ncache]);
         memmove(cache + 1, cache, (size_t)ncache * sizeof *cache);
         cache[0] = p;
         ncache++;
@@ -385,11 +385,11 @@ loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom
  * ordered schedule's too. */
 static void forget(const loom_dsm_alloc *a)
 {
-    loom_ordered_forget(a);
+    loom_sched_ordered_forget(a);
     for (int i = 0; i < ncache;) {
         loom_plan *c = cache[i];
         if (c->uses[a->id]) {
-            loom_plan_free(c);
+            loom_sched_plan_free(c);
             memmove(cache + i, cache + i + 1, (size_t)(--ncache - i) * sizeof *cache);
         } else {
             i++;
@@ -402,7 +402,7 @@ void loom_sched_init(void)
     loom_dsm_on_free(forget);
 }
 
-int loom_plan_cached(const loom_plan *p)
+int loom_sched_plan_cached(const loom_plan *p)
 {
     for (int i = 0; i < ncache; i++)
         if (cache[i] == p)
@@ -410,7 +410,7 @@ int loom_plan_cached(const loom_plan *p)
     return 0;
 }
 
-int loom_plan_run(loom_plan *p)
+int loom_sched_plan_run(loom_plan *p)
 {
-    return p->kind == PLAN_ROTATION ? loom_rotation_run(p) : loom_groups_run(p);
+    return p->kind == PLAN_ROTATION ? loom_sched_rotation_run(p) : loom_sched_groups_run(p);
 }

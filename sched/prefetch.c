@@ -15,7 +15,7 @@
  * that changes slowly.
  *
  * After a site's first call the record also decides where rows live
- * (IterStore's placement, loom_pf_place): each row's home moves to the
+ * (IterStore's placement, loom_sched_pf_place): each row's home moves to the
  * rank whose rounds touched it most (dsm/rehome.c), so that from the
  * second call on a rank reads most of its rows from its own store and
  * sends fewer diffs.
@@ -53,7 +53,7 @@ struct loom_pf {
     int64_t rounds;
     struct pf_round *round;
     uint64_t last; /* call number of its last use */
-    int placed;    /* loom_pf_place has run for this site */
+    int placed;    /* loom_sched_pf_place has run for this site */
     void *whole[2]; /* the arrays (bases) its last call ended staging whole */
 };
 
@@ -76,7 +76,7 @@ static void clear_site(struct loom_pf *p)
     *p = (struct loom_pf){0};
 }
 
-loom_pf *loom_pf_site(const loom_body *b, long lo, long hi, long every, int64_t rounds)
+loom_pf *loom_sched_pf_site(const loom_body *b, long lo, long hi, long every, int64_t rounds)
 {
     void *fn = b->one ? (void *)b->one : b->range ? (void *)b->range : (void *)b->block;
     struct loom_pf *p = NULL, *old = &sites[0];
@@ -103,7 +103,7 @@ loom_pf *loom_pf_site(const loom_body *b, long lo, long hi, long every, int64_t 
     return p;
 }
 
-void loom_pf_before(loom_pf *p, int64_t round)
+void loom_sched_pf_before(loom_pf *p, int64_t round)
 {
     if (!p || round >= p->rounds)
         return;
@@ -123,27 +123,27 @@ void loom_pf_before(loom_pf *p, int64_t round)
     }
 }
 
-void loom_pf_start(loom_pf *p, loom_stage **ss, int n)
+void loom_sched_pf_start(loom_pf *p, loom_stage **ss, int n)
 {
     for (int i = 0; p && n == 1 && i < 2; i++) {
         loom_dsm_alloc *a = p->whole[i] ? loom_dsm_lookup_base(p->whole[i]) : NULL;
         if (a && a->state) /* still a live allocation with copies */
-            loom_stage_expect_whole(ss[0], a);
+            loom_sched_stage_expect_whole(ss[0], a);
     }
 }
 
-void loom_pf_end(loom_pf *p, loom_stage **ss, int n)
+void loom_sched_pf_end(loom_pf *p, loom_stage **ss, int n)
 {
     loom_dsm_alloc *w[2] = {NULL, NULL};
     if (!p)
         return;
     if (n == 1)
-        loom_stage_whole(ss[0], w);
+        loom_sched_stage_whole(ss[0], w);
     for (int i = 0; i < 2; i++)
         p->whole[i] = w[i] ? w[i]->base : NULL;
 }
 
-/* loom_stage_each's callback: one array's touched rows into the round. */
+/* loom_sched_stage_each's callback: one array's touched rows into the round. */
 static void record(loom_dsm_alloc *a, const size_t *rows, size_t n, void *arg)
 {
     struct pf_round *r = arg;
@@ -163,12 +163,12 @@ static void record(loom_dsm_alloc *a, const size_t *rows, size_t n, void *arg)
     r->arr[r->narr++] = (struct pf_arr){a->base, n, copy};
 }
 
-void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n)
+void loom_sched_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n)
 {
     if (!p || round >= p->rounds)
         return;
     clear_round(&p->round[round]);
-    loom_stage_each(ss, n, record, &p->round[round]);
+    loom_sched_stage_each(ss, n, record, &p->round[round]);
 }
 
 /* Contract: collective (every rank ends the same loop call), after the
@@ -178,16 +178,16 @@ void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n)
  * most (ties: the current home, then the lowest rank) becomes its home,
  * if that moves any row of the allocation.  One allreduce of a word per
  * row, per such allocation, once per site. */
-void loom_pf_place(loom_pf *p)
+void loom_sched_pf_place(loom_pf *p)
 {
     if (!p || p->placed)
         return;
     p->placed = 1;
-    const int me = loom_icv.rank;
+    const int me = loom_rt_icv.rank;
     int quiet = 0;
-    int n = atomic_load(&loom_nallocs);
+    int n = atomic_load(&loom_dsm_nallocs);
     for (int id = 0; id < n; id++) {
-        loom_dsm_alloc *a = loom_allocs[id];
+        loom_dsm_alloc *a = loom_dsm_allocs[id];
         if (!a || !a->live || !loom_dsm_rehome_eligible(a) || a->nunits > UINT32_MAX)
             continue; /* the same on every rank: allocations are collective */
         uint64_t *key = calloc(a->nunits + 1, sizeof *key);

@@ -136,7 +136,7 @@ static void keep(struct prio *s, long n)
     snprintf(name, sizeof name, "priority %d generator", made);
     rc |= loom_checkpoint_keep(name, &s->rng, sizeof s->rng, NULL);
     if (rc)
-        loom_die(2, "loom_for: out of memory for the priority schedule");
+        loom_rt_die(2, "loom_for: out of memory for the priority schedule");
 }
 
 static struct prio *state_for(long begin, long end, const loom_priority *p, double eta)
@@ -148,7 +148,7 @@ static struct prio *state_for(long begin, long end, const loom_priority *p, doub
     struct prio *s = calloc(1, sizeof *s);
     if (!s || !(s->tree = calloc((size_t)n + 1, sizeof *s->tree)) ||
         !(s->w = calloc((size_t)n, sizeof *s->w)))
-        loom_die(2, "loom_for: out of memory for the priority schedule of %ld coordinates", n);
+        loom_rt_die(2, "loom_for: out of memory for the priority schedule of %ld coordinates", n);
     *s = (struct prio){p->push, begin, end, s->tree, s->w, p->seed ^ 0x6c6f6f6d, states};
     reset(s, n, 1.0 + eta); /* start uniform: every delta unknown, say 1 */
     states = s;
@@ -243,7 +243,7 @@ static void finish_window(struct prio *s, long begin, long n, double eta, void *
                           const loom_priority *p, struct window *w, long nk)
 {
     size_t width = (size_t)(p->width > 0 ? p->width : 1);
-    if (loom_icv.nranks > 1 && !p->whole_data)
+    if (loom_rt_icv.nranks > 1 && !p->whole_data)
         loom_allreduce(LOOM_IN_PLACE, w->part, (size_t)nk * width, LOOM_DOUBLE, LOOM_SUM);
     for (long k = 0; k < nk; k++)
         set_weight(s, n, w->kept[k],
@@ -281,7 +281,7 @@ static void run_split(struct prio *s, long begin, long n, double eta, void *ctx,
     }
 }
 
-int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
+int loom_sched_priority_run(long begin, long end, void *ctx, const loom_priority *p)
 {
     long n = end - begin;
     if (n <= 0)
@@ -308,8 +308,8 @@ int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p)
                        malloc(kept * width * sizeof(double)),
                        malloc((size_t)T * kept * width * sizeof(double))};
     if (!w.cand || !w.absolute || !w.kept || !w.saved || !w.part || !w.tpart)
-        loom_die(2, "loom_for: out of memory for the priority schedule");
-    if ((loom_icv.nranks == 1 || p->whole_data) && T == 1) {
+        loom_rt_die(2, "loom_for: out of memory for the priority schedule");
+    if ((loom_rt_icv.nranks == 1 || p->whole_data) && T == 1) {
         run_serial(s, begin, n, rounds * L, eta, ctx, p, w.part);
         rounds = 0;
     }

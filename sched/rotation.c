@@ -56,7 +56,7 @@ static int block_of(const size_t *bounds, int k, size_t row)
     return lo;
 }
 
-int loom_rotation_part(const loom_plan *p, size_t row, int *j)
+int loom_sched_rotation_part(const loom_plan *p, size_t row, int *j)
 {
     int q = block_of(p->bbounds, p->R, row);
     *j = block_of(p->sub + (size_t)q * (size_t)(p->S + 1), p->S, row);
@@ -81,7 +81,7 @@ static int pinned_disjoint(loom_dsm_alloc *A, const uint32_t *wa)
     free(c);
     if (bad == A->nunits)
         return LOOM_OK;
-    loom_log("loom_for: row %zu of '%s' is touched by iterations on several ranks; with .local, "
+    loom_rt_log("loom_for: row %zu of '%s' is touched by iterations on several ranks; with .local, "
              "partition the data so each rank's iterations keep to their own rows of '%s' "
              "(or pass the whole range without .local)", bad, A->name, A->name);
     return LOOM_ERR_ARG;
@@ -135,8 +135,8 @@ static void keys(const loom_plan *p, long n, const uint32_t *arow, uint32_t *bro
                  const uint32_t *wof, const uint32_t *qjof, const uint32_t *base, int ch,
                  long broken)
 {
-    int T = p->T, S = p->S, R = p->R, me = loom_icv.rank, global = !p->local;
-    int W = global ? loom_icv.nranks * T : T, w0 = global ? me * T : 0;
+    int T = p->T, S = p->S, R = p->R, me = loom_rt_icv.rank, global = !p->local;
+    int W = global ? loom_rt_icv.nranks * T : T, w0 = global ? me * T : 0;
 #pragma omp parallel for schedule(dynamic, 1 << 16)
     for (long k = 0; k < n; k++) {
         uint32_t w = arow[k] != NONE ? wof[arow[k]] : (uint32_t)(k % W);
@@ -157,19 +157,19 @@ static void keys(const loom_plan *p, long n, const uint32_t *arow, uint32_t *bro
 
 /* Contract: the plan from the rows of A and B each iteration touches:
  * blocks of A per worker and sub-blocks of B per partition, balanced by
- * histograms; then one histogram-and-scatter (loom_bucket) over the key
+ * histograms; then one histogram-and-scatter (loom_sched_bucket) over the key
  * (cell, row of A), so p->cell_off, p->recs (block body) and p->iters
  * (other bodies, or with access sets for the checker) hold the
  * iterations by cell, each cell in order of row of A (a cell walks its
  * rows of A once each), index order within a row.  With several ranks
  * and no access sets, the rows of A this rank touches become its row
  * list.  Collective. */
-int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
+int loom_sched_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
 {
-    int nr = loom_icv.nranks, me = loom_icv.rank, T = p->T, global = !p->local;
+    int nr = loom_rt_icv.nranks, me = loom_rt_icv.rank, T = p->T, global = !p->local;
     long n = p->acc.n;
-    loom_dsm_alloc *A = p->a_id >= 0 ? loom_allocs[p->a_id] : NULL;
-    loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
+    loom_dsm_alloc *A = p->a_id >= 0 ? loom_dsm_allocs[p->a_id] : NULL;
+    loom_dsm_alloc *B = p->b_id >= 0 ? loom_dsm_allocs[p->b_id] : NULL;
     int R = p->R = B && nr > 1 ? nr : 1, W = global ? nr * T : T;
     int S = p->S = SUBS * T > (MINSUBS + R - 1) / R ? SUBS * T : (MINSUBS + R - 1) / R;
     if (B && B->nunits * B->unit / (size_t)R / SUB_BYTES >= (size_t)S) /* cache-sized */
@@ -189,12 +189,12 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
     if (A) {
         if (histogram(arow, n, NULL, wa, nA))
             goto out;
-        loom_balance(wa, 0, nA, W, p->abounds);
+        loom_sched_balance(wa, 0, nA, W, p->abounds);
         if (!global && nr > 1 && (rc = pinned_disjoint(A, wa)))
             goto out;
         block_table(p->abounds, W, 0, wa); /* wa: row -> worker from now on */
     } else {
-        loom_balance(NULL, 0, 0, W, p->abounds);
+        loom_sched_balance(NULL, 0, 0, W, p->abounds);
     }
     /* B: R partitions (shared by all ranks), S sub-blocks each (this rank's) */
     if (B) {
@@ -203,9 +203,9 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
         if (R > 1) {
             if (!global)
                 loom_allreduce(LOOM_IN_PLACE, wb, nB, LOOM_INT32, LOOM_SUM);
-            loom_balance(wb, 0, nB, R, p->bbounds);
+            loom_sched_balance(wb, 0, nB, R, p->bbounds);
             if (B->policy->set_bounds(B, p->bbounds, 0)) {
-                loom_log("loom_for: ring array '%s' is in the middle of a rotation; finish it "
+                loom_rt_log("loom_for: ring array '%s' is in the middle of a rotation; finish it "
                          "(loom_ring_rotate) before a serializable loop", B->name);
                 rc = LOOM_ERR_STATE;
                 goto out;
@@ -226,7 +226,7 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
             p->bbounds[1] = nB;
         }
         for (int q = 0; q < R; q++)
-            loom_balance(wb, p->bbounds[q], p->bbounds[q + 1], S,
+            loom_sched_balance(wb, p->bbounds[q], p->bbounds[q + 1], S,
                          p->sub + (size_t)q * (size_t)(S + 1));
         for (int q = 0; q < R; q++) /* wb: row -> q * S + j from now on */
             block_table(p->sub + (size_t)q * (size_t)(S + 1), S, (uint32_t)(q * S), wb);
@@ -263,20 +263,20 @@ int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow)
     if (!(koff = loom_sched_alloc((nkey + 1) * sizeof *koff)) ||
         (iters && !(p->iters = loom_sched_alloc((size_t)(n + 1) * sizeof *p->iters))) ||
         (p->body.block && !(p->recs = loom_sched_alloc((size_t)(n + 1) * p->body.size))) ||
-        loom_bucket(n, brow, nkey, koff, p->iters, &p->body, p->recs))
+        loom_sched_bucket(n, brow, nkey, koff, p->iters, &p->body, p->recs))
         goto out;
     for (size_t c = 0; c <= ncell; c++)
         p->cell_off[c] = koff[ch >= 0 ? base[c] : c];
     rc = LOOM_OK;
     /* with no access sets, the rows of a coherent A this rank writes */
-    if (A && nr > 1 && !p->acc.acc && !loom_policy_rotates(A->policy) && A->state) {
+    if (A && nr > 1 && !p->acc.acc && !loom_dsm_policy_rotates(A->policy) && A->state) {
         if (!(mark = calloc(nA, 1)))
             rc = LOOM_ERR_NOMEM;
         for (long k = 0; mark && k < n; k++)
             if (brow[k] != NONE && arow[k] != NONE)
                 mark[arow[k]] = 3;
         if (mark)
-            rc = loom_plan_rowlist(p, 0, p->a_id, mark);
+            rc = loom_sched_plan_rowlist(p, 0, p->a_id, mark);
     }
 out:
     free(wa);
@@ -320,11 +320,11 @@ static void run_worker(loom_plan *p, int q, int s, _Atomic int *hold)
         }
         spins = 0;
         size_t c = ((size_t)q * (size_t)S + (size_t)best) * (size_t)T + (size_t)s;
-        if (loom_icv.check_serial) { /* one iteration at a time, each checked */
-            loom_check_hold(q, best);
+        if (loom_rt_icv.check_serial) { /* one iteration at a time, each checked */
+            loom_sched_check_hold(q, best);
             for (size_t x = off[c]; x < off[c + 1]; x++)
-                loom_plan_iter(p, p->iters[x], 0);
-            loom_check_hold(-1, -1);
+                loom_sched_plan_iter(p, p->iters[x], 0);
+            loom_sched_check_hold(-1, -1);
         } else if (p->recs) { /* the cell's records, contiguous: one call */
             p->body.block(p->recs + off[c] * p->body.size, (long)(off[c + 1] - off[c]),
                           p->body.ctx);
@@ -342,16 +342,16 @@ static void run_worker(loom_plan *p, int q, int s, _Atomic int *hold)
  * once: R sub-epochs, each a parallel region over the owned partition,
  * with a ring rotation after each (several ranks), then the pinned rows'
  * write-back and a barrier. */
-int loom_rotation_run(loom_plan *p)
+int loom_sched_rotation_run(loom_plan *p)
 {
-    int nr = loom_icv.nranks;
-    loom_dsm_alloc *B = p->b_id >= 0 ? loom_allocs[p->b_id] : NULL;
+    int nr = loom_rt_icv.nranks;
+    loom_dsm_alloc *B = p->b_id >= 0 ? loom_dsm_allocs[p->b_id] : NULL;
     _Atomic int *hold = calloc((size_t)p->S, sizeof *hold);
     if (!hold)
         return LOOM_ERR_NOMEM;
-    loom_plan_prefetch(p, 0);
-    if (loom_icv.check_serial)
-        loom_check_begin(p);
+    loom_sched_plan_prefetch(p, 0);
+    if (loom_rt_icv.check_serial)
+        loom_sched_check_begin(p);
     for (int t = 0; t < p->R; t++) {
         int q = 0;
         if (p->R > 1)
@@ -366,8 +366,8 @@ int loom_rotation_run(loom_plan *p)
             B->policy->rotate();
     }
     free(hold);
-    if (loom_icv.check_serial)
-        loom_check_phase_end(p, 0);
-    loom_plan_writeback(p, 0);
+    if (loom_rt_icv.check_serial)
+        loom_sched_check_phase_end(p, 0);
+    loom_sched_plan_writeback(p, 0);
     return nr > 1 ? loom_dsm_barrier() : LOOM_OK;
 }

@@ -44,7 +44,7 @@ typedef struct loom_accset {
     loom_acc *acc;
     size_t nacc;
 } loom_accset;
-void loom_accset_free(loom_accset *s);
+void loom_sched_accset_free(loom_accset *s);
 
 struct loom_deps {          /* what loom_reads/writes append to */
     loom_acc *acc;
@@ -69,7 +69,7 @@ typedef struct loom_body {
 
 /* The row that field f of record rec names: UINT64_MAX for none (-1 in
  * a field of 4 or 8 bytes). */
-static inline uint64_t loom_field_row(const loom_field *f, const char *rec)
+static inline uint64_t loom_sched_field_row(const loom_field *f, const char *rec)
 {
     if (f->size == 4) {
         uint32_t r;
@@ -82,7 +82,7 @@ static inline uint64_t loom_field_row(const loom_field *f, const char *rec)
 }
 
 /* Runs iteration i alone (a block body gets a block of one record). */
-static inline void loom_body_one(const loom_body *b, long i)
+static inline void loom_sched_body_one(const loom_body *b, long i)
 {
     if (b->one)
         b->one(i, b->ctx);
@@ -92,7 +92,7 @@ static inline void loom_body_one(const loom_body *b, long i)
 
 /* What the accessors of the calling thread do. */
 enum { TS_PLAIN = 0, TS_RECORD, TS_CHECK, TS_STAGE };
-struct loom_ts {
+struct loom_sched_ts {
     int mode;
     long iter;                  /* loop index running now (check mode) */
     struct loom_deps rec;       /* reconnaissance: this iteration's accesses */
@@ -100,12 +100,12 @@ struct loom_ts {
     size_t *scratch_size;
     int scratch_used, scratch_n;
     loom_dsm_alloc *last[2];    /* two-entry lookup cache (a body that touches */
-    int last_id[2];             /* W and H): live while loom_allocs[last_id] == last */
+    int last_id[2];             /* W and H): live while loom_dsm_allocs[last_id] == last */
     struct loom_stage *stage;   /* TS_STAGE: this thread's staging */
     loom_dsm_alloc *whole[2];   /* TS_STAGE: arrays staged whole in place this round,
                                    whose rows are reached by address arithmetic */
 };
-extern __thread struct loom_ts loom_ts;
+extern __thread struct loom_sched_ts loom_sched_ts;
 /* Non-zero on rank 0 of several inside a LOOM_SINGLE block (single.c):
  * loom_at there marks the row put, so the block's writes reach every rank.
  * (dsm.h's loom_dsm_looping, set by for.c around every loom_for /
@@ -114,7 +114,7 @@ extern __thread struct loom_ts loom_ts;
 extern int loom_sched_single;
 
 /* Makes every rank's copy of allocation id current (dsm's
- * loom_row_refresh) if it is still live; stops the job without memory.
+ * loom_dsm_row_refresh) if it is still live; stops the job without memory.
  * For the ends of loops and LOOM_SINGLE blocks (stage.c, for.c, single.c). */
 void loom_sched_refresh(int id);
 
@@ -127,7 +127,7 @@ loom_dsm_alloc *loom_sched_rows(void *array, const char *fn);
  * when deps is NULL, by a reconnaissance run of body on every thread.
  * Collective over this rank's threads only.  Iteration k of the set is
  * index lo + k.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-int loom_collect(long lo, long hi, const loom_body *body,
+int loom_sched_collect(long lo, long hi, const loom_body *body,
                  void (*deps)(long, loom_deps *, void *), loom_accset *out);
 
 /* The k-partite shape's access sets (MF's: a row of W and a row of H):
@@ -137,15 +137,15 @@ typedef struct loom_pair {
     int id[2];                  /* allocation ids, -1 if unused */
     uint32_t *row[2];
 } loom_pair;
-#define LOOM_PAIR_NO 1          /* loom_collect_pair: the loop has another shape */
+#define LOOM_PAIR_NO 1          /* loom_sched_collect_pair: the loop has another shape */
 /* Fills *out when every iteration of lo..hi-1 only writes, at most one
  * row of each of at most two allocations in all (returns LOOM_OK);
  * LOOM_PAIR_NO at the first iteration that does anything else, with
- * nothing kept; LOOM_ERR_NOMEM.  Like loom_collect, not collective.  A
+ * nothing kept; LOOM_ERR_NOMEM.  Like loom_sched_collect, not collective.  A
  * record loop with .fields has its rows read from the records, and is the
- * pair shape unless both fields name one array; loom_collect declares
+ * pair shape unless both fields name one array; loom_sched_collect declares
  * the fields' rows as writes. */
-int loom_collect_pair(long lo, long hi, const loom_body *body,
+int loom_sched_collect_pair(long lo, long hi, const loom_body *body,
                       void (*deps)(long, loom_deps *, void *), loom_pair *out);
 
 /* ---- plan.c ---------------------------------------------------------- */
@@ -185,19 +185,19 @@ struct loom_plan {
 
 /* The plan for this loop call: the cached one for a repeated site, else a
  * fresh one.  Collective.  NULL after a message on error. */
-loom_plan *loom_plan_get(long begin, long end, const loom_body *body, const loom_for_opts *o);
-void loom_plan_free(loom_plan *p);
+loom_plan *loom_sched_plan_get(long begin, long end, const loom_body *body, const loom_for_opts *o);
+void loom_sched_plan_free(loom_plan *p);
 /* 1 if p is in the cache (the caller must not free it). */
-int loom_plan_cached(const loom_plan *p);
+int loom_sched_plan_cached(const loom_plan *p);
 /* The scheduler's part of loom_init (lifecycle/): the plan cache learns,
  * through the DSM's free hook, of every allocation freed, and drops the
  * plans that use it. */
 void loom_sched_init(void);
 /* Run the plan (rotation or groups).  Collective. */
-int loom_plan_run(loom_plan *p);
+int loom_sched_plan_run(loom_plan *p);
 /* Split rows [lo, hi) into k contiguous blocks of about equal weight:
  * bounds[0] = lo, bounds[k] = hi. w may be NULL (equal rows). */
-void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
+void loom_sched_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds);
 /* ---- layout.c ------------------------------------------------------------ */
 /* malloc for a plan's large arrays (free with free): 2 MiB-aligned and
  * marked for transparent huge pages, so planning 10^7 iterations takes
@@ -205,29 +205,29 @@ void loom_balance(const uint32_t *w, size_t lo, size_t hi, int k, size_t *bounds
 void *loom_sched_alloc(size_t bytes);
 /* Parallel passes over n iterations cut them into slices, several per
  * thread, taken dynamically (a thread the machine holds back does not
- * hold up the others): loom_slices is how many, given `per` bytes of
+ * hold up the others): loom_sched_slices is how many, given `per` bytes of
  * state per slice (fewer when that would outgrow the iterations' 4
- * bytes each); slice x is [loom_slice(n, ns, x), loom_slice(n, ns, x+1)). */
-int loom_slices(long n, size_t per);
-static inline long loom_slice(long n, int ns, int x) { return (long)((__int128)n * x / ns); }
+ * bytes each); slice x is [loom_sched_slice(n, ns, x), loom_sched_slice(n, ns, x+1)). */
+int loom_sched_slices(long n, size_t per);
+static inline long loom_sched_slice(long n, int ns, int x) { return (long)((__int128)n * x / ns); }
 /* Group iterations 0..n-1 by key (UINT32_MAX: none), a stable bucket
  * sort: off[nkey + 1] gets where each key's run starts, iters (if not
  * NULL) the iterations in key order, index order inside a key.  With
  * recs, also copies record k of b (b->data, b->size bytes each) to recs
  * at the position of k.  Parallel over this rank's threads; not
  * collective.  Returns LOOM_OK or LOOM_ERR_NOMEM. */
-int loom_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
+int loom_sched_bucket(long n, const uint32_t *key, size_t nkey, uint32_t *off, uint32_t *iters,
                 const loom_body *b, char *recs);
 /* Non-ring rows this rank touches in `phase`: fetch them before it / put
  * the written ones back after it. */
-void loom_plan_prefetch(loom_plan *p, int phase);
-void loom_plan_writeback(loom_plan *p, int phase);
+void loom_sched_plan_prefetch(loom_plan *p, int phase);
+void loom_sched_plan_writeback(loom_plan *p, int phase);
 /* Run iteration k (index into p->acc) of plan p on this thread, checked
  * when LOOM_CHECK=serial. */
-void loom_plan_iter(loom_plan *p, long k, int phase);
+void loom_sched_plan_iter(loom_plan *p, long k, int phase);
 /* Adds to p's row lists the rows of allocation id marked in mark[] (bit
  * 0: touched, bit 1: written) for `phase`, and clears mark[]. */
-int loom_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark);
+int loom_sched_plan_rowlist(loom_plan *p, int phase, int id, uint8_t *mark);
 /* Test hooks: the next plan built gets one iteration moved to a wrong
  * place, so the checker must catch it; while loom_sched_general is set,
  * plans are built from the access sets even for the k-partite shape (the
@@ -239,26 +239,26 @@ extern int loom_sched_general;
 /* Builds p's rotation plan from the rows of A and B that each of the n
  * iterations touches (arow, brow: LOOM_ACC_ROWS for none; both may be
  * rewritten).  Collective. */
-int loom_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow);
+int loom_sched_rotation_build(loom_plan *p, uint32_t *arow, uint32_t *brow);
 /* B's partition q of row, and its sub-block *j in q. */
-int loom_rotation_part(const loom_plan *p, size_t row, int *j);
-int loom_rotation_run(loom_plan *p);
-int loom_groups_build(loom_plan *p);
-int loom_groups_run(loom_plan *p);
+int loom_sched_rotation_part(const loom_plan *p, size_t row, int *j);
+int loom_sched_rotation_run(loom_plan *p);
+int loom_sched_groups_build(loom_plan *p);
+int loom_sched_groups_run(loom_plan *p);
 
 /* ---- check.c ----------------------------------------------------------- */
 /* Start checking one run of plan p (clears the tables). Collective. */
-void loom_check_begin(loom_plan *p);
+void loom_sched_check_begin(loom_plan *p);
 /* The calling thread now holds sub-block j of partition q (rotation), or
  * -1 (groups). */
-void loom_check_hold(int q, int j);
+void loom_sched_check_hold(int q, int j);
 /* Start of iteration k (index into p->acc) on this thread, in `phase`:
  * checks its declared accesses. */
-void loom_check_iter(loom_plan *p, long k, int phase);
+void loom_sched_check_iter(loom_plan *p, long k, int phase);
 /* A real access through an accessor (called by loom_at in TS_CHECK). */
-void loom_check_access(loom_dsm_alloc *a, size_t row, int write);
+void loom_sched_check_access(loom_dsm_alloc *a, size_t row, int write);
 /* End of a phase: compares the rows every rank touched.  Collective. */
-void loom_check_phase_end(loom_plan *p, int phase);
+void loom_sched_check_phase_end(loom_plan *p, int phase);
 
 /* ---- stage.c --------------------------------------------------------- */
 /* Staging of a data-parallel loop: private (BSP/SSP: per thread) or
@@ -266,33 +266,33 @@ void loom_check_phase_end(loom_plan *p, int phase);
  * rows reached through loom_at, merged at sync points.  A shared stage
  * works in the rank's own copies (stage.c). */
 typedef struct loom_stage loom_stage;
-loom_stage *loom_stage_new(int shared);
+loom_stage *loom_sched_stage_new(int shared);
 /* Before each round: stage whole the arrays the last round mostly changed. */
-void loom_stage_begin(loom_stage **ss, int n);
+void loom_sched_stage_begin(loom_stage **ss, int n);
 /* Up to two arrays of s staged whole in place this round into w (the
  * rest NULL): the accessor's fast path. */
-void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2]);
+void loom_sched_stage_whole(loom_stage *s, loom_dsm_alloc *w[2]);
 /* Before the first round: stage a whole from it on, where s may. */
-void loom_stage_expect_whole(loom_stage *s, loom_dsm_alloc *a);
-void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
+void loom_sched_stage_expect_whole(loom_stage *s, loom_dsm_alloc *a);
+void *loom_sched_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
 /* Push the changes of every stage in ss[0..n) home (loom_row_add), then
  * forget the copies. */
-void loom_stage_flush(loom_stage **ss, int n);
-void loom_stage_free(loom_stage *s);
+void loom_sched_stage_flush(loom_stage **ss, int n);
+void loom_sched_stage_free(loom_stage *s);
 /* Contract: collective, after a data-parallel loop's last sync point on
  * several ranks, while no loop body runs.  Code after the loop then reads
  * current rows however it reads them (plain loads of the array, loom_at,
  * loom_at_base): with barrier set (an ssp or hybrid loop, whose last sync
  * point was a clock) every rank's last round reaches home first; then
  * every rank makes its whole copy of every array any rank's stage reached
- * current (dsm's loom_row_refresh: one batch of the dropped rows; ring
+ * current (dsm's loom_dsm_row_refresh: one batch of the dropped rows; ring
  * allocations and bounded caches stay as they are). */
-void loom_stage_settle(loom_stage **ss, int n, int barrier);
+void loom_sched_stage_settle(loom_stage **ss, int n, int barrier);
 
 /* Calls fn(a, rows, nrows, arg) for each array of each stage in ss[0..n)
  * with the rows it touched since the last flush (one thread, no loop body
  * running). */
-void loom_stage_each(loom_stage **ss, int n,
+void loom_sched_stage_each(loom_stage **ss, int n,
                      void (*fn)(loom_dsm_alloc *a, const size_t *rows, size_t nrows, void *arg),
                      void *arg);
 
@@ -302,8 +302,8 @@ void loom_stage_each(loom_stage **ss, int n,
  * total, cum[i - lo] the weight of [lo, i) (NULL: 1 per iteration), kept
  * by the caller. */
 typedef struct loom_shares loom_shares;
-loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum);
-void loom_shares_free(loom_shares *s);
+loom_shares *loom_sched_shares_new(long lo, long hi, const int64_t *cum);
+void loom_sched_shares_free(loom_shares *s);
 /* A rank's part of a round: [a[0], z[0]) from the front of its own block,
  * then [a[1], z[1]) from the back of another's; either may be empty. */
 typedef struct {
@@ -312,41 +312,41 @@ typedef struct {
 /* The next round, of about R x every weight (or what is left, if less):
  * 1 and this rank's part, or 0 once the range is done.  Every rank calls
  * it alike; the parts of a round tile what it takes. */
-int loom_shares_next(loom_shares *s, double every, loom_part *p);
+int loom_sched_shares_next(loom_shares *s, double every, loom_part *p);
 /* Collective, after each round: this rank ran part p in secs seconds of
- * its threads; every rank learns every rank's rate (loom_shares_rates). */
-void loom_shares_learn(loom_shares *s, const loom_part *p, double secs);
+ * its threads; every rank learns every rank's rate (loom_sched_shares_rates). */
+void loom_sched_shares_learn(loom_shares *s, const loom_part *p, double secs);
 /* The rates from one round's figures, x[k] the weight rank k ran and
  * x[R + k] its seconds (a rank with either 0 keeps its rate).  Pure: the
  * same x gives every rank the same parts (tests/unit/test_shares.c). */
-void loom_shares_rates(loom_shares *s, const double *x);
+void loom_sched_shares_rates(loom_shares *s, const double *x);
 
 /* ---- prefetch.c -------------------------------------------------------- */
 /* IterStore's prefetch batches for a .repeated data-parallel loop: the
  * site's record (NULL if none could be made), each round's rows
  * prefetched before it runs, and recorded after it (before the flush). */
 typedef struct loom_pf loom_pf;
-loom_pf *loom_pf_site(const loom_body *b, long lo, long hi, long every, int64_t rounds);
-void loom_pf_before(loom_pf *p, int64_t round);
-void loom_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n);
+loom_pf *loom_sched_pf_site(const loom_body *b, long lo, long hi, long every, int64_t rounds);
+void loom_sched_pf_before(loom_pf *p, int64_t round);
+void loom_sched_pf_after(loom_pf *p, int64_t round, loom_stage **ss, int n);
 /* Before a call's first round: the arrays the site's last call had
  * staged whole at its end are staged whole from the start (a stage of
  * its own, ss[0], only); after its last flush: remember them. */
-void loom_pf_start(loom_pf *p, loom_stage **ss, int n);
-void loom_pf_end(loom_pf *p, loom_stage **ss, int n);
+void loom_sched_pf_start(loom_pf *p, loom_stage **ss, int n);
+void loom_sched_pf_end(loom_pf *p, loom_stage **ss, int n);
 /* After a repeated site's first call: move rows' homes to the ranks that
  * touched them most (collective; once per site). */
-void loom_pf_place(loom_pf *p);
+void loom_sched_pf_place(loom_pf *p);
 
 /* ---- priority.c -------------------------------------------------------- */
-int loom_priority_run(long begin, long end, void *ctx, const loom_priority *p);
+int loom_sched_priority_run(long begin, long end, void *ctx, const loom_priority *p);
 
 /* ordered.c: a serializable loom_for_records with .ordered: conflicting
  * records in index order (several ranks: each its own records, .local),
  * the result bitwise the serial loop's.  LOOM_ERR_ARG after a message
  * when it cannot (collective: every rank alike). */
-int loom_ordered_run(const loom_body *b, long n, int local, int repeated);
+int loom_sched_ordered_run(const loom_body *b, long n, int local, int repeated);
 /* loom_free's hook (through plan.c): drop the cached plan that uses a. */
-void loom_ordered_forget(const loom_dsm_alloc *a);
+void loom_sched_ordered_forget(const loom_dsm_alloc *a);
 
 #endif

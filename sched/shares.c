@@ -57,16 +57,16 @@ static long first_at(const loom_shares *s, long l, long h, double w)
     return l;
 }
 
-loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum)
+loom_shares *loom_sched_shares_new(long lo, long hi, const int64_t *cum)
 {
-    int R = loom_icv.nranks;
+    int R = loom_rt_icv.nranks;
     loom_shares *s = calloc(1, sizeof *s);
     if (!s || !(s->f = calloc((size_t)R, sizeof *s->f)) ||
         !(s->e = calloc((size_t)R, sizeof *s->e)) ||
         !(s->rate = calloc((size_t)R, sizeof *s->rate)) ||
         !(s->x = calloc(2 * (size_t)R, sizeof *s->x)) ||
         !(s->got = calloc((size_t)R, sizeof *s->got)))
-        loom_die(2, "loom_for: out of memory sharing rounds among %d ranks", R);
+        loom_rt_die(2, "loom_for: out of memory sharing rounds among %d ranks", R);
     s->R = R;
     s->lo = lo;
     s->cum = cum;
@@ -82,7 +82,7 @@ loom_shares *loom_shares_new(long lo, long hi, const int64_t *cum)
     return s;
 }
 
-void loom_shares_free(loom_shares *s)
+void loom_sched_shares_free(loom_shares *s)
 {
     if (s) {
         free(s->f);
@@ -134,9 +134,9 @@ static void from_fullest(loom_shares *s, double want, long *a, long *z)
     s->e[j] = c;
 }
 
-int loom_shares_next(loom_shares *s, double every, loom_part *p)
+int loom_sched_shares_next(loom_shares *s, double every, loom_part *p)
 {
-    int R = s->R, me = loom_icv.rank, any = 0;
+    int R = s->R, me = loom_rt_icv.rank, any = 0;
     double total = 0, round = every * R, *got = s->got;
     for (int k = 0; k < R; k++)
         total += left(s, k), any |= s->f[k] < s->e[k];
@@ -174,7 +174,7 @@ int loom_shares_next(loom_shares *s, double every, loom_part *p)
     return 1;
 }
 
-void loom_shares_rates(loom_shares *s, const double *x)
+void loom_sched_shares_rates(loom_shares *s, const double *x)
 {
     int R = s->R;
     for (int q = 0; q < R; q++) {
@@ -185,15 +185,15 @@ void loom_shares_rates(loom_shares *s, const double *x)
     }
 }
 
-void loom_shares_learn(loom_shares *s, const loom_part *p, double secs)
+void loom_sched_shares_learn(loom_shares *s, const loom_part *p, double secs)
 {
-    int R = s->R, me = loom_icv.rank;
+    int R = s->R, me = loom_rt_icv.rank;
     for (int q = 0; q < 2 * R; q++)
         s->x[q] = 0;
     for (int i = 0; i < 2; i++)
         s->x[me] += p->z[i] > p->a[i] ? at(s, p->z[i]) - at(s, p->a[i]) : 0;
     s->x[R + me] = secs;
     if (loom_allreduce(LOOM_IN_PLACE, s->x, 2 * (size_t)R, LOOM_DOUBLE, LOOM_SUM))
-        loom_die(2, "loom_for: the ranks' speeds could not be exchanged");
-    loom_shares_rates(s, s->x);
+        loom_rt_die(2, "loom_for: the ranks' speeds could not be exchanged");
+    loom_sched_shares_rates(s, s->x);
 }

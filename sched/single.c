@@ -17,9 +17,9 @@ int loom_sched_single;
 
 int loom_single_begin(void)
 {
-    if (loom_icv.rank != 0)
+    if (loom_rt_icv.rank != 0)
         return 2;
-    loom_sched_single = loom_icv.nranks > 1;
+    loom_sched_single = loom_rt_icv.nranks > 1;
     return 1;
 }
 
@@ -27,18 +27,18 @@ int loom_single_begin(void)
  * several ranks), with no other thread of the rank inside an allocation.
  * Rank 0's writes are released, every rank waits for them (a barrier),
  * and then makes its copy of each row allocation rank 0 changed current
- * (dsm's loom_row_refresh).  Returns 0, which ends the macro's loop. */
+ * (dsm's loom_dsm_row_refresh).  Returns 0, which ends the macro's loop. */
 int loom_single_end(void)
 {
     loom_sched_single = 0;
-    if (loom_icv.nranks == 1)
+    if (loom_rt_icv.nranks == 1)
         return 0;
-    int N = atomic_load(&loom_nallocs);
+    int N = atomic_load(&loom_dsm_nallocs);
     int32_t *changed = calloc((size_t)N + 1, sizeof *changed);
     if (!changed)
-        loom_die(2, "LOOM_SINGLE: out of memory at the end of the block");
+        loom_rt_die(2, "LOOM_SINGLE: out of memory at the end of the block");
     for (int id = 0; id < N; id++) {
-        loom_dsm_alloc *a = loom_allocs[id];
+        loom_dsm_alloc *a = loom_dsm_allocs[id];
         changed[id] = a && a->live && a->kind == LOOM_UNIT_ROW && a->ndirty > 0;
     }
     loom_allreduce(LOOM_IN_PLACE, changed, (size_t)N + 1, LOOM_INT32, LOOM_MAX);

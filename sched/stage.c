@@ -5,7 +5,7 @@
  * a working copy and an original of every row touched since the last sync
  * point.  The first touch fetches the row (loom_row_get: as fresh as the
  * array's policy promises); at a sync point the difference copy - original
- * of every row that changed is added home (loom_row_add_diff: summed,
+ * of every row that changed is added home (loom_dsm_row_add_diff: summed,
  * nothing lost; a row only read sends nothing) and the copies are
  * forgotten.  A BSP/SSP loop gives each thread its own stage; a HYBRID
  * loop on several ranks gives all threads of a rank one shared stage
@@ -20,9 +20,9 @@
  * alone (the copy has it already).  An array whose last round changed
  * most of it (three quarters of its bytes, counting each changed row's
  * record header: most()) is staged **whole** before the next
- * round (loom_stage_begin): its invalid rows fetched in one batch, the
+ * round (loom_sched_stage_begin): its invalid rows fetched in one batch, the
  * originals copied in one pass, no first touch left to make, and its rows
- * reached by address arithmetic (loom_stage_whole; a word2vec round writes
+ * reached by address arithmetic (loom_sched_stage_whole; a word2vec round writes
  * nearly every output vector: ~5 000 first touches of 200 bytes, each with
  * two atomic operations, cost more than copying all 5 367).  When every
  * rank staged an array whole, its round merges by one allreduce (dense(),
@@ -60,7 +60,7 @@ struct loom_stage {
     struct staged arr[MAXARR];
 };
 
-loom_stage *loom_stage_new(int shared)
+loom_stage *loom_sched_stage_new(int shared)
 {
     loom_stage *s = calloc(1, sizeof *s);
     if (s) {
@@ -119,9 +119,9 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
     }
     int n = atomic_load(&s->n);
     if (n == MAXARR)
-        loom_die(2, "loom_for: a data-parallel loop may reach at most %d arrays", MAXARR);
+        loom_rt_die(2, "loom_for: a data-parallel loop may reach at most %d arrays", MAXARR);
     if (a->merge != LOOM_MERGE_ADD)
-        loom_die(2, "loom_for: '%s' needs .merge = LOOM_MERGE_ADD (and a .type) in a BSP, SSP "
+        loom_rt_die(2, "loom_for: '%s' needs .merge = LOOM_MERGE_ADD (and a .type) in a BSP, SSP "
                  "or multi-rank HYBRID loop, whose writes are summed", a->name);
     g = &s->arr[n];
     g->a = a;
@@ -130,13 +130,13 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
     g->st = calloc(a->nunits, sizeof *g->st);
     g->touched = malloc(a->nunits * sizeof *g->touched);
     if (!g->copy || !g->orig || !g->st || !g->touched)
-        loom_die(2, "loom_for: out of memory staging '%s'", a->name);
+        loom_rt_die(2, "loom_for: out of memory staging '%s'", a->name);
     atomic_store(&s->n, n + 1);
     pthread_mutex_unlock(&s->lock);
     return g;
 }
 
-void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
+void *loom_sched_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
 {
     (void)write;
     struct staged *g = staged_of(s, a);
@@ -148,7 +148,7 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
     if (st == 0 && atomic_compare_exchange_strong(&g->st[row], &zero, 1)) {
         const void *src = loom_row_get(a->base, row);
         if (!src)
-            loom_die(2, "loom_for: cannot read row %zu of '%s'", row, a->name);
+            loom_rt_die(2, "loom_for: cannot read row %zu of '%s'", row, a->name);
         if (copy != src)
             memcpy(copy, src, a->unit);
         memcpy(g->orig + row * a->unit, src, a->unit);
@@ -165,7 +165,7 @@ void *loom_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
  * round.  Stages whole every in-place array whose last round changed most
  * of its rows: every row valid (loom_row_prefetch), its original
  * taken, its state ready, and all listed as touched. */
-void loom_stage_begin(loom_stage **ss, int n)
+void loom_sched_stage_begin(loom_stage **ss, int n)
 {
     for (int i = 0; i < n; i++)
         for (int x = 0; ss[i] && x < atomic_load(&ss[i]->n); x++) {
@@ -176,7 +176,7 @@ void loom_stage_begin(loom_stage **ss, int n)
             for (size_t r = 0; r < a->nunits; r++)
                 g->touched[r] = r;
             if (loom_row_prefetch(a->base, g->touched, a->nunits))
-                loom_die(2, "loom_for: cannot read the rows of '%s'", a->name);
+                loom_rt_die(2, "loom_for: cannot read the rows of '%s'", a->name);
             memcpy(g->orig, a->base, a->nunits * a->unit);
             for (size_t r = 0; r < a->nunits; r++)
                 atomic_store_explicit(&g->st[r], 2, memory_order_relaxed);
@@ -190,14 +190,14 @@ void loom_stage_begin(loom_stage **ss, int n)
  * whole).  From the first round a is staged whole, as if the round before
  * had changed most of its rows, where the stage may do so (in place, no
  * bounded cache, add merge); elsewhere nothing changes. */
-void loom_stage_expect_whole(loom_stage *s, loom_dsm_alloc *a)
+void loom_sched_stage_expect_whole(loom_stage *s, loom_dsm_alloc *a)
 {
     if (in_place(s, a) && !a->used && a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD)
         staged_of(s, a)->whole = 1;
 }
 
-/* Contract: from the round's threads, after loom_stage_begin. */
-void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2])
+/* Contract: from the round's threads, after loom_sched_stage_begin. */
+void loom_sched_stage_whole(loom_stage *s, loom_dsm_alloc *w[2])
 {
     int k = 0;
     w[0] = w[1] = NULL;
@@ -213,12 +213,12 @@ void loom_stage_whole(loom_stage *s, loom_dsm_alloc *w[2])
  * hold (per-thread stages take no part). */
 static void dense(loom_stage **ss, int n)
 {
-    int N = atomic_load(&loom_nallocs);
-    if (loom_icv.nranks == 1 || N == 0)
+    int N = atomic_load(&loom_dsm_nallocs);
+    if (loom_rt_icv.nranks == 1 || N == 0)
         return;
     int32_t *want = calloc((size_t)N, sizeof *want);
     if (!want)
-        loom_die(2, "loom_for: out of memory at a sync point");
+        loom_rt_die(2, "loom_for: out of memory at a sync point");
     loom_stage *s = n == 1 && ss[0]->shared ? ss[0] : NULL;
     for (int x = 0; s && x < atomic_load(&s->n); x++) {
         struct staged *g = &s->arr[x];
@@ -227,12 +227,12 @@ static void dense(loom_stage **ss, int n)
     }
     loom_allreduce(LOOM_IN_PLACE, want, (size_t)N, LOOM_INT32, LOOM_MIN);
     for (int id = 0; id < N; id++) {
-        struct staged *g = want[id] ? find(s, loom_allocs[id]) : NULL;
+        struct staged *g = want[id] ? find(s, loom_dsm_allocs[id]) : NULL;
         if (!g)
             continue; /* every rank agreed, so every rank has it */
         loom_dsm_alloc *a = g->a;
         if (!g->delta && !(g->delta = array_map(a)))
-            loom_die(2, "loom_for: out of memory merging '%s'", a->name);
+            loom_rt_die(2, "loom_for: out of memory merging '%s'", a->name);
         size_t changed = loom_dsm_dense_merge(a, g->orig, g->delta);
         for (size_t r = 0; r < a->nunits; r++)
             atomic_store_explicit(&g->st[r], 0, memory_order_relaxed);
@@ -246,7 +246,7 @@ static void dense(loom_stage **ss, int n)
 /* Contract: called by one thread while no loop body runs; collective with
  * several ranks (dense()).  Adds every stage's changes home, in stage
  * order, and empties the stages. */
-void loom_stage_flush(loom_stage **ss, int n)
+void loom_sched_stage_flush(loom_stage **ss, int n)
 {
     dense(ss, n);
     for (int i = 0; i < n; i++) {
@@ -265,8 +265,8 @@ void loom_stage_flush(loom_stage **ss, int n)
                 /* a row only read (or changed back) was not written: nothing
                  * to add, and an averaging home must not count this rank */
                 if (memcmp(copy, orig, a->unit) && ++changed &&
-                    loom_row_add_diff(a, row, copy, orig))
-                    loom_die(2, "loom_for: out of memory adding row %zu of '%s' home", row, a->name);
+                    loom_dsm_row_add_diff(a, row, copy, orig))
+                    loom_rt_die(2, "loom_for: out of memory adding row %zu of '%s' home", row, a->name);
                 atomic_store(&g->st[row], 0);
             }
             g->whole = g->copy == a->base && !a->used && most(changed, a);
@@ -280,14 +280,14 @@ void loom_stage_flush(loom_stage **ss, int n)
     }
 }
 
-void loom_stage_settle(loom_stage **ss, int n, int barrier)
+void loom_sched_stage_settle(loom_stage **ss, int n, int barrier)
 {
-    int N = atomic_load(&loom_nallocs);
+    int N = atomic_load(&loom_dsm_nallocs);
     if (barrier)
         loom_dsm_barrier(); /* every rank's last round home */
     int32_t *reached = calloc((size_t)N + 1, sizeof *reached);
     if (!reached)
-        loom_die(2, "loom_for: out of memory at the end of a loop");
+        loom_rt_die(2, "loom_for: out of memory at the end of a loop");
     for (int i = 0; i < n; i++)
         for (int x = 0; ss[i] && x < atomic_load(&ss[i]->n); x++)
             if (ss[i]->arr[x].a->id < N)
@@ -301,12 +301,12 @@ void loom_stage_settle(loom_stage **ss, int n, int barrier)
 
 void loom_sched_refresh(int id)
 {
-    loom_dsm_alloc *a = id < atomic_load(&loom_nallocs) ? loom_allocs[id] : NULL;
-    if (a && a->live && loom_row_refresh(a) == LOOM_ERR_NOMEM)
-        loom_die(2, "out of memory refreshing '%s'", a->name);
+    loom_dsm_alloc *a = id < atomic_load(&loom_dsm_nallocs) ? loom_dsm_allocs[id] : NULL;
+    if (a && a->live && loom_dsm_row_refresh(a) == LOOM_ERR_NOMEM)
+        loom_rt_die(2, "out of memory refreshing '%s'", a->name);
 }
 
-void loom_stage_each(loom_stage **ss, int n,
+void loom_sched_stage_each(loom_stage **ss, int n,
                      void (*fn)(loom_dsm_alloc *a, const size_t *rows, size_t nrows, void *arg),
                      void *arg)
 {
@@ -315,7 +315,7 @@ void loom_stage_each(loom_stage **ss, int n,
             fn(ss[i]->arr[x].a, ss[i]->arr[x].touched, atomic_load(&ss[i]->arr[x].ntouched), arg);
 }
 
-void loom_stage_free(loom_stage *s)
+void loom_sched_stage_free(loom_stage *s)
 {
     if (!s)
         return;

@@ -28,7 +28,7 @@ static int add_one(const char *name, void *hl)
 
 int loom_slurm_hostlist(const char *s, loom_hostlist *out, char *err, size_t errlen)
 {
-    return loom_hostlist_expand(s, add_one, out, err, errlen);
+    return loom_rt_hostlist_expand(s, add_one, out, err, errlen);
 }
 
 int loom_slurm_counts(const char *s, int *counts, int n, char *err, size_t errlen)
@@ -105,7 +105,7 @@ static int slurm(loom_hostlist *out, char *err, size_t errlen)
     const char *nt = getenv("SLURM_NTASKS");
     long ntasks;
     if (nt && c && !strcmp(cv, "SLURM_TASKS_PER_NODE") &&
-        (loom_parse_int(nt, 1, 1 << 20, &ntasks) || ntasks != total)) {
+        (loom_rt_parse_int(nt, 1, 1 << 20, &ntasks) || ntasks != total)) {
         snprintf(err, errlen, "the Slurm allocation's task counts disagree: SLURM_NTASKS=%s "
                  "but SLURM_TASKS_PER_NODE='%s' adds up to %d", LOOM_QUOTE(nt),
                  LOOM_QUOTE(c), total);
@@ -155,7 +155,7 @@ static int lsf(const char *mcpu, const char *hosts, loom_hostlist *out, char *er
         long slots = 1;
         if (mcpu) {
             char *s = strtok_r(NULL, " \t", &save);
-            if (!s || loom_parse_int(s, 1, 1 << 16, &slots)) {
+            if (!s || loom_rt_parse_int(s, 1, 1 << 16, &slots)) {
                 snprintf(err, errlen, "%s='%s': expected 'host slots host slots ...'", name,
                          LOOM_QUOTE(v));
                 free(copy);

@@ -101,7 +101,7 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
             continue; /* blank or comment */
         if (!valid_host(tok)) {
             snprintf(err, errlen, "%s:%d: '%s' is not a host name", path, lineno,
-                     loom_shown(tok, strlen(tok), sh, sizeof sh));
+                     loom_rt_shown(tok, strlen(tok), sh, sizeof sh));
             goto fail;
         }
         char host[256];
@@ -112,7 +112,7 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
             char *eq = strchr(tok, '=');
             if (!eq) {
                 snprintf(err, errlen, "%s:%d: unexpected '%s' (expected slots=N)", path,
-                         lineno, loom_shown(tok, strlen(tok), sh, sizeof sh));
+                         lineno, loom_rt_shown(tok, strlen(tok), sh, sizeof sh));
                 goto fail;
             }
             *eq = 0;
@@ -120,12 +120,12 @@ int loom_hostfile_parse(const char *path, loom_hostlist *out, char *err, size_t 
             int is_max = !strcmp(tok, "max_slots") || !strcmp(tok, "max-slots");
             if (!is_slots && !is_max) {
                 snprintf(err, errlen, "%s:%d: unknown attribute '%s' (expected slots=N)",
-                         path, lineno, loom_shown(tok, strlen(tok), sh, sizeof sh));
+                         path, lineno, loom_rt_shown(tok, strlen(tok), sh, sizeof sh));
                 goto fail;
             }
-            if (loom_parse_int(eq + 1, 1, 1 << 16, &v)) {
+            if (loom_rt_parse_int(eq + 1, 1, 1 << 16, &v)) {
                 snprintf(err, errlen, "%s:%d: %s='%s' is not a whole number from 1 to 65536",
-                         path, lineno, tok, loom_shown(eq + 1, strlen(eq + 1), sh, sizeof sh));
+                         path, lineno, tok, loom_rt_shown(eq + 1, strlen(eq + 1), sh, sizeof sh));
                 goto fail;
             }
             if (is_slots)

@@ -106,7 +106,7 @@ static void stop_job(int code, const char *why)
         exit_code = code ? code : 1;
     if (why)
         msg("%s; stopping the job", why);
-    loom_rv_abort_all(rv, exit_code, why ? why : "the job was stopped");
+    loom_rt_rv_abort_all(rv, exit_code, why ? why : "the job was stopped");
     for (int i = 0; i < J.n; i++)
         if (J.ranks[i].running) {
             kill(-J.ranks[i].pid, SIGTERM);
@@ -129,7 +129,7 @@ static void on_exit_status(rank_proc *p, int st)
     p->status = st;
     if (stopping)
         return;
-    int joined = loom_rv_joined(rv, p->rank);
+    int joined = loom_rt_rv_joined(rv, p->rank);
     if (WIFSIGNALED(st)) {
         snprintf(why, sizeof why, "%s was killed by signal %d (%s)", where(p, w, sizeof w),
                  WTERMSIG(st), strsignal(WTERMSIG(st)));
@@ -139,7 +139,7 @@ static void on_exit_status(rank_proc *p, int st)
     int code = WEXITSTATUS(st);
     if (code == 0) {
         /* A clean exit is fine unless ranks are waiting for this one. */
-        if (!joined && loom_rv_njoined(rv) > 0) {
+        if (!joined && loom_rt_rv_njoined(rv) > 0) {
             snprintf(why, sizeof why, "%s exited before joining the job while other "
                      "ranks wait for it", where(p, w, sizeof w));
             stop_job(1, why);
@@ -179,8 +179,8 @@ static void on_rv_event(const loom_rv_event *ev);
 static void rv_drain(const struct pollfd *fds, int n)
 {
     loom_rv_event ev;
-    for (int k = loom_rv_step(rv, fds, n, &ev); k != LOOM_RV_NONE;
-         k = loom_rv_step(rv, fds, 0, &ev))
+    for (int k = loom_rt_rv_step(rv, fds, n, &ev); k != LOOM_RV_NONE;
+         k = loom_rt_rv_step(rv, fds, 0, &ev))
         on_rv_event(&ev);
 }
 
@@ -192,14 +192,14 @@ static void rv_now(void)
 {
     static struct pollfd *fds;
     static int cap;
-    int need = loom_rv_nfds(rv);
+    int need = loom_rt_rv_nfds(rv);
     if (need > cap) {
         struct pollfd *f = realloc(fds, (size_t)need * sizeof *f);
         if (!f)
             return; /* the main loop still reads them, only later */
         fds = f, cap = need;
     }
-    int n = loom_rv_pollfds(rv, fds);
+    int n = loom_rt_rv_pollfds(rv, fds);
     if (poll(fds, (nfds_t)n, 0) > 0)
         rv_drain(fds, n);
 }
@@ -248,8 +248,8 @@ static void check_losses(void)
  * or our source address on the route to the first remote host. */
 static int advertised_host(const loom_hostlist *hl, char *out, size_t n)
 {
-    if (loom_icv.rendezvous_host[0]) {
-        snprintf(out, n, "%s", loom_icv.rendezvous_host);
+    if (loom_rt_icv.rendezvous_host[0]) {
+        snprintf(out, n, "%s", loom_rt_icv.rendezvous_host);
         return 0;
     }
     for (int i = 0; i < hl->n; i++) {
@@ -308,7 +308,7 @@ static void never_joined(int n)
     if (n < 2 || exit_code || stopping)
         return;
     for (int r = 0; r < n; r++)
-        if (loom_rv_joined(rv, r))
+        if (loom_rt_rv_joined(rv, r))
             return;
     msg("none of the %d ranks called loom_init: '%s' ran %d times, each copy doing all "
         "the work; a Loom program calls loom_init first (docs/openmp.md)", n, J.argv[0], n);
@@ -316,7 +316,7 @@ static void never_joined(int n)
 
 static void event_loop(void)
 {
-    int cap = loom_rv_nfds(rv) + 2 * J.n + 2 * (2 * J.n + 16) + 8;
+    int cap = loom_rt_rv_nfds(rv) + 2 * J.n + 2 * (2 * J.n + 16) + 8;
     struct pollfd *fds = calloc((size_t)cap, sizeof *fds);
     int *who = calloc((size_t)cap, sizeof *who);
     for (;;) {
@@ -330,7 +330,7 @@ static void event_loop(void)
         int n = 0;
         fds[n++] = (struct pollfd){.fd = sig_pipe[0], .events = POLLIN};
         int rv0 = n;
-        n += loom_rv_pollfds(rv, fds + n);
+        n += loom_rt_rv_pollfds(rv, fds + n);
         int nrv = n - rv0;
         for (int i = 0; i < J.n; i++) {
             if (J.ranks[i].out.fd >= 0) {
@@ -448,7 +448,7 @@ int main(int argc, char **argv)
             i++;
             break;
         } else if (!strcmp(a, "-n") || !strcmp(a, "--np") || !strcmp(a, "-np")) {
-            if (i + 1 >= argc || loom_parse_int(argv[i + 1], 1, 1 << 20, &v)) {
+            if (i + 1 >= argc || loom_rt_parse_int(argv[i + 1], 1, 1 << 20, &v)) {
                 msg("%s needs a number of ranks >= 1", a);
                 return 2;
             }
@@ -473,7 +473,7 @@ int main(int argc, char **argv)
             }
             outdir = argv[++i];
         } else if (!strcmp(a, "--output-rank")) {
-            if (i + 1 >= argc || loom_parse_int(argv[i + 1], 0, 1 << 20, &v)) {
+            if (i + 1 >= argc || loom_rt_parse_int(argv[i + 1], 0, 1 << 20, &v)) {
                 msg("--output-rank needs a rank number >= 0");
                 return 2;
             }
@@ -508,7 +508,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[600];
-    if (loom_env_load(err, sizeof err) || loom_policy_check_env(err, sizeof err)) {
+    if (loom_rt_env_load(err, sizeof err) || loom_dsm_policy_check_env(err, sizeof err)) {
         msg("%s", err);
         return 1;
     }
@@ -529,7 +529,7 @@ int main(int argc, char **argv)
     J.n = n;
     J.argv = argv + i;
     J.tag = tag >= 0 ? tag : n > 1;
-    J.rsh = loom_parse_words(rsh ? rsh : loom_icv.rsh, err, sizeof err);
+    J.rsh = loom_rt_parse_words(rsh ? rsh : loom_rt_icv.rsh, err, sizeof err);
     if (!J.rsh) {
         msg("%s is not a command loomrun can run: %s", rsh ? "--rsh" : "LOOM_RSH", err);
         loom_hostlist_free(&hl);
@@ -561,21 +561,21 @@ int main(int argc, char **argv)
      * nowhere else: loopback for a local job, else the advertised address. */
     uint8_t key[16];
     char host[256];
-    if (loom_key_generate(key)) {
+    if (loom_rt_key_generate(key)) {
         msg("cannot draw a job key: %s", strerror(errno));
         return 1;
     }
-    loom_key_format(key, J.key_hex);
+    loom_rt_key_format(key, J.key_hex);
     if (advertised_host(&hl, host, sizeof host))
         return 1;
-    rv = loom_rv_open(any_remote ? host : "127.0.0.1", 0, n, key, loom_icv.timeout, err,
+    rv = loom_rt_rv_open(any_remote ? host : "127.0.0.1", 0, n, key, loom_rt_icv.timeout, err,
                       sizeof err);
     if (!rv) {
         msg("%s", err);
         return 1;
     }
     snprintf(J.rendezvous, sizeof J.rendezvous, strchr(host, ':') ? "[%s]:%d" : "%s:%d",
-             host, loom_rv_port(rv));
+             host, loom_rt_rv_port(rv));
     /* A local job's ranks talk over shared memory and loopback: keep UCX's
      * TCP transport off the machine's other interfaces (it listens on every
      * device it uses) unless the user chose devices. */
@@ -605,9 +605,9 @@ int main(int argc, char **argv)
     never_joined(n);
     loom_shm_dir_remove(J.shm_dir);
     sweep_sysv();
-    loom_rv_close(rv);
+    loom_rt_rv_close(rv);
     free(J.ranks);
-    free(J.rsh); /* one allocation (loom_parse_words) */
+    free(J.rsh); /* one allocation (loom_rt_parse_words) */
     loom_hostlist_free(&hl);
     return exit_code;
 }

@@ -106,8 +106,8 @@ uint64_t loom_ckpt_home_hash(loom_dsm_alloc *a)
  * clock (a testing aid; docs/checkpoint.md). */
 static void test_kill(int point)
 {
-    if (loom_icv.test_kill.rank != loom_icv.rank || loom_icv.test_kill.point != point ||
-        loom_clock_now() != (uint64_t)loom_icv.test_kill.clock)
+    if (loom_rt_icv.test_kill.rank != loom_rt_icv.rank || loom_rt_icv.test_kill.point != point ||
+        loom_clock_now() != (uint64_t)loom_rt_icv.test_kill.clock)
         return;
     fflush(stdout);
     raise(point == LOOM_KILL_STOP ? SIGSTOP : SIGKILL);
@@ -132,12 +132,12 @@ int loom_ckpt_make_dirs(const char *path)
  * but not an operating-system crash or a power cut. */
 static int sync_fd(int fd)
 {
-    return loom_icv.checkpoint_sync ? fsync(fd) : 0;
+    return loom_rt_icv.checkpoint_sync ? fsync(fd) : 0;
 }
 
 static int fsync_dir(const char *path)
 {
-    if (!loom_icv.checkpoint_sync)
+    if (!loom_rt_icv.checkpoint_sync)
         return 0;
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
@@ -174,7 +174,7 @@ static int write_at(int fd, const void *p, size_t n, uint64_t off)
 static int write_small(const char *path, const void *p, size_t len)
 {
     char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, loom_icv.rank);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, loom_rt_icv.rank);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
@@ -192,13 +192,13 @@ static int write_small(const char *path, const void *p, size_t len)
 /* The live allocations in creation order (a malloc'd array; *n of them). */
 static loom_dsm_alloc **live_allocs(int *n)
 {
-    int m = atomic_load(&loom_nallocs), k = 0;
+    int m = atomic_load(&loom_dsm_nallocs), k = 0;
     loom_dsm_alloc **v = malloc(((size_t)m + 1) * sizeof *v);
     if (!v)
         return NULL;
     for (int i = 0; i < m; i++)
-        if (loom_allocs[i] && loom_allocs[i]->live)
-            v[k++] = loom_allocs[i];
+        if (loom_dsm_allocs[i] && loom_dsm_allocs[i]->live)
+            v[k++] = loom_dsm_allocs[i];
     for (int i = 1; i < k; i++) /* insertion sort by serial: few allocations */
         for (int j = i; j > 0 && v[j - 1]->serial > v[j]->serial; j--) {
             loom_dsm_alloc *t = v[j];
@@ -345,7 +345,7 @@ static uint64_t *layout(loom_dsm_alloc *a, uint32_t what, uint64_t *nruns)
     uint64_t *units = malloc(a->nhome * sizeof *units), *v = malloc(a->nhome * 3 * sizeof *v);
     if (units && v) {
         for (size_t u = 0; u < a->nunits; u++) /* in store-slot order */
-            if (a->home[u] == loom_icv.rank)
+            if (a->home[u] == loom_rt_icv.rank)
                 units[a->slot[u]] = u;
         for (size_t k = 0; k < a->nhome; k++)
             run_add(v, nruns, units[k]);
@@ -354,7 +354,7 @@ static uint64_t *layout(loom_dsm_alloc *a, uint32_t what, uint64_t *nruns)
     return *nruns ? v : (free(v), NULL);
 }
 
-/* What rank `loom_icv.rank` saves of a: the record (without the places
+/* What rank `loom_rt_icv.rank` saves of a: the record (without the places
  * and checksums), the meta's ring boundaries (into bounds, P + 1 entries,
  * *nb bytes) and the data. */
 static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bounds, size_t *nb,
@@ -378,13 +378,13 @@ static void describe(loom_dsm_alloc *a, struct loom_ckpt_rec *r, uint64_t *bound
         r->what = CK_LOCAL;
         *data = a->base;
         *dlen = a->bytes;
-    } else if (loom_policy_rotates(a->policy)) {
+    } else if (loom_dsm_policy_rotates(a->policy)) {
         const size_t *lo = a->policy->bounds(a, &j);
         r->what = CK_RING;
         r->ring_t = a->policy->subepoch(a);
-        for (int q = 0; q <= loom_icv.nranks; q++)
+        for (int q = 0; q <= loom_rt_icv.nranks; q++)
             bounds[q] = lo[q];
-        *nb = ((size_t)loom_icv.nranks + 1) * sizeof *bounds;
+        *nb = ((size_t)loom_rt_icv.nranks + 1) * sizeof *bounds;
         *data = loom_dsm_unit_data(a, lo[j]);
         *dlen = (lo[j + 1] - lo[j]) * a->unit;
     } else {
@@ -420,7 +420,7 @@ static int write_record(int fd, uint64_t seq, struct loom_ckpt_rec *r, const voi
     uint64_t *map = (uint64_t *)(void *)(meta + nb);
     memcpy(meta, bounds, nb);
     int old = t && t->sum && t->region == r->region && t->nchunks == nc;
-    uint64_t chain = (uint64_t)loom_icv.checkpoint_chain;
+    uint64_t chain = (uint64_t)loom_rt_icv.checkpoint_chain;
     for (uint64_t c = 0; c < nc; c++) {
         uint64_t len = c + 1 < nc ? chunk : dlen - c * chunk;
         sums[c] = loom_ckpt_chunk_sum(data + c * chunk, len, c);
@@ -476,13 +476,13 @@ static int write_record(int fd, uint64_t seq, struct loom_ckpt_rec *r, const voi
 static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n,
                            uint64_t *written, uint64_t *total, char *why, size_t wn)
 {
-    size_t P = (size_t)loom_icv.nranks;
+    size_t P = (size_t)loom_rt_icv.nranks;
     int nkept = loom_ckpt_kept(-1, NULL, NULL, NULL), m = n + nkept;
     struct loom_ckpt_rec *rec = calloc((size_t)m + 1, sizeof *rec);
     uint64_t *bounds = calloc(P + 1, sizeof *bounds);
     char path[1300], tmp[1300];
-    snprintf(path, sizeof path, "%s/rank-%d.ckpt", cdir, loom_icv.rank);
-    snprintf(tmp, sizeof tmp, "%s/rank-%d.tmp", cdir, loom_icv.rank);
+    snprintf(path, sizeof path, "%s/rank-%d.ckpt", cdir, loom_rt_icv.rank);
+    snprintf(tmp, sizeof tmp, "%s/rank-%d.tmp", cdir, loom_rt_icv.rank);
     int fd = -1, rc = -1;
     if (!rec || !bounds) {
         snprintf(why, wn, "out of memory");
@@ -522,7 +522,7 @@ static int write_rank_file(const char *cdir, uint64_t seq, loom_dsm_alloc **v, i
     }
     if (m == 0)
         test_kill(LOOM_KILL_WRITE);
-    struct loom_ckpt_head h = {.version = LOOM_CKPT_VERSION, .rank = (uint32_t)loom_icv.rank,
+    struct loom_ckpt_head h = {.version = LOOM_CKPT_VERSION, .rank = (uint32_t)loom_rt_icv.rank,
                                .nranks = (uint32_t)P, .nallocs = (uint32_t)m, .seq = seq,
                                .clock = loom_dsm_clock(), .calls = loom_clock_now()};
     memcpy(h.magic, LOOM_CKPT_MAGIC, 8);
@@ -559,11 +559,11 @@ static int write_info(const char *cdir, uint64_t seq, loom_dsm_alloc **v, int n)
     char *t = malloc(cap), path[1300], jh[33];
     if (!t)
         return -1;
-    loom_key_format(loom_ckpt_job(), jh);
+    loom_rt_key_format(loom_ckpt_job(), jh);
     len += (size_t)snprintf(t + len, cap - len,
                             "loom checkpoint %llu\njob %s\nranks %d\nclock %llu\n"
                             "loom_clock calls %llu\n",
-                            (unsigned long long)seq, jh, loom_icv.nranks,
+                            (unsigned long long)seq, jh, loom_rt_icv.nranks,
                             (unsigned long long)loom_dsm_clock(),
                             (unsigned long long)loom_clock_now());
     for (int i = 0; i < n; i++)
@@ -617,9 +617,9 @@ static void prune(const char *dir, uint64_t keep)
 static void discard(const char *cdir)
 {
     char p[1300];
-    snprintf(p, sizeof p, "%s/rank-%d.ckpt", cdir, loom_icv.rank);
+    snprintf(p, sizeof p, "%s/rank-%d.ckpt", cdir, loom_rt_icv.rank);
     unlink(p);
-    if (loom_icv.rank == 0) {
+    if (loom_rt_icv.rank == 0) {
         snprintf(p, sizeof p, "%s/INFO", cdir);
         unlink(p);
     }
@@ -628,40 +628,40 @@ static void discard(const char *cdir)
 
 int loom_checkpoint(const char *dir)
 {
-    if (loom_state != 1)
+    if (loom_rt_state != 1)
         return LOOM_ERR_STATE;
     if (!dir || !*dir)
-        dir = loom_icv.checkpoint_dir;
+        dir = loom_rt_icv.checkpoint_dir;
     if (!*dir) {
-        if (loom_icv.rank == 0)
-            loom_log("loom_checkpoint: no directory: pass one, or set LOOM_CHECKPOINT_DIR");
+        if (loom_rt_icv.rank == 0)
+            loom_rt_log("loom_checkpoint: no directory: pass one, or set LOOM_CHECKPOINT_DIR");
         return LOOM_ERR_ARG;
     }
     if (strlen(dir) > 1000) {
-        if (loom_icv.rank == 0)
-            loom_log("loom_checkpoint: the directory name is longer than 1000 bytes");
+        if (loom_rt_icv.rank == 0)
+            loom_rt_log("loom_checkpoint: the directory name is longer than 1000 bytes");
         return LOOM_ERR_ARG;
     }
-    loom_restart_close();
-    int P = loom_icv.nranks;
+    loom_ckpt_restart_close();
+    int P = loom_rt_icv.nranks;
     double t0 = loom_wtime();
     /* the job's identity for the headers; the lock of a directory other
      * than LOOM_CHECKPOINT_DIR (that one is taken at start: restart.c) */
     loom_ckpt_job_start();
-    if (strcmp(dir, loom_icv.checkpoint_dir)) {
+    if (strcmp(dir, loom_rt_icv.checkpoint_dir)) {
         char lwhy[1600] = "";
         int32_t lk = loom_ckpt_lock_all(dir, lwhy, sizeof lwhy) ? 1 : 0, mine = lk;
         loom_allreduce(LOOM_IN_PLACE, &lk, 1, LOOM_INT32, LOOM_MAX);
         if (lk) {
             if (mine)
-                loom_log("checkpoint not taken: %s", lwhy);
+                loom_rt_log("checkpoint not taken: %s", lwhy);
             return LOOM_ERR_IO;
         }
     }
     if (P > 1) { /* step 1: the homes hold everything, no SSP allreduce is in flight */
-        loom_allreduce_ssp_quiesce();
+        loom_dsm_allreduce_ssp_quiesce();
         loom_release();
-        loom_coll_barrier();
+        loom_rt_coll_barrier();
     }
     uint64_t latest = 0;
     loom_ckpt_read_latest(dir, &latest);
@@ -678,30 +678,30 @@ int loom_checkpoint(const char *dir)
         rc = -1, snprintf(why, sizeof why, "cannot create it: %s", strerror(errno));
     else if (write_rank_file(cdir, (uint64_t)seq, v, n, &written, &total, why, sizeof why))
         rc = -1;
-    else if (loom_icv.rank == 0 && write_info(cdir, (uint64_t)seq, v, n))
+    else if (loom_rt_icv.rank == 0 && write_info(cdir, (uint64_t)seq, v, n))
         rc = -1, snprintf(why, sizeof why, "%s/INFO: %s", cdir, strerror(errno));
     else if (fsync_dir(cdir))
         rc = -1, snprintf(why, sizeof why, "%s: %s", cdir, strerror(errno));
     free(v);
     if (rc)
-        loom_log("checkpoint %s: %s", cdir, why);
+        loom_rt_log("checkpoint %s: %s", cdir, why);
     int32_t st = rc ? 1 : 0; /* step 4 */
     loom_allreduce(LOOM_IN_PLACE, &st, 1, LOOM_INT32, LOOM_MAX);
     if (st) {
-        if (loom_icv.rank == 0)
-            loom_log("checkpoint %s was not taken; %s/LATEST still names the previous one",
+        if (loom_rt_icv.rank == 0)
+            loom_rt_log("checkpoint %s was not taken; %s/LATEST still names the previous one",
                      cdir, dir);
         discard(cdir);
         tracks_end(0);
         return LOOM_ERR_IO;
     }
     test_kill(LOOM_KILL_COMMIT);
-    if (loom_icv.local_rank == 0 || P == 1) { /* step 5 */
+    if (loom_rt_icv.local_rank == 0 || P == 1) { /* step 5 */
         char path[1100], text[64];
         snprintf(path, sizeof path, "%s/LATEST", dir);
         int len = snprintf(text, sizeof text, "ckpt-%06llu\n", (unsigned long long)seq);
         if (write_small(path, text, (size_t)len) || fsync_dir(dir)) {
-            loom_log("checkpoint %s: cannot update %s: %s", cdir, path, strerror(errno));
+            loom_rt_log("checkpoint %s: cannot update %s: %s", cdir, path, strerror(errno));
             st = 1;
         }
     }
@@ -716,10 +716,10 @@ int loom_checkpoint(const char *dir)
     int64_t keep = (int64_t)oldest_needed((uint64_t)seq - 1);
     loom_allreduce(LOOM_IN_PLACE, &keep, 1, LOOM_INT64, LOOM_MIN);
     tracks_end(1);
-    if (loom_icv.local_rank == 0 || P == 1)
+    if (loom_rt_icv.local_rank == 0 || P == 1)
         prune(dir, (uint64_t)keep);
-    if (loom_icv.stats)
-        loom_log("stats checkpoint %s: %llu of %llu data bytes written (%.1f%%), %.3f s",
+    if (loom_rt_icv.stats)
+        loom_rt_log("stats checkpoint %s: %llu of %llu data bytes written (%.1f%%), %.3f s",
                  cdir, (unsigned long long)written, (unsigned long long)total,
                  total ? 100.0 * (double)written / (double)total : 100.0, loom_wtime() - t0);
     return LOOM_OK;
@@ -731,8 +731,8 @@ int loom_checkpoint(const char *dir)
 int loom_ckpt_on_clock(uint64_t calls)
 {
     int rc = LOOM_OK;
-    loom_restart_close();
-    if (loom_icv.checkpoint_every > 0 && calls % (uint64_t)loom_icv.checkpoint_every == 0)
+    loom_ckpt_restart_close();
+    if (loom_rt_icv.checkpoint_every > 0 && calls % (uint64_t)loom_rt_icv.checkpoint_every == 0)
         rc = loom_checkpoint(NULL);
     test_kill(LOOM_KILL_CLOCK);
     test_kill(LOOM_KILL_STOP);

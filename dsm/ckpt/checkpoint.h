@@ -138,17 +138,17 @@ int loom_ckpt_on_clock(uint64_t calls);
 uint64_t loom_ckpt_home_hash(loom_dsm_alloc *a);
 /* 1 between a restart and the first loom_clock or loom_checkpoint after
  * it: loom_alloc restores allocations. */
-int loom_restart_open(void);
+int loom_ckpt_restart_open(void);
 /* Collective, from loom_alloc while restoring: compare a (fully laid out,
  * not yet filled) with the checkpoint's allocation of the same serial;
  * on a mismatch the job stops with one message. */
-void loom_restart_check(loom_dsm_alloc *a);
+void loom_ckpt_restart_check(loom_dsm_alloc *a);
 /* Fill a from the checkpoint (home store, own copy or ring partition),
  * before a is published; a damaged file stops the job. */
-void loom_restart_fill(loom_dsm_alloc *a);
+void loom_ckpt_restart_fill(loom_dsm_alloc *a);
 /* The program clocked or checkpointed: stop restoring; name (rank 0)
  * checkpointed allocations this run did not make again. */
-void loom_restart_close(void);
+void loom_ckpt_restart_close(void);
 /* ckpt_keep.c: the i-th kept range (returns how many there are; fills
  * the outputs when i is one of them), and, on restart, the saved contents
  * of `name` (data malloc'd, taken over; -1 if out of memory). */

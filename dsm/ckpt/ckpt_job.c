@@ -35,9 +35,9 @@ void loom_ckpt_job_start(void)
     if (started)
         return;
     uint8_t b[32] = {0};
-    if (loom_icv.rank == 0 && (loom_key_generate(b) || loom_key_generate(b + 16)))
-        loom_die(1, "cannot draw the job's identity: no random bytes");
-    if (loom_icv.nranks > 1)
+    if (loom_rt_icv.rank == 0 && (loom_rt_key_generate(b) || loom_rt_key_generate(b + 16)))
+        loom_rt_die(1, "cannot draw the job's identity: no random bytes");
+    if (loom_rt_icv.nranks > 1)
         loom_bcast(b, sizeof b, 0);
     memcpy(job, b, 16);
     memcpy(run, b + 16, 8);
@@ -50,7 +50,7 @@ const uint8_t *loom_ckpt_job(void) { return job; }
 static int lock_line(char *b, size_t n)
 {
     char jh[33], host[64] = "";
-    loom_key_format(job, jh);
+    loom_rt_key_format(job, jh);
     gethostname(host, sizeof host - 1);
     int len = snprintf(b, n, "job %s run ", jh);
     for (int i = 0; i < 8; i++)
@@ -118,8 +118,8 @@ int loom_ckpt_lock(const char *dir, char *why, size_t wn)
     int pid = 0;
     if (sscanf(line, "job %39s run %*s pid %d host %79s", jh, &pid, host) == 3)
         snprintf(who, sizeof who, "job %s (pid %d on host %s)",
-                 loom_shown(jh, strlen(jh), s1, sizeof s1), pid,
-                 loom_shown(host, strlen(host), s2, sizeof s2));
+                 loom_rt_shown(jh, strlen(jh), s1, sizeof s1), pid,
+                 loom_rt_shown(host, strlen(host), s2, sizeof s2));
     snprintf(why, wn, "LOOM_CHECKPOINT_DIR %s is in use by %s: two jobs must not share a "
              "checkpoint directory (give this one its own, or wait for that job to end)",
              dir, who);
@@ -128,10 +128,10 @@ int loom_ckpt_lock(const char *dir, char *why, size_t wn)
 
 int loom_ckpt_lock_all(const char *dir, char *why, size_t wn)
 {
-    int bad = loom_icv.rank == 0 ? loom_ckpt_lock(dir, why, wn) : 0;
-    if (loom_icv.nranks > 1) {
-        loom_coll_barrier(); /* rank 0's line is in place */
-        if (loom_icv.rank != 0 && loom_icv.local_rank == 0)
+    int bad = loom_rt_icv.rank == 0 ? loom_ckpt_lock(dir, why, wn) : 0;
+    if (loom_rt_icv.nranks > 1) {
+        loom_rt_coll_barrier(); /* rank 0's line is in place */
+        if (loom_rt_icv.rank != 0 && loom_rt_icv.local_rank == 0)
             bad = loom_ckpt_lock(dir, why, wn);
     }
     return bad;

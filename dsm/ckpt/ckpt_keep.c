@@ -46,7 +46,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
  * memory (*v unchanged). */
 static int grow(struct kept **v, size_t *cap, int n)
 {
-    struct kept *w = loom_grow(*v, cap, (size_t)n + 1, sizeof *w);
+    struct kept *w = loom_rt_grow(*v, cap, (size_t)n + 1, sizeof *w);
     if (!w)
         return -1;
     *v = w;
@@ -115,7 +115,7 @@ int loom_checkpoint_rows(void *p, size_t first, size_t n)
         return LOOM_OK;
     pthread_mutex_lock(&mu);
     int rc = LOOM_OK;
-    struct rows *w = loom_grow(rows, &caprows, nrows + 1, sizeof *w);
+    struct rows *w = loom_rt_grow(rows, &caprows, nrows + 1, sizeof *w);
     if (w)
         rows = w;
     else

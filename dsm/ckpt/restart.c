@@ -59,19 +59,19 @@ static struct {
 } S = {.f.fd = -1};
 
 int loom_restarted(void) { return S.on; }
-int loom_restart_open(void) { return S.open; }
+int loom_ckpt_restart_open(void) { return S.open; }
 
 /* Collective: if any rank is bad, the lowest bad rank ends the job with
  * its message and the others wait to be stopped. */
 static void agree(int bad, const char *why)
 {
-    int32_t first = bad ? loom_icv.rank : loom_icv.nranks;
+    int32_t first = bad ? loom_rt_icv.rank : loom_rt_icv.nranks;
     loom_allreduce(LOOM_IN_PLACE, &first, 1, LOOM_INT32, LOOM_MIN);
-    if (first == loom_icv.nranks)
+    if (first == loom_rt_icv.nranks)
         return;
-    if (first == loom_icv.rank)
+    if (first == loom_rt_icv.rank)
         loom_abort(1, "%s", why);
-    loom_coll_barrier(); /* ended by that rank's abort */
+    loom_rt_coll_barrier(); /* ended by that rank's abort */
     _exit(1);
 }
 
@@ -84,8 +84,8 @@ static int same_job(const struct loom_ckpt_head *h, const char *path, char *why,
                         (h->clock == S.ref.clock && h->calls == S.ref.calls))))
         return 0;
     char a[33], b[33];
-    loom_key_format(h->job, a);
-    loom_key_format(S.ref.job, b);
+    loom_rt_key_format(h->job, a);
+    loom_rt_key_format(S.ref.job, b);
     snprintf(why, wn, "restart: %s is of job %s at loom_clock %llu (DSM clock %llu), but %s of "
              "job %s at loom_clock %llu (DSM clock %llu): a checkpoint's files must come from "
              "one job at one clock (did two jobs share LOOM_CHECKPOINT_DIR?)", path, a,
@@ -106,7 +106,7 @@ static int open_rank_file(uint64_t seq, uint32_t q, uint32_t P, struct file *f, 
 {
     struct loom_ckpt_head *h = &f->head;
     char cdir[1100];
-    snprintf(cdir, sizeof cdir, "%s/ckpt-%06llu", loom_icv.checkpoint_dir,
+    snprintf(cdir, sizeof cdir, "%s/ckpt-%06llu", loom_rt_icv.checkpoint_dir,
              (unsigned long long)seq);
     snprintf(f->path, sizeof f->path, "%s/rank-%u.ckpt", cdir, q);
     f->seq = seq;
@@ -280,7 +280,7 @@ static int unsplittable(char *why, size_t wn)
     if (name)
         snprintf(why, wn, "restart: checkpoint %s was written by %u rank%s and this job has %d, "
                  "but it holds '%s', %s: restart it with -n %u", S.cdir, S.oldP,
-                 S.oldP == 1 ? "" : "s", loom_icv.nranks, name, what, S.oldP);
+                 S.oldP == 1 ? "" : "s", loom_rt_icv.nranks, name, what, S.oldP);
     return name != NULL;
 }
 
@@ -288,14 +288,14 @@ static int unsplittable(char *why, size_t wn)
  * (loom_ckpt_start). */
 static void restart_init(void)
 {
-    const char *dir = loom_icv.checkpoint_dir;
+    const char *dir = loom_rt_icv.checkpoint_dir;
     char why[1600] = "";
     if (!dir[0])
         return;
     /* every job that checkpoints to or resumes from DIR holds its lock */
     loom_ckpt_job_start();
     agree(loom_ckpt_lock_all(dir, why, sizeof why) != 0, why);
-    if (loom_icv.restart == LOOM_RESTART_NO)
+    if (loom_rt_icv.restart == LOOM_RESTART_NO)
         return;
     uint64_t seq = 0;
     int r = loom_ckpt_read_latest(dir, &seq);
@@ -303,13 +303,13 @@ static void restart_init(void)
     loom_allreduce(LOOM_IN_PLACE, &lo, 1, LOOM_INT64, LOOM_MIN);
     loom_allreduce(LOOM_IN_PLACE, &hi, 1, LOOM_INT64, LOOM_MAX);
     int bad = 0;
-    if (hi == -1 && loom_icv.restart == LOOM_RESTART_AUTO) {
-        if (loom_icv.rank == 0)
-            loom_log("restart: no checkpoint in %s yet; starting from the beginning", dir);
+    if (hi == -1 && loom_rt_icv.restart == LOOM_RESTART_AUTO) {
+        if (loom_rt_icv.rank == 0)
+            loom_rt_log("restart: no checkpoint in %s yet; starting from the beginning", dir);
         return;
     }
     if (hi == -1)
-        bad = loom_icv.rank == 0, snprintf(why, sizeof why, "restart: no checkpoint to resume "
+        bad = loom_rt_icv.rank == 0, snprintf(why, sizeof why, "restart: no checkpoint to resume "
                                            "from: %s/LATEST does not exist", dir);
     else if (r == -2)
         bad = 1, snprintf(why, sizeof why, "restart: %s/LATEST does not name a checkpoint "
@@ -323,7 +323,7 @@ static void restart_init(void)
     /* this rank's own file; old rank 0's says how many ranks wrote the
      * checkpoint (on several hosts without a shared directory each host
      * has only its own ranks' files: enough for the same number) */
-    uint32_t P = (uint32_t)loom_icv.nranks, me = (uint32_t)loom_icv.rank;
+    uint32_t P = (uint32_t)loom_rt_icv.nranks, me = (uint32_t)loom_rt_icv.rank;
     int have = !open_rank_file((uint64_t)lo, me, 0, &S.f, why, sizeof why);
     int64_t oldP = have && me == 0 ? S.f.head.nranks : 0;
     agree(me == 0 && !have, why);
@@ -357,7 +357,7 @@ static void restart_init(void)
     else
         read_kept();
     loom_ckpt_job_set(S.f.head.job);
-    loom_clock_restore(S.f.head.clock, S.f.head.calls);
+    loom_dsm_clock_restore(S.f.head.clock, S.f.head.calls);
     loom_ckpt_last_seq = (uint64_t)lo;
     S.on = S.open = 1;
     uint32_t na = 0;
@@ -367,8 +367,8 @@ static void restart_init(void)
     if (S.reshape)
         snprintf(from, sizeof from, "; written by %u rank%s, redistributed to %u", S.oldP,
                  S.oldP == 1 ? "" : "s", P);
-    if (loom_icv.rank == 0)
-        loom_log("restart: resuming from %s (loom_clock %llu, %u allocation%s%s)", S.cdir,
+    if (loom_rt_icv.rank == 0)
+        loom_rt_log("restart: resuming from %s (loom_clock %llu, %u allocation%s%s)", S.cdir,
                  (unsigned long long)S.f.head.calls, na, na == 1 ? "" : "s", from);
 }
 
@@ -397,7 +397,7 @@ static void shape(char *b, size_t n, const char *name, uint64_t bytes, uint32_t 
  * Every rank's record lists the units it homed (its layout's runs); one
  * allreduce of a word per unit gives every rank the whole map.  Collective
  * (the same number of ranks; every rank's hash disagrees alike), from
- * loom_restart_check: the store is not made yet.  Returns 0 when the
+ * loom_ckpt_restart_check: the store is not made yet.  Returns 0 when the
  * homes now hash as saved. */
 static int rehome_as_saved(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
 {
@@ -412,7 +412,7 @@ static int rehome_as_saved(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
     for (uint64_t r = 0; !bad && r < c->nruns; r++, run += 3)
         for (uint64_t k = 0, u = run[0]; !bad && k < run[1]; k++, u += run[2])
             if (!(bad = u >= a->nunits))
-                home[u] = loom_icv.rank;
+                home[u] = loom_rt_icv.rank;
     free(m);
     loom_allreduce(LOOM_IN_PLACE, &bad, 1, LOOM_INT32, LOOM_MAX);
     if (!bad)
@@ -425,7 +425,7 @@ static int rehome_as_saved(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
     return bad || c->homehash != loom_ckpt_home_hash(a);
 }
 
-void loom_restart_check(loom_dsm_alloc *a)
+void loom_ckpt_restart_check(loom_dsm_alloc *a)
 {
     size_t i;
     const struct loom_ckpt_rec *c = find(a, &i);
@@ -434,7 +434,7 @@ void loom_restart_check(loom_dsm_alloc *a)
     char mine[300], theirs[300], why[2000];
     const char *diff = NULL;
     /* one rank runs every allocation "local": its policy may differ then */
-    int policy = !S.reshape || (S.oldP > 1 && loom_icv.nranks > 1);
+    int policy = !S.reshape || (S.oldP > 1 && loom_rt_icv.nranks > 1);
     if (strcmp(c->name, a->name) || c->bytes != a->bytes || c->kind != (uint32_t)a->kind ||
         c->unit != a->unit || c->nunits != a->nunits ||
         (policy && strcmp(c->policy, a->policy->name)))
@@ -504,11 +504,11 @@ static uint64_t *read_data(const struct file *f, const struct loom_ckpt_rec *c,
  * where it was saved from, and the next checkpoint is incremental. */
 static void fill_same(loom_dsm_alloc *a, const struct loom_ckpt_rec *c)
 {
-    size_t P = (size_t)loom_icv.nranks, nb = c->what == CK_RING ? (P + 1) * 8 : 0;
+    size_t P = (size_t)loom_rt_icv.nranks, nb = c->what == CK_RING ? (P + 1) * 8 : 0;
     uint64_t *meta = read_meta(&S.f, c, (long)nb);
     uint64_t *map = meta + nb / 8;
     char *dst = NULL;
-    if (c->what == CK_RING && loom_policy_rotates(a->policy)) {
+    if (c->what == CK_RING && loom_dsm_policy_rotates(a->policy)) {
         if (a->policy->restore(a, c->ring_t, meta))
             loom_abort(1, "restart: %s: the ring state of '%s' is damaged", S.f.path, a->name);
         int j;
@@ -545,7 +545,7 @@ static void scatter(const struct file *f, const struct loom_ckpt_rec *c, const u
     uint64_t k = 0; /* CK_HOME: the units' store slots, in order */
     int bad = 0;
     if (c->what == CK_RING) { /* the partition q owned at sub-epoch ring_t */
-        uint32_t j = (uint32_t)loom_policy_rotating()->saved_part(c->ring_t, (int)q, (int)P);
+        uint32_t j = (uint32_t)loom_dsm_policy_rotating()->saved_part(c->ring_t, (int)q, (int)P);
         bad = m[0] != 0 || m[P] != N || m[j] > m[j + 1] || m[j + 1] > N ||
               c->len != (m[j + 1] - m[j]) * U;
         if (!bad)
@@ -616,13 +616,13 @@ static void fill_reshaped(loom_dsm_alloc *a)
     }
     if (whole) {
         /* g is the copy */
-    } else if (loom_policy_rotates(a->policy)) {
+    } else if (loom_dsm_policy_rotates(a->policy)) {
         int j;
         const size_t *b = a->policy->bounds(a, &j);
         memcpy(loom_dsm_unit_data(a, b[j]), g + b[j] * U, (b[j + 1] - b[j]) * U);
     } else {
         for (size_t u = 0; u < N; u++)
-            if (a->home[u] == loom_icv.rank)
+            if (a->home[u] == loom_rt_icv.rank)
                 memcpy(a->store + (size_t)a->slot[u] * U, g + u * U, U);
     }
     if (!whole)
@@ -630,7 +630,7 @@ static void fill_reshaped(loom_dsm_alloc *a)
     free(owner);
 }
 
-void loom_restart_fill(loom_dsm_alloc *a)
+void loom_ckpt_restart_fill(loom_dsm_alloc *a)
 {
     size_t i;
     const struct loom_ckpt_rec *c = find(a, &i);
@@ -643,14 +643,14 @@ void loom_restart_fill(loom_dsm_alloc *a)
     S.claimed[i] = 1;
 }
 
-void loom_restart_close(void)
+void loom_ckpt_restart_close(void)
 {
     if (!S.open)
         return;
     S.open = 0;
-    for (size_t i = 0; loom_icv.rank == 0 && i < S.f.head.nallocs; i++)
+    for (size_t i = 0; loom_rt_icv.rank == 0 && i < S.f.head.nallocs; i++)
         if (!S.claimed[i] && S.f.rec[i].what != CK_KEPT)
-            loom_log("restart: warning: allocation #%llu '%s' of %s was not allocated again "
+            loom_rt_log("restart: warning: allocation #%llu '%s' of %s was not allocated again "
                      "before the first loom_clock; its contents are dropped",
                      (unsigned long long)S.f.rec[i].serial, S.f.rec[i].name, S.cdir);
     close_file(&S.f);
@@ -669,9 +669,9 @@ void loom_restart_close(void)
  * allocations while a restart is open. */
 static const struct loom_dsm_ckpt_hooks hooks = {
     .clock = loom_ckpt_on_clock,
-    .restoring = loom_restart_open,
-    .check = loom_restart_check,
-    .fill = loom_restart_fill,
+    .restoring = loom_ckpt_restart_open,
+    .check = loom_ckpt_restart_check,
+    .fill = loom_ckpt_restart_fill,
 };
 
 /* Contract: see checkpoint.h.  Collective; from loom_init only. */

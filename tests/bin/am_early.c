@@ -15,7 +15,7 @@ int main(int argc, char **argv)
         return 1;
     if (loom_rank() == 0) {
         char hdr[8] = {0};
-        loom_tp_am_send(1, 14, hdr, sizeof hdr, NULL, 0);
+        loom_rt_tp_am_send(1, 14, hdr, sizeof hdr, NULL, 0);
     }
     loom_barrier();
     loom_barrier();

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         if (i == 1) {
             maps0 = count_lines("/proc/self/maps", NULL);
             fds0 = memfds();
-            regs0 = loom_tp_live_registrations();
+            regs0 = loom_rt_tp_live_registrations();
         }
         void *p = loom_alloc(1 << 20, &(loom_alloc_opts){.page_unit = 65536});
         int64_t *q = loom_alloc(4096 * 8, &(loom_alloc_opts){.unit = LOOM_UNIT_ROW, .row_size = 64,
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
         loom_free(p);
     }
     long maps1 = count_lines("/proc/self/maps", NULL), fds1 = memfds();
-    long regs1 = loom_tp_live_registrations();
+    long regs1 = loom_rt_tp_live_registrations();
     if ((maps1 != maps0 || fds1 != fds0 || regs1 != regs0) && fails++ < 5)
         fprintf(stderr, "rank %d: after free, %ld mappings (was %ld), %ld memfds (was %ld), "
                 "%ld registrations (was %ld)\n", r, maps1, maps0, fds1, fds0, regs1, regs0);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t loom_lock_records(void); /* dsm/lock.c (internal): live records here */
+size_t loom_dsm_lock_records(void); /* dsm/lock.c (internal): live records here */
 
 int main(int argc, char **argv)
 {
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 200; i++)
             loom_unlock(9000000 + (uint64_t)i * (uint64_t)P + (uint64_t)r);
         loom_barrier();
-        long live = (long)loom_lock_records();
+        long live = (long)loom_dsm_lock_records();
         loom_allreduce(LOOM_IN_PLACE, &live, 1, LOOM_INT64, LOOM_SUM);
         if (live != 0) {
             fprintf(stderr, "rank %d: %ld lock records still live\n", r, live);

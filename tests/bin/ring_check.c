@@ -13,7 +13,7 @@
  * bytes) rotates with the first: in every sub-epoch each rank owns the
  * same partition index of both, and its replay holds too.  "violate": rank 0 reads a unit it does not own
  * (LOOM_CHECK=dsm must stop the job). */
-#include "internal.h" /* loom_allgather */
+#include "internal.h" /* loom_rt_allgather */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         while (j < P && part_lo(nunits, P, j) != lo)
             j++;
         int32_t mine[2] = {j, r}, all[2 * 64];
-        loom_allgather(mine, all, sizeof mine);
+        loom_rt_allgather(mine, all, sizeof mine);
         for (int q = 0; q < P; q++)
             owner[q] = -1;
         for (int q = 0; q < P; q++)

@@ -48,20 +48,20 @@ static void session(int lfd, int nranks, const uint8_t key[16], int replay,
         if ((fd[c] = accept(lfd, NULL, NULL)) < 0)
             fail("accept failed");
         uint8_t hello[24];
-        loom_put32(hello, LOOM_PROTO_MAGIC);
-        loom_put32(hello + 4, LOOM_PROTO_VERSION);
-        if (!replay && loom_key_generate(rec_nonce[c]))
+        loom_rt_put32(hello, LOOM_PROTO_MAGIC);
+        loom_rt_put32(hello + 4, LOOM_PROTO_VERSION);
+        if (!replay && loom_rt_key_generate(rec_nonce[c]))
             fail("no random nonce");
         memcpy(hello + 8, rec_nonce[c], 16);
         uint8_t *p;
         size_t n;
-        if (loom_frame_send(fd[c], LOOM_F_HELLO, hello, sizeof hello) ||
-            loom_frame_recv(fd[c], &fb[c], loom_wtime() + 30, &p, &n) != LOOM_F_JOIN || n < 49)
+        if (loom_rt_frame_send(fd[c], LOOM_F_HELLO, hello, sizeof hello) ||
+            loom_rt_frame_recv(fd[c], &fb[c], loom_wtime() + 30, &p, &n) != LOOM_F_JOIN || n < 49)
             fail("no JOIN");
         memcpy(rnonce[c], p + 16, 16);
-        rank_of[c] = (int)loom_get32(p + 32);
+        rank_of[c] = (int)loom_rt_get32(p + 32);
         size_t hl = p[44];
-        alen[c] = loom_get32(p + 45 + hl);
+        alen[c] = loom_rt_get32(p + 45 + hl);
         if (rank_of[c] < 0 || rank_of[c] >= nranks || 49 + hl + alen[c] > n ||
             !(addr[c] = malloc(alen[c])))
             fail("a bad JOIN");
@@ -74,32 +74,32 @@ static void session(int lfd, int nranks, const uint8_t key[16], int replay,
     for (int c = 0; c < nranks; c++) {
         int r = rank_of[c];
         if (replay) { /* the recorded frame of the same rank, as it was */
-            loom_frame_send(fd[c], LOOM_F_TABLE, rec_table[r], rec_len[r]);
+            loom_rt_frame_send(fd[c], LOOM_F_TABLE, rec_table[r], rec_len[r]);
             continue;
         }
         uint8_t *t = malloc(len), *q = t + 16;
-        loom_put32(q, (uint32_t)nranks);
+        loom_rt_put32(q, (uint32_t)nranks);
         q += 4;
         for (int k = 0; k < nranks; k++) { /* table by rank: find who joined as k */
             int w = 0;
             while (rank_of[w] != k)
                 w++;
             *q++ = 0; /* no host name */
-            loom_put32(q, (uint32_t)alen[w]);
+            loom_rt_put32(q, (uint32_t)alen[w]);
             memcpy(q + 4, addr[w], alen[w]);
             q += 4 + alen[w];
         }
-        loom_handshake_mac(key, "TABL", rnonce[c], rec_nonce[c], t + 16, len - 16, t);
-        loom_frame_send(fd[c], LOOM_F_TABLE, t, len);
+        loom_rt_handshake_mac(key, "TABL", rnonce[c], rec_nonce[c], t + 16, len - 16, t);
+        loom_rt_frame_send(fd[c], LOOM_F_TABLE, t, len);
         rec_table[r] = t; /* recorded for a replay */
         rec_len[r] = len;
         memcpy(rec_nonce[r + MAXR], rec_nonce[c], 16); /* rank r's HELLO nonce */
     }
     for (int c = 0; c < nranks; c++) { /* until the rank closes */
-        while (loom_fbuf_fill(fd[c], &fb[c]) > 0)
+        while (loom_rt_fbuf_fill(fd[c], &fb[c]) > 0)
             ;
         close(fd[c]);
-        loom_fbuf_free(&fb[c]);
+        loom_rt_fbuf_free(&fb[c]);
         free(addr[c]);
     }
 }
@@ -113,14 +113,14 @@ static void greet_and_close(int lfd)
     uint8_t hello[24], *p = NULL;
     size_t n;
     loom_fbuf fb = {0};
-    loom_put32(hello, LOOM_PROTO_MAGIC);
-    loom_put32(hello + 4, LOOM_PROTO_VERSION);
+    loom_rt_put32(hello, LOOM_PROTO_MAGIC);
+    loom_rt_put32(hello + 4, LOOM_PROTO_VERSION);
     memset(hello + 8, 7, 16);
-    if (loom_frame_send(fd, LOOM_F_HELLO, hello, sizeof hello) ||
-        loom_frame_recv(fd, &fb, loom_wtime() + 30, &p, &n) != LOOM_F_JOIN)
+    if (loom_rt_frame_send(fd, LOOM_F_HELLO, hello, sizeof hello) ||
+        loom_rt_frame_recv(fd, &fb, loom_wtime() + 30, &p, &n) != LOOM_F_JOIN)
         fail("no JOIN");
     free(p);
-    loom_fbuf_free(&fb);
+    loom_rt_fbuf_free(&fb);
     close(fd);
 }
 
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
     int nranks = atoi(argv[3]);
     uint8_t key[16];
     const char *hex = getenv("LOOM_JOB_KEY");
-    if (!strcmp(mode, "nokey") ? loom_key_generate(key) : !hex || loom_key_parse(hex, key))
+    if (!strcmp(mode, "nokey") ? loom_rt_key_generate(key) : !hex || loom_rt_key_parse(hex, key))
         fail("LOOM_JOB_KEY must be set (32 hex digits)");
     int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -154,7 +154,7 @@ int main(int argc, char **argv)
     for (int c = 0; !strcmp(mode, "busy") && c < nranks; c++) {
         int fd = accept(lfd, NULL, NULL);
         static const char busy[] = "busy: too many connections that have not joined; retry";
-        if (fd < 0 || loom_frame_send(fd, LOOM_F_REFUSE, busy, sizeof busy - 1))
+        if (fd < 0 || loom_rt_frame_send(fd, LOOM_F_REFUSE, busy, sizeof busy - 1))
             fail("accept failed");
         close(fd);
     }

@@ -15,9 +15,9 @@
 #include <string.h>
 
 typedef struct loom_sreq loom_sreq; /* lib/internal.h */
-loom_sreq *loom_tp_isend(int dst, uint64_t tag, const void *buf, size_t len);
-void loom_tp_wait_send(loom_sreq *r);
-void loom_tp_recv(int src, uint64_t tag, void *buf, size_t len);
+loom_sreq *loom_rt_tp_isend(int dst, uint64_t tag, const void *buf, size_t len);
+void loom_rt_tp_wait_send(loom_sreq *r);
+void loom_rt_tp_recv(int src, uint64_t tag, void *buf, size_t len);
 
 #define TAG(i) (0xf100000000000000ULL | (uint64_t)(i))
 
@@ -25,7 +25,7 @@ static void send_all(long n, long round)
 {
     for (long i = 0; i < n; i++) {
         uint64_t v[2] = {(uint64_t)i, (uint64_t)round};
-        loom_tp_wait_send(loom_tp_isend(0, TAG(round * n + i), v, sizeof v));
+        loom_rt_tp_wait_send(loom_rt_tp_isend(0, TAG(round * n + i), v, sizeof v));
     }
 }
 
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
         loom_barrier(); /* rank 0 queues everything before it receives */
         for (long i = 0; drain && loom_rank() == 0 && i < n; i++) {
             uint64_t v[2];
-            loom_tp_recv(1, TAG(round * n + i), v, sizeof v);
+            loom_rt_tp_recv(1, TAG(round * n + i), v, sizeof v);
             bad += v[0] != (uint64_t)i || v[1] != (uint64_t)round;
         }
         loom_barrier();

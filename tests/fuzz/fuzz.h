@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * opens it from the start ("/proc/self/fd/N"). */
 const char *fuzz_file(int slot, const uint8_t *data, size_t n);
 
-/* Runs fn(arg).  If it calls loom_die or loom_abort — how the runtime
+/* Runs fn(arg).  If it calls loom_rt_die or loom_abort — how the runtime
  * stops the job on a message it cannot accept — the process does not exit:
  * fuzz_catch_exit returns that exit code instead (0 when fn returned).
  * fn must hold no lock where it may exit.  (The harnesses are linked with
@@ -58,7 +58,7 @@ uint16_t fuzz_u16(const uint8_t *p, const uint8_t *end);
 /* Hand one active message to the handler registered for id (as UCX would:
  * the data in its own 8-byte-aligned buffer of exactly len bytes).
  * Returns 0; the exit code if the handler stopped the job (loom_abort,
- * loom_die: see fuzz_catch_exit); -1 if no handler has that id. */
+ * loom_rt_die: see fuzz_catch_exit); -1 if no handler has that id. */
 int fuzz_am_deliver(unsigned id, const void *hdr, size_t hlen, const void *data, size_t len);
 /* Messages the runtime sent since the start (they go nowhere). */
 long fuzz_am_sent(void);

@@ -35,7 +35,7 @@ static loom_dsm_alloc *make(int id, const char *name, loom_unit_kind kind, size_
     a->bytes = a->mapped = unit * nunits;
     a->merge = merge;
     a->type = type;
-    a->esize = loom_type_size(type);
+    a->esize = loom_rt_type_size(type);
     a->policy = pol;
     a->memfd = -1;
     a->base = calloc(nunits, unit);
@@ -44,7 +44,7 @@ static loom_dsm_alloc *make(int id, const char *name, loom_unit_kind kind, size_
     if (!pol->plain) {
         a->home = calloc(nunits, sizeof *a->home);
         a->slot = calloc(nunits, sizeof *a->slot);
-        if (loom_dist_place(a, dist, NULL, NULL))
+        if (loom_dsm_dist_place(a, dist, NULL, NULL))
             abort();
         a->store = calloc(a->nhome ? a->nhome : 1, unit);
     }
@@ -72,15 +72,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    loom_icv.nranks = 4;
-    loom_icv.rank = 1;
+    loom_rt_icv.nranks = 4;
+    loom_rt_icv.rank = 1;
     loom_dsm_check = 0;
-    loom_state = 1;
+    loom_rt_state = 1;
     loom_dsm_wire_init();
-    loom_lock_init();
-    loom_clock_init();
-    loom_allreduce_ssp_init();
-    loom_policy_setup_all();
+    loom_dsm_lock_init();
+    loom_dsm_clock_init();
+    loom_dsm_allreduce_ssp_init();
+    loom_dsm_policy_setup_all();
     return 0;
 }
 
@@ -88,17 +88,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     loom_dsm_alloc *a[NALLOC] = {
         make(0, "pages", LOOM_UNIT_PAGE, 4096, 8, LOOM_MERGE_OVERWRITE, LOOM_INT32,
-             LOOM_DIST_CYCLIC, loom_policy_find("bsp")),
+             LOOM_DIST_CYCLIC, loom_dsm_policy_find("bsp")),
         make(1, "rows", LOOM_UNIT_ROW, 40, 32, LOOM_MERGE_ADD, LOOM_FLOAT, LOOM_DIST_BLOCK,
-             loom_policy_find("bsp")),
+             loom_dsm_policy_find("bsp")),
         make(2, "ring", LOOM_UNIT_ROW, 16, 16, LOOM_MERGE_OVERWRITE, LOOM_INT32,
-             LOOM_DIST_BLOCK, loom_policy_find("ring")),
+             LOOM_DIST_BLOCK, loom_dsm_policy_find("ring")),
         make(3, "local", LOOM_UNIT_ROW, 8, 4, LOOM_MERGE_ADD, LOOM_INT64, LOOM_DIST_BLOCK,
-             loom_policy_find("local")),
+             loom_dsm_policy_find("local")),
     };
     for (int i = 0; i < NALLOC; i++)
-        loom_allocs[i] = a[i];
-    atomic_store(&loom_nallocs, NALLOC);
+        loom_dsm_allocs[i] = a[i];
+    atomic_store(&loom_dsm_nallocs, NALLOC);
     int64_t mine[6] = {1, 2, 3, 4, 5, 6}, res[6];
     FUZZ_CHECK(!loom_allreduce_ssp(res, mine, 6, LOOM_INT64, LOOM_SUM, 1000), "%s",
                "the reduction's first call");
@@ -118,11 +118,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         p += dl;
     }
 
-    loom_allreduce_ssp_fini();
-    loom_lock_fini();
-    atomic_store(&loom_nallocs, 0);
+    loom_dsm_allreduce_ssp_fini();
+    loom_dsm_lock_fini();
+    atomic_store(&loom_dsm_nallocs, 0);
     for (int i = 0; i < NALLOC; i++) {
-        loom_allocs[i] = NULL;
+        loom_dsm_allocs[i] = NULL;
         unmake(a[i]);
     }
     return 0;

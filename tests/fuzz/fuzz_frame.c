@@ -1,8 +1,8 @@
 /* fuzz_frame.c — the bootstrap socket's framing (lib/frame.c) and the
  * TABLE decoder a rank applies to what the rendezvous sends (lib/join.c).
  * The input is the byte stream arriving on a socket, written in pieces of
- * 1, 7, 64 and 4096 bytes in turn and read with loom_fbuf_fill as the
- * ranks do; every whole frame is taken with loom_fbuf_next/pop, until the
+ * 1, 7, 64 and 4096 bytes in turn and read with loom_rt_fbuf_fill as the
+ * ranks do; every whole frame is taken with loom_rt_fbuf_next/pop, until the
  * stream ends or a frame is malformed (the connection would be dropped).
  * Invariants: a frame's payload lies inside what was read; a TABLE payload
  * the decoder accepts encodes back to the same bytes (the format has one
@@ -19,7 +19,7 @@
 static size_t encode(const loom_peer *peers, int np, uint8_t *out, size_t cap)
 {
     size_t len = 4;
-    loom_put32(out, (uint32_t)np);
+    loom_rt_put32(out, (uint32_t)np);
     for (int r = 0; r < np; r++) {
         size_t hl = strlen(peers[r].host);
         if (len + 1 + hl + 4 + peers[r].addrlen > cap)
@@ -27,7 +27,7 @@ static size_t encode(const loom_peer *peers, int np, uint8_t *out, size_t cap)
         out[len++] = (uint8_t)hl;
         memcpy(out + len, peers[r].host, hl);
         len += hl;
-        loom_put32(out + len, (uint32_t)peers[r].addrlen);
+        loom_rt_put32(out + len, (uint32_t)peers[r].addrlen);
         memcpy(out + len + 4, peers[r].addr, peers[r].addrlen);
         len += 4 + peers[r].addrlen;
     }
@@ -36,9 +36,9 @@ static size_t encode(const loom_peer *peers, int np, uint8_t *out, size_t cap)
 
 static void on_table(const uint8_t *p, size_t n)
 {
-    int np = n >= 4 && loom_get32(p) >= 1 && loom_get32(p) <= 64 ? (int)loom_get32(p) : 2;
+    int np = n >= 4 && loom_rt_get32(p) >= 1 && loom_rt_get32(p) <= 64 ? (int)loom_rt_get32(p) : 2;
     loom_peer *peers = NULL;
-    if (loom_join_parse_table(p, n, np, &peers)) {
+    if (loom_rt_join_parse_table(p, n, np, &peers)) {
         FUZZ_CHECK(peers == NULL, "%s", "a refused table left peers behind");
         return;
     }
@@ -51,7 +51,7 @@ static void on_table(const uint8_t *p, size_t n)
     size_t m = encode(peers, np, again, n + 1);
     FUZZ_CHECK(m == n && !memcmp(again, p, n), "table of %zu bytes re-encodes to %zu", n, m);
     free(again);
-    loom_join_free(peers, np);
+    loom_rt_join_free(peers, np);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
@@ -70,12 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             shutdown(sv[0], SHUT_WR);
         int r = 1;
         while (r == 1 && fb.len < sent - taken) /* everything written so far */
-            r = loom_fbuf_fill(sv[1], &fb);
-        FUZZ_CHECK(r >= 0, "%s", "loom_fbuf_fill failed on a socketpair");
+            r = loom_rt_fbuf_fill(sv[1], &fb);
+        FUZZ_CHECK(r >= 0, "%s", "loom_rt_fbuf_fill failed on a socketpair");
         for (;;) {
             const uint8_t *p;
             size_t len;
-            int t = loom_fbuf_next(&fb, &p, &len);
+            int t = loom_rt_fbuf_next(&fb, &p, &len);
             if (t < 0) {
                 bad = 1;
                 break;
@@ -88,10 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             if (t == LOOM_F_TABLE)
                 on_table(p, len);
             taken += 5 + len;
-            loom_fbuf_pop(&fb);
+            loom_rt_fbuf_pop(&fb);
         }
     }
-    loom_fbuf_free(&fb);
+    loom_rt_fbuf_free(&fb);
     close(sv[0]);
     close(sv[1]);
     return 0;

@@ -10,7 +10,7 @@
  * get past the key check and explore what joined ranks can do.  Then, per
  * connection, a u16 length and the bytes it sends.  Invariants: the
  * server neither crashes nor reads outside a frame; what it sends back is
- * well framed, and a TABLE it sends decodes (loom_join_parse_table, after
+ * well framed, and a TABLE it sends decodes (loom_rt_join_parse_table, after
  * its MAC) into the job's ranks.  Clients close with a reset, so no connection lingers
  * in TIME_WAIT however many inputs run. */
 #include "fuzz.h"
@@ -34,12 +34,12 @@ static void serve(loom_rv *rv, int wait_ms)
 {
     struct pollfd fds[2 * 3 + 16 + 1];
     for (int round = 0; round < 64; round++) {
-        int nf = loom_rv_pollfds(rv, fds);
+        int nf = loom_rt_rv_pollfds(rv, fds);
         int ready = poll(fds, (nfds_t)nf, round ? 0 : wait_ms);
         loom_rv_event ev;
         int events = 0;
-        for (int k = loom_rv_step(rv, fds, nf, &ev); k != LOOM_RV_NONE;
-             k = loom_rv_step(rv, fds, 0, &ev))
+        for (int k = loom_rt_rv_step(rv, fds, nf, &ev); k != LOOM_RV_NONE;
+             k = loom_rt_rv_step(rv, fds, 0, &ev))
             events++;
         if (ready <= 0 && !events)
             return;
@@ -55,7 +55,7 @@ static void answers(int fd, int nranks)
     while (len < sizeof buf && (r = recv(fd, buf + len, sizeof buf - len, MSG_DONTWAIT)) > 0)
         len += (size_t)r;
     for (size_t pos = 0; pos + 5 <= len;) {
-        uint32_t flen = loom_get32(buf + pos);
+        uint32_t flen = loom_rt_get32(buf + pos);
         FUZZ_CHECK(flen >= 1 && flen < LOOM_FRAME_MAX, "server frame length %u", flen);
         if (pos + 4 + flen > len)
             break; /* cut by our buffer */
@@ -65,9 +65,9 @@ static void answers(int fd, int nranks)
         FUZZ_CHECK(type >= LOOM_F_HELLO && type <= LOOM_F_BYE, "server frame type %d", type);
         if (type == LOOM_F_TABLE) {
             loom_peer *peers = NULL;
-            FUZZ_CHECK(n >= 16 && !loom_join_parse_table(p + 16, n - 16, nranks, &peers),
+            FUZZ_CHECK(n >= 16 && !loom_rt_join_parse_table(p + 16, n - 16, nranks, &peers),
                        "the server's TABLE (%zu bytes) does not decode for %d ranks", n, nranks);
-            loom_join_free(peers, nranks);
+            loom_rt_join_free(peers, nranks);
         }
         pos += 4 + flen;
     }
@@ -77,11 +77,11 @@ static void answers(int fd, int nranks)
 static void sign_joins(uint8_t *s, size_t n, const uint8_t nonce[16])
 {
     for (size_t pos = 0; pos + 5 <= n;) {
-        uint32_t flen = loom_get32(s + pos);
+        uint32_t flen = loom_rt_get32(s + pos);
         if (!flen)
             break;
         if (s[pos + 4] == LOOM_F_JOIN && flen - 1 >= 16 && flen <= n - pos - 4)
-            loom_handshake_mac(key, "JOIN", nonce, NULL, s + pos + 5 + 16, flen - 1 - 16,
+            loom_rt_handshake_mac(key, "JOIN", nonce, NULL, s + pos + 5 + 16, flen - 1 - 16,
                                s + pos + 5);
         if (flen > n - pos - 4)
             break;
@@ -95,9 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         return 0;
     int nranks = 1 + d[0] % 3, nconn = 1 + (d[0] >> 3) % MAXC, sign = d[0] & 4;
     char err[256];
-    loom_rv *rv = loom_rv_open("127.0.0.1", 0, nranks, key, 6.0, err, sizeof err);
+    loom_rv *rv = loom_rt_rv_open("127.0.0.1", 0, nranks, key, 6.0, err, sizeof err);
     FUZZ_CHECK(rv != NULL, "%s", err);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)loom_rv_port(rv)),
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)loom_rt_rv_port(rv)),
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int fd[MAXC];
     uint8_t nonce[MAXC][16];
@@ -117,18 +117,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         }
         FUZZ_CHECK(fd[c] >= 0, "connect to the rendezvous: %s", strerror(err));
     }
-    for (int round = 0; round < 100 && loom_rv_nfds(rv) < 1 + nconn; round++)
+    for (int round = 0; round < 100 && loom_rt_rv_nfds(rv) < 1 + nconn; round++)
         serve(rv, 10);
-    FUZZ_CHECK(loom_rv_nfds(rv) == 1 + nconn, "%d of %d connections accepted",
-               loom_rv_nfds(rv) - 1, nconn);
+    FUZZ_CHECK(loom_rt_rv_nfds(rv) == 1 + nconn, "%d of %d connections accepted",
+               loom_rt_rv_nfds(rv) - 1, nconn);
     for (int c = 0; c < nconn; c++) {
         struct timeval tv = {1, 0};
         setsockopt(fd[c], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         uint8_t hello[29];
         FUZZ_CHECK(recv(fd[c], hello, sizeof hello, MSG_WAITALL) == sizeof hello, "%s",
                    "no HELLO");
-        FUZZ_CHECK(loom_get32(hello) == 25 && hello[4] == LOOM_F_HELLO &&
-                       loom_get32(hello + 5) == LOOM_PROTO_MAGIC, "%s", "bad HELLO");
+        FUZZ_CHECK(loom_rt_get32(hello) == 25 && hello[4] == LOOM_F_HELLO &&
+                       loom_rt_get32(hello + 5) == LOOM_PROTO_MAGIC, "%s", "bad HELLO");
         memcpy(nonce[c], hello + 13, 16);
     }
     const uint8_t *p = d + 1, *end = d + n;
@@ -155,6 +155,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
         answers(fd[c], nranks);
         close(fd[c]);
     }
-    loom_rv_close(rv);
+    loom_rt_rv_close(rv);
     return 0;
 }

@@ -20,7 +20,7 @@
  *                                   (one small allocation live), per loop
  *         acquire_us SIZE US        loop { loom_acquire(); } alone
  *         tpget_us SIZE US          the transport alone (no DSM): the
- *                                   loom_tp_get + wait that a fetch makes,
+ *                                   loom_rt_tp_get + wait that a fetch makes,
  *                                   distinct units of a registered buffer
  *         tpgetsame_us SIZE US      the same, one unit over and over
  *         fetch_iters SIZE UNITS PASSES SAME_LOOPS
@@ -150,7 +150,7 @@ static double os_faults(size_t size, long nu, int passes)
 static uint64_t pattern(size_t unit, size_t size) { return 0x9e3779b9u * (uint64_t)unit + size; }
 
 /* The transport alone, no DSM: rank 1 reads nu units of `size` bytes from
- * a buffer rank 0 registered, with loom_tp_get + loom_tp_wait_flag, the
+ * a buffer rank 0 registered, with loom_rt_tp_get + loom_rt_tp_wait_flag, the
  * calls loom_dsm_fetch makes.  Returns rank 1's seconds per get: distinct
  * units (*distinct) and the same unit over and over (*same). */
 static void tp_get(size_t size, long nu, int passes, long loops, double *distinct,
@@ -168,27 +168,27 @@ static void tp_get(size_t size, long nu, int passes, long loops, double *distinc
     uint64_t hdr[2] = {0, 0};
     char kb[1024];
     if (r == 0) {
-        check(loom_tp_mem_map(buf, len, &memh, &rkey, &rlen), "mem_map");
+        check(loom_rt_tp_mem_map(buf, len, &memh, &rkey, &rlen), "mem_map");
         if (rlen > sizeof kb)
             loom_abort(1, "dsm_bench: memory key of %zu bytes", rlen);
         hdr[0] = (uint64_t)(uintptr_t)buf;
         hdr[1] = rlen;
         memcpy(kb, rkey, rlen);
-        loom_tp_rkey_buffer_free(rkey);
+        loom_rt_tp_rkey_buffer_free(rkey);
     }
     check(loom_bcast(hdr, sizeof hdr, 0), "bcast");
     check(loom_bcast(kb, sizeof kb, 0), "bcast");
     *distinct = *same = 0;
     if (r == 1) {
-        rk = loom_tp_rkey_unpack(0, kb);
+        rk = loom_rt_tp_rkey_unpack(0, kb);
         int bad = 0;
         for (int p = 0; p <= passes; p++) {
             double t0 = loom_wtime();
             for (long u = 0; u < nu; u++) {
                 volatile int done = 0;
-                loom_tp_get(0, buf + (size_t)u * size, size, hdr[0] + (uint64_t)u * size, rk,
+                loom_rt_tp_get(0, buf + (size_t)u * size, size, hdr[0] + (uint64_t)u * size, rk,
                             &done);
-                loom_tp_wait_flag(&done);
+                loom_rt_tp_wait_flag(&done);
                 bad |= buf[(size_t)u * size + size - 1] != (char)((u & 0x7f) + 1);
             }
             if (p)
@@ -199,18 +199,18 @@ static void tp_get(size_t size, long nu, int passes, long loops, double *distinc
             if (!i)
                 *same = loom_wtime();
             volatile int done = 0;
-            loom_tp_get(0, buf, size, hdr[0], rk, &done);
-            loom_tp_wait_flag(&done);
+            loom_rt_tp_get(0, buf, size, hdr[0], rk, &done);
+            loom_rt_tp_wait_flag(&done);
         }
         *same = (loom_wtime() - *same) / (double)loops;
         bad |= buf[size - 1] != 1;
-        loom_tp_rkey_destroy(rk);
+        loom_rt_tp_rkey_destroy(rk);
         if (bad)
             loom_abort(3, "dsm_bench fetch: wrong bytes from a raw get (%zu B)", size);
     }
     check(loom_barrier(), "barrier");
     if (memh)
-        loom_tp_mem_unmap(memh);
+        loom_rt_tp_mem_unmap(memh);
     free(buf);
 }
 
@@ -523,7 +523,7 @@ static void bench_stream(size_t mib, int reps)
         double init_t[2], first_t[2], sum1_t[2], s1[2], t0;
         check(loom_barrier(), "barrier");
         for (int k = 0; k < 2; k++) {
-            check(loom_coll_barrier(), "barrier"); /* no release/acquire */
+            check(loom_rt_coll_barrier(), "barrier"); /* no release/acquire */
             t0 = loom_wtime();
             init(arr[k][0], arr[k][1], arr[k][2], n, first);
             init_t[k] = slowest(loom_wtime() - t0);
@@ -532,7 +532,7 @@ static void bench_stream(size_t mib, int reps)
         check(loom_barrier(), "barrier"); /* releases b, c and a of Loom's set */
         double t_bar = slowest(loom_wtime() - t0);
         for (int k = 0; k < 2; k++) {
-            check(loom_coll_barrier(), "barrier"); /* no release/acquire */
+            check(loom_rt_coll_barrier(), "barrier"); /* no release/acquire */
             t0 = loom_wtime();
             triad(arr[k][0], arr[k][1], arr[k][2], 3.0, n);
             first_t[k] = slowest(loom_wtime() - t0);
@@ -540,11 +540,11 @@ static void bench_stream(size_t mib, int reps)
         for (int i = 0; i < reps; i++)
             for (int j = 0; j < 2; j++) {
                 int k = (i + j) % 2;
-                check(loom_coll_barrier(), "barrier");
+                check(loom_rt_coll_barrier(), "barrier");
                 t0 = loom_wtime();
                 triad(arr[k][0], arr[k][1], arr[k][2], 3.0, n);
                 tt[k][i] = slowest(loom_wtime() - t0);
-                check(loom_coll_barrier(), "barrier");
+                check(loom_rt_coll_barrier(), "barrier");
                 t0 = loom_wtime();
                 volatile double v = sum(arr[k][0], n);
                 (void)v;
@@ -556,7 +556,7 @@ static void bench_stream(size_t mib, int reps)
         check(loom_barrier(), "barrier"); /* releases Loom's a */
         double t_rel = slowest(loom_wtime() - t0);
         for (int k = 0; k < 2; k++) {
-            check(loom_coll_barrier(), "barrier");
+            check(loom_rt_coll_barrier(), "barrier");
             t0 = loom_wtime();
             s1[k] = sum(arr[k][0], n);
             sum1_t[k] = slowest(loom_wtime() - t0);

@@ -8,10 +8,10 @@
 # barrier, so do loom_at, loom_at_r and loom_at_base alone.  On 1, 2 and 3
 # ranks x 1 and 2 threads, and under ssp arrays with staleness 2.
 # Mutations caught: the loop's end not refreshing the arrays it reached
-# (sched/stage.c loom_stage_settle; 32 stale reads a rank), loom_at
+# (sched/stage.c loom_sched_stage_settle; 32 stale reads a rank), loom_at
 # giving a dropped row's address as it is (access.c stale()), a
 # serializable loop not refreshing what it wrote (for.c; 32 a rank), and
-# loom_at_base not refreshing first (dsm/row.c loom_row_refresh).
+# loom_at_base not refreshing first (dsm/row.c loom_dsm_row_refresh).
 . "$(dirname "$0")/../lib.sh"
 plan 6
 for nt in "1 1" "2 1" "2 2" "3 1"; do

@@ -1,7 +1,7 @@
 /* test_env.c — unit tests for env.c and rank discovery (init.c):
- * the value parsers loom_parse_seconds/int/bool/hostport, loom_env_load
- * (each LOOM_* variable's good and bad values), loom_env_unknown (typos)
- * and loom_discover_rank (loomrun, Slurm, Open MPI and PMI variables). */
+ * the value parsers loom_rt_parse_seconds/int/bool/hostport, loom_rt_env_load
+ * (each LOOM_* variable's good and bad values), loom_rt_env_unknown (typos)
+ * and loom_rt_discover_rank (loomrun, Slurm, Open MPI and PMI variables). */
 #include "internal.h"
 #include "../tap.h"
 
@@ -49,7 +49,7 @@ static void test_parse_seconds(void)
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         double d = -7;
-        int rc = loom_parse_seconds(good[i].s, &d);
+        int rc = loom_rt_parse_seconds(good[i].s, &d);
         ok(rc == 0 && d == good[i].v, "parse_seconds('%s') = %g (got rc %d, %g)",
            good[i].s, good[i].v, rc, d);
     }
@@ -59,7 +59,7 @@ static void test_parse_seconds(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double d = -7;
-        int rc = loom_parse_seconds(bad[i], &d);
+        int rc = loom_rt_parse_seconds(bad[i], &d);
         ok(rc == -1 && d == -7, "parse_seconds('%s') rejected, output untouched", bad[i]);
     }
 }
@@ -67,14 +67,14 @@ static void test_parse_seconds(void)
 static void test_parse_int(void)
 {
     long v = -99;
-    ok(!loom_parse_int("42", 0, 100, &v) && v == 42, "parse_int('42', 0..100) = 42");
-    ok(!loom_parse_int("0", 0, 100, &v) && v == 0, "parse_int lower bound accepted");
-    ok(!loom_parse_int("100", 0, 100, &v) && v == 100, "parse_int upper bound accepted");
-    ok(!loom_parse_int("-10", -10, 10, &v) && v == -10, "parse_int negative lower bound");
+    ok(!loom_rt_parse_int("42", 0, 100, &v) && v == 42, "parse_int('42', 0..100) = 42");
+    ok(!loom_rt_parse_int("0", 0, 100, &v) && v == 0, "parse_int lower bound accepted");
+    ok(!loom_rt_parse_int("100", 0, 100, &v) && v == 100, "parse_int upper bound accepted");
+    ok(!loom_rt_parse_int("-10", -10, 10, &v) && v == -10, "parse_int negative lower bound");
 
     char buf[64];
     snprintf(buf, sizeof buf, "%ld", LONG_MAX);
-    ok(!loom_parse_int(buf, 0, LONG_MAX, &v) && v == LONG_MAX, "parse_int LONG_MAX");
+    ok(!loom_rt_parse_int(buf, 0, LONG_MAX, &v) && v == LONG_MAX, "parse_int LONG_MAX");
 
     static const struct { const char *s; long lo, hi; } bad[] = {
         {"-1", 0, 100}, {"101", 0, 100}, {"-11", -10, 10}, {"", 0, 100},
@@ -84,7 +84,7 @@ static void test_parse_int(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         v = -99;
-        int rc = loom_parse_int(bad[i].s, bad[i].lo, bad[i].hi, &v);
+        int rc = loom_rt_parse_int(bad[i].s, bad[i].lo, bad[i].hi, &v);
         ok(rc == -1 && v == -99, "parse_int('%s', %ld..%ld) rejected, output untouched",
            bad[i].s, bad[i].lo, bad[i].hi);
     }
@@ -98,13 +98,13 @@ static void test_parse_bool(void)
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         int b = -1;
-        int rc = loom_parse_bool(good[i].s, &b);
+        int rc = loom_rt_parse_bool(good[i].s, &b);
         ok(rc == 0 && b == good[i].v, "parse_bool('%s') = %d", good[i].s, good[i].v);
     }
     static const char *const bad[] = {"", "2", "-1", "tru", "yess", "y", "n", "enabled", " on"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int b = -1;
-        int rc = loom_parse_bool(bad[i], &b);
+        int rc = loom_rt_parse_bool(bad[i], &b);
         ok(rc == -1 && b == -1, "parse_bool('%s') rejected", bad[i]);
     }
 }
@@ -122,7 +122,7 @@ static void test_parse_hostport(void)
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         char host[64] = "";
         int port = -1;
-        int rc = loom_parse_hostport(good[i].s, host, sizeof host, &port);
+        int rc = loom_rt_parse_hostport(good[i].s, host, sizeof host, &port);
         ok(rc == 0 && !strcmp(host, good[i].host) && port == good[i].port,
            "parse_hostport('%s') = '%s' port %d (got rc %d, '%s', %d)", good[i].s,
            good[i].host, good[i].port, rc, host, port);
@@ -135,27 +135,27 @@ static void test_parse_hostport(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char host[64] = "untouched";
         int port = -1;
-        int rc = loom_parse_hostport(bad[i], host, sizeof host, &port);
+        int rc = loom_rt_parse_hostport(bad[i], host, sizeof host, &port);
         ok(rc == -1 && port == -1 && !strcmp(host, "untouched"),
            "parse_hostport('%s') rejected", bad[i]);
     }
     /* The host must fit with its terminating NUL. */
     char host[4] = "";
     int port = -1;
-    ok(!loom_parse_hostport("abc:9", host, sizeof host, &port) && !strcmp(host, "abc") &&
+    ok(!loom_rt_parse_hostport("abc:9", host, sizeof host, &port) && !strcmp(host, "abc") &&
            port == 9, "parse_hostport: host of hostlen-1 chars fits");
-    ok(loom_parse_hostport("abcd:9", host, sizeof host, &port) == -1,
+    ok(loom_rt_parse_hostport("abcd:9", host, sizeof host, &port) == -1,
        "parse_hostport: host of hostlen chars rejected");
-    ok(loom_parse_hostport("[abcd]:9", host, sizeof host, &port) == -1,
+    ok(loom_rt_parse_hostport("[abcd]:9", host, sizeof host, &port) == -1,
        "parse_hostport: bracketed host of hostlen chars rejected");
 }
 
-/* ---- loom_env_load ---------------------------------------------------- */
+/* ---- loom_rt_env_load ---------------------------------------------------- */
 
 static int load(char *err, size_t n)
 {
     err[0] = 0;
-    return loom_env_load(err, n);
+    return loom_rt_env_load(err, n);
 }
 
 static void test_env_defaults(void)
@@ -163,13 +163,13 @@ static void test_env_defaults(void)
     char err[512];
     clear_env();
     is_int(load(err, sizeof err), LOOM_OK, "env_load with no LOOM_ variables: LOOM_OK");
-    ok(loom_icv.timeout == 6.0, "default LOOM_TIMEOUT is 6 s (got %g)", loom_icv.timeout);
-    ok(loom_icv.join_timeout == 60.0, "default LOOM_JOIN_TIMEOUT is 60 s (got %g)",
-       loom_icv.join_timeout);
-    is_str(loom_icv.rsh, "ssh", "default LOOM_RSH is ssh");
-    is_str(loom_icv.rendezvous, "", "default LOOM_RENDEZVOUS is empty");
-    is_int(loom_icv.have_key, 0, "no job key by default");
-    is_int(loom_icv.display_env, 0, "LOOM_DISPLAY_ENV off by default");
+    ok(loom_rt_icv.timeout == 6.0, "default LOOM_TIMEOUT is 6 s (got %g)", loom_rt_icv.timeout);
+    ok(loom_rt_icv.join_timeout == 60.0, "default LOOM_JOIN_TIMEOUT is 60 s (got %g)",
+       loom_rt_icv.join_timeout);
+    is_str(loom_rt_icv.rsh, "ssh", "default LOOM_RSH is ssh");
+    is_str(loom_rt_icv.rendezvous, "", "default LOOM_RENDEZVOUS is empty");
+    is_int(loom_rt_icv.have_key, 0, "no job key by default");
+    is_int(loom_rt_icv.display_env, 0, "LOOM_DISPLAY_ENV off by default");
 }
 
 /* Set name=value, load, expect LOOM_OK; unset name again. */
@@ -190,7 +190,7 @@ static int load_good(const char *name, const char *value)
 static void load_bad(const char *name, const char *value, const char *allowed)
 {
     char err[512], sh[LOOM_SHOWN_BUF], shown[LOOM_SHOWN_BUF + 2];
-    snprintf(shown, sizeof shown, "'%s'", loom_shown(value, strlen(value), sh, sizeof sh));
+    snprintf(shown, sizeof shown, "'%s'", loom_rt_shown(value, strlen(value), sh, sizeof sh));
     setenv(name, value, 1);
     int rc = load(err, sizeof err);
     unsetenv(name);
@@ -205,9 +205,9 @@ static void test_env_load(void)
 {
     clear_env();
 
-    ok(load_good("LOOM_TIMEOUT", "2.5") && loom_icv.timeout == 2.5,
+    ok(load_good("LOOM_TIMEOUT", "2.5") && loom_rt_icv.timeout == 2.5,
        "LOOM_TIMEOUT=2.5 sets timeout");
-    ok(load_good("LOOM_TIMEOUT", "1e6") && loom_icv.timeout == 1e6,
+    ok(load_good("LOOM_TIMEOUT", "1e6") && loom_rt_icv.timeout == 1e6,
        "LOOM_TIMEOUT=1e6 (the largest) accepted");
     load_bad("LOOM_TIMEOUT", "0", "seconds from 0.001 to 1e6");
     load_bad("LOOM_JOIN_TIMEOUT", "1e-300", "seconds from 0.001 to 1e6");
@@ -227,19 +227,19 @@ static void test_env_load(void)
     load_bad("LOOM_TIMEOUT", "0x1p3", "seconds from 0.001 to 1e6");
     {
         char err[512];
-        ok(load(err, sizeof err) == LOOM_OK && loom_icv.timeout == 6.0,
+        ok(load(err, sizeof err) == LOOM_OK && loom_rt_icv.timeout == 6.0,
            "with LOOM_TIMEOUT unset again, a reload gives the default 6 s");
     }
 
-    ok(load_good("LOOM_JOIN_TIMEOUT", "0.25") && loom_icv.join_timeout == 0.25,
+    ok(load_good("LOOM_JOIN_TIMEOUT", "0.25") && loom_rt_icv.join_timeout == 0.25,
        "LOOM_JOIN_TIMEOUT=0.25 sets join_timeout");
     load_bad("LOOM_JOIN_TIMEOUT", "never", "seconds from 0.001 to 1e6");
     load_bad("LOOM_JOIN_TIMEOUT", "inf", "seconds from 0.001 to 1e6");
 
     ok(load_good("LOOM_RENDEZVOUS", "10.0.0.1:7000") &&
-           !strcmp(loom_icv.rendezvous, "10.0.0.1:7000"),
+           !strcmp(loom_rt_icv.rendezvous, "10.0.0.1:7000"),
        "LOOM_RENDEZVOUS=10.0.0.1:7000 sets rendezvous");
-    ok(load_good("LOOM_RENDEZVOUS", "[::1]:7001") && !strcmp(loom_icv.rendezvous, "[::1]:7001"),
+    ok(load_good("LOOM_RENDEZVOUS", "[::1]:7001") && !strcmp(loom_rt_icv.rendezvous, "[::1]:7001"),
        "LOOM_RENDEZVOUS=[::1]:7001 sets rendezvous");
     load_bad("LOOM_RENDEZVOUS", "10.0.0.1", "host:port");
     load_bad("LOOM_RENDEZVOUS", "10.0.0.1:0", "host:port");
@@ -252,32 +252,32 @@ static void test_env_load(void)
         memset(v, 'h', 253);
         snprintf(v + 253, sizeof v - 253, ":7000");
         load_bad("LOOM_RENDEZVOUS", v, "host:port");
-        is_str(loom_icv.rendezvous, "", "the refused value is not kept");
+        is_str(loom_rt_icv.rendezvous, "", "the refused value is not kept");
     }
 
     static const uint8_t key[16] = {0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
                                     0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff};
-    ok(load_good("LOOM_JOB_KEY", "00112233445566778899AABBCCDDEEFF") && loom_icv.have_key &&
-           !memcmp(loom_icv.job_key, key, 16),
+    ok(load_good("LOOM_JOB_KEY", "00112233445566778899AABBCCDDEEFF") && loom_rt_icv.have_key &&
+           !memcmp(loom_rt_icv.job_key, key, 16),
        "LOOM_JOB_KEY=<32 hex digits> sets the key");
     load_bad("LOOM_JOB_KEY", "00112233445566778899aabbccddeef", "32 hexadecimal digits");
     load_bad("LOOM_JOB_KEY", "00112233445566778899aabbccddeeff0", "32 hexadecimal digits");
     load_bad("LOOM_JOB_KEY", "0011223344556677-899aabbccddeeff", "32 hexadecimal digits");
 
-    ok(load_good("LOOM_DISPLAY_ENV", "verbose") && loom_icv.display_env == 2,
+    ok(load_good("LOOM_DISPLAY_ENV", "verbose") && loom_rt_icv.display_env == 2,
        "LOOM_DISPLAY_ENV=verbose -> 2");
-    ok(load_good("LOOM_DISPLAY_ENV", "VERBOSE") && loom_icv.display_env == 2,
+    ok(load_good("LOOM_DISPLAY_ENV", "VERBOSE") && loom_rt_icv.display_env == 2,
        "LOOM_DISPLAY_ENV=VERBOSE -> 2");
-    ok(load_good("LOOM_DISPLAY_ENV", "true") && loom_icv.display_env == 1,
+    ok(load_good("LOOM_DISPLAY_ENV", "true") && loom_rt_icv.display_env == 1,
        "LOOM_DISPLAY_ENV=true -> 1");
-    ok(load_good("LOOM_DISPLAY_ENV", "off") && loom_icv.display_env == 0,
+    ok(load_good("LOOM_DISPLAY_ENV", "off") && loom_rt_icv.display_env == 0,
        "LOOM_DISPLAY_ENV=off -> 0");
-    ok(load_good("LOOM_DISPLAY_ENV", "1") && loom_icv.display_env == 1,
+    ok(load_good("LOOM_DISPLAY_ENV", "1") && loom_rt_icv.display_env == 1,
        "LOOM_DISPLAY_ENV=1 -> 1");
     load_bad("LOOM_DISPLAY_ENV", "maybe", "true, false or verbose");
     load_bad("LOOM_DISPLAY_ENV", "2", "true, false or verbose");
 
-    ok(load_good("LOOM_RSH", "ip netns exec") && !strcmp(loom_icv.rsh, "ip netns exec"),
+    ok(load_good("LOOM_RSH", "ip netns exec") && !strcmp(loom_rt_icv.rsh, "ip netns exec"),
        "LOOM_RSH='ip netns exec' sets rsh");
     load_bad("LOOM_RSH", "", "remote-shell command");
     char longv[300];
@@ -300,11 +300,11 @@ static void test_env_load(void)
     {
         char err[512];
         ok(load(err, sizeof err) == LOOM_OK, "reload with LOOM_RSH unset");
-        is_str(loom_icv.rsh, "ssh", "with LOOM_RSH unset again, rsh is the default ssh");
+        is_str(loom_rt_icv.rsh, "ssh", "with LOOM_RSH unset again, rsh is the default ssh");
     }
 
     ok(load_good("LOOM_RENDEZVOUS_HOST", "192.168.1.5") &&
-           !strcmp(loom_icv.rendezvous_host, "192.168.1.5"),
+           !strcmp(loom_rt_icv.rendezvous_host, "192.168.1.5"),
        "LOOM_RENDEZVOUS_HOST=192.168.1.5 sets rendezvous_host");
     load_bad("LOOM_RENDEZVOUS_HOST", "", "address ranks use");
 
@@ -312,28 +312,28 @@ static void test_env_load(void)
     {
         char err[512];
         clear_env();
-        ok(load(err, sizeof err) == LOOM_OK && !loom_icv.checkpoint_dir[0] &&
-               loom_icv.checkpoint_every == 0 && loom_icv.checkpoint_sync == 1 &&
-               loom_icv.restart == LOOM_RESTART_NO && loom_icv.test_kill.rank == -1,
+        ok(load(err, sizeof err) == LOOM_OK && !loom_rt_icv.checkpoint_dir[0] &&
+               loom_rt_icv.checkpoint_every == 0 && loom_rt_icv.checkpoint_sync == 1 &&
+               loom_rt_icv.restart == LOOM_RESTART_NO && loom_rt_icv.test_kill.rank == -1,
            "checkpoint defaults: no directory, never, fsync on, no restart, no test kill");
     }
-    ok(load_good("LOOM_CHECKPOINT_DIR", "/tmp/ck") && !strcmp(loom_icv.checkpoint_dir, "/tmp/ck"),
+    ok(load_good("LOOM_CHECKPOINT_DIR", "/tmp/ck") && !strcmp(loom_rt_icv.checkpoint_dir, "/tmp/ck"),
        "LOOM_CHECKPOINT_DIR=/tmp/ck sets checkpoint_dir");
     load_bad("LOOM_CHECKPOINT_DIR", "", "directory path");
     load_bad("LOOM_CHECKPOINT_EVERY", "5", "is not usable without LOOM_CHECKPOINT_DIR");
     load_bad("LOOM_RESTART", "true", "is not usable without LOOM_CHECKPOINT_DIR");
     setenv("LOOM_CHECKPOINT_DIR", "ck", 1);
-    ok(load_good("LOOM_CHECKPOINT_EVERY", "5") && loom_icv.checkpoint_every == 5,
+    ok(load_good("LOOM_CHECKPOINT_EVERY", "5") && loom_rt_icv.checkpoint_every == 5,
        "LOOM_CHECKPOINT_EVERY=5 (with a directory) sets checkpoint_every");
-    ok(load_good("LOOM_CHECKPOINT_EVERY", "0") && loom_icv.checkpoint_every == 0,
+    ok(load_good("LOOM_CHECKPOINT_EVERY", "0") && loom_rt_icv.checkpoint_every == 0,
        "LOOM_CHECKPOINT_EVERY=0: never");
-    ok(load_good("LOOM_CACHE_BYTES", "64M") && loom_icv.cache_bytes == 64u << 20,
+    ok(load_good("LOOM_CACHE_BYTES", "64M") && loom_rt_icv.cache_bytes == 64u << 20,
        "LOOM_CACHE_BYTES=64M is 64 MiB");
-    ok(load_good("LOOM_CACHE_BYTES", "1.5k") && loom_icv.cache_bytes == 1536,
+    ok(load_good("LOOM_CACHE_BYTES", "1.5k") && loom_rt_icv.cache_bytes == 1536,
        "LOOM_CACHE_BYTES=1.5k is 1536 bytes");
-    ok(load_good("LOOM_CACHE_BYTES", "4096") && loom_icv.cache_bytes == 4096,
+    ok(load_good("LOOM_CACHE_BYTES", "4096") && loom_rt_icv.cache_bytes == 4096,
        "LOOM_CACHE_BYTES=4096 is 4096 bytes");
-    ok(load_good("LOOM_CACHE_BYTES", "0") && loom_icv.cache_bytes == 0, "LOOM_CACHE_BYTES=0: no cap");
+    ok(load_good("LOOM_CACHE_BYTES", "0") && loom_rt_icv.cache_bytes == 0, "LOOM_CACHE_BYTES=0: no cap");
     load_bad("LOOM_CACHE_BYTES", "12Q", "a byte count >= 0, optionally with K, M or G");
     load_bad("LOOM_CACHE_BYTES", "-1", "a byte count >= 0");
     load_bad("LOOM_CACHE_BYTES", "1MB", "a byte count >= 0");
@@ -341,32 +341,32 @@ static void test_env_load(void)
     load_bad("LOOM_CHECKPOINT_EVERY", "-1", "integer >= 0");
     load_bad("LOOM_CHECKPOINT_EVERY", "1.5", "integer >= 0");
     load_bad("LOOM_CHECKPOINT_EVERY", "often", "integer >= 0");
-    ok(load_good("LOOM_RESTART", "true") && loom_icv.restart == LOOM_RESTART_YES,
+    ok(load_good("LOOM_RESTART", "true") && loom_rt_icv.restart == LOOM_RESTART_YES,
        "LOOM_RESTART=true (with a directory) -> yes");
-    ok(load_good("LOOM_RESTART", "AUTO") && loom_icv.restart == LOOM_RESTART_AUTO,
+    ok(load_good("LOOM_RESTART", "AUTO") && loom_rt_icv.restart == LOOM_RESTART_AUTO,
        "LOOM_RESTART=AUTO -> auto");
-    ok(load_good("LOOM_RESTART", "0") && loom_icv.restart == LOOM_RESTART_NO,
+    ok(load_good("LOOM_RESTART", "0") && loom_rt_icv.restart == LOOM_RESTART_NO,
        "LOOM_RESTART=0 -> no");
     load_bad("LOOM_RESTART", "sometimes", "true, false or auto");
     unsetenv("LOOM_CHECKPOINT_DIR");
-    ok(load_good("LOOM_CHECKPOINT_SYNC", "off") && loom_icv.checkpoint_sync == 0,
+    ok(load_good("LOOM_CHECKPOINT_SYNC", "off") && loom_rt_icv.checkpoint_sync == 0,
        "LOOM_CHECKPOINT_SYNC=off turns fsync off");
     load_bad("LOOM_CHECKPOINT_SYNC", "lazy", "true or false");
-    ok(load_good("LOOM_CHECKPOINT_CHAIN", "1") && loom_icv.checkpoint_chain == 1,
+    ok(load_good("LOOM_CHECKPOINT_CHAIN", "1") && loom_rt_icv.checkpoint_chain == 1,
        "LOOM_CHECKPOINT_CHAIN=1: every checkpoint whole");
     load_bad("LOOM_CHECKPOINT_CHAIN", "0", "integer >= 1");
-    ok(load_good("LOOM_TEST_KILL", "1:8") && loom_icv.test_kill.rank == 1 &&
-           loom_icv.test_kill.clock == 8 && loom_icv.test_kill.point == LOOM_KILL_CLOCK,
+    ok(load_good("LOOM_TEST_KILL", "1:8") && loom_rt_icv.test_kill.rank == 1 &&
+           loom_rt_icv.test_kill.clock == 8 && loom_rt_icv.test_kill.point == LOOM_KILL_CLOCK,
        "LOOM_TEST_KILL=1:8 -> rank 1, clock 8, after the clock");
-    ok(load_good("LOOM_TEST_KILL", "0:3:Write") && loom_icv.test_kill.rank == 0 &&
-           loom_icv.test_kill.clock == 3 && loom_icv.test_kill.point == LOOM_KILL_WRITE,
+    ok(load_good("LOOM_TEST_KILL", "0:3:Write") && loom_rt_icv.test_kill.rank == 0 &&
+           loom_rt_icv.test_kill.clock == 3 && loom_rt_icv.test_kill.point == LOOM_KILL_WRITE,
        "LOOM_TEST_KILL=0:3:Write -> rank 0, clock 3, mid-write");
     static const char *const bad_kill[] = {"1", "1:0", "a:1", "-1:2", "1:2:later", "1:2:stop:x",
                                            "1::2", ":1:2"};
     for (size_t i = 0; i < sizeof bad_kill / sizeof bad_kill[0]; i++)
         load_bad("LOOM_TEST_KILL", bad_kill[i], "RANK:CLOCK");
 
-    /* The rank variables are checked by loom_discover_rank, not here. */
+    /* The rank variables are checked by loom_rt_discover_rank, not here. */
     ok(load_good("LOOM_RANK", "3"), "LOOM_RANK accepted by env_load");
     ok(load_good("LOOM_NRANKS", "4"), "LOOM_NRANKS accepted by env_load");
     ok(load_good("LOOM_LOCAL_RANK", "0"), "LOOM_LOCAL_RANK accepted by env_load");
@@ -376,19 +376,19 @@ static void test_env_load(void)
     setenv("LOOM_JOIN_TIMEOUT", "30", 1);
     setenv("LOOM_RENDEZVOUS", "host1:5000", 1);
     int rc = load(err, sizeof err);
-    ok(rc == LOOM_OK && loom_icv.timeout == 3 && loom_icv.join_timeout == 30 &&
-           !strcmp(loom_icv.rendezvous, "host1:5000"),
+    ok(rc == LOOM_OK && loom_rt_icv.timeout == 3 && loom_rt_icv.join_timeout == 30 &&
+           !strcmp(loom_rt_icv.rendezvous, "host1:5000"),
        "three variables set at once all take effect");
     clear_env();
 }
 
-/* ---- loom_env_unknown ------------------------------------------------- */
+/* ---- loom_rt_env_unknown ------------------------------------------------- */
 
 static void test_env_unknown(void)
 {
     char buf[256];
     clear_env();
-    is_int(loom_env_unknown(buf, sizeof buf), 0, "no LOOM_ variables: none unknown");
+    is_int(loom_rt_env_unknown(buf, sizeof buf), 0, "no LOOM_ variables: none unknown");
     is_str(buf, "", "no LOOM_ variables: empty list");
 
     static const char *const known[] = {
@@ -401,15 +401,15 @@ static void test_env_unknown(void)
         setenv(known[i], "1", 1);
     setenv("LOOMX", "1", 1);           /* not a LOOM_ variable */
     setenv("NOT_LOOM_TIMEOTU", "1", 1);
-    is_int(loom_env_unknown(buf, sizeof buf), 0, "every known variable set: none unknown");
+    is_int(loom_rt_env_unknown(buf, sizeof buf), 0, "every known variable set: none unknown");
 
     setenv("LOOM_TIMEOTU", "5", 1);
-    is_int(loom_env_unknown(buf, sizeof buf), 1, "LOOM_TIMEOTU reported as unknown");
+    is_int(loom_rt_env_unknown(buf, sizeof buf), 1, "LOOM_TIMEOTU reported as unknown");
     is_str(buf, "LOOM_TIMEOTU", "the list names LOOM_TIMEOTU");
 
     setenv("LOOM_RAN", "1", 1);        /* prefix of a known name */
     setenv("LOOM_TIMEOUTS", "1", 1);   /* a known name plus a letter */
-    is_int(loom_env_unknown(buf, sizeof buf), 3, "prefixes/extensions of known names are unknown");
+    is_int(loom_rt_env_unknown(buf, sizeof buf), 3, "prefixes/extensions of known names are unknown");
     has_str(buf, "LOOM_RAN", "list names LOOM_RAN");
     has_str(buf, "LOOM_TIMEOUTS", "list names LOOM_TIMEOUTS");
     has_str(buf, ", ", "names separated by ', '");
@@ -418,7 +418,7 @@ static void test_env_unknown(void)
 
     char small[10];
     memset(small, '@', sizeof small);
-    int n = loom_env_unknown(small, sizeof small);
+    int n = loom_rt_env_unknown(small, sizeof small);
     is_int(n, 3, "a short buffer still counts every unknown variable");
     ok(memchr(small, 0, sizeof small) != NULL, "a short buffer stays NUL-terminated");
 
@@ -427,7 +427,7 @@ static void test_env_unknown(void)
     clear_env();
 }
 
-/* ---- loom_discover_rank ----------------------------------------------- */
+/* ---- loom_rt_discover_rank ----------------------------------------------- */
 
 static void set3(const char *a, const char *av, const char *b, const char *bv,
                  const char *c, const char *cv)
@@ -440,10 +440,10 @@ static void set3(const char *a, const char *av, const char *b, const char *bv,
 /* Poison the result so that a test sees what discover_rank wrote. */
 static int discover(char *err, size_t n)
 {
-    loom_icv.rank = loom_icv.nranks = loom_icv.local_rank = -42;
-    loom_icv.source = (loom_rank_source)-1;
+    loom_rt_icv.rank = loom_rt_icv.nranks = loom_rt_icv.local_rank = -42;
+    loom_rt_icv.source = (loom_rank_source)-1;
     err[0] = 0;
-    return loom_discover_rank(err, n);
+    return loom_rt_discover_rank(err, n);
 }
 
 static void expect_rank(const char *what, int rank, int nranks, int local,
@@ -451,11 +451,11 @@ static void expect_rank(const char *what, int rank, int nranks, int local,
 {
     char err[512];
     int rc = discover(err, sizeof err);
-    ok(rc == LOOM_OK && loom_icv.rank == rank && loom_icv.nranks == nranks &&
-           loom_icv.local_rank == local && loom_icv.source == src,
+    ok(rc == LOOM_OK && loom_rt_icv.rank == rank && loom_rt_icv.nranks == nranks &&
+           loom_rt_icv.local_rank == local && loom_rt_icv.source == src,
        "%s: rank %d of %d, local %d, source %d (got rc %d, %d of %d, local %d, source %d)",
-       what, rank, nranks, local, (int)src, rc, loom_icv.rank, loom_icv.nranks,
-       loom_icv.local_rank, (int)loom_icv.source);
+       what, rank, nranks, local, (int)src, rc, loom_rt_icv.rank, loom_rt_icv.nranks,
+       loom_rt_icv.local_rank, (int)loom_rt_icv.source);
     if (rc != LOOM_OK)
         diag("error: %s", err);
 }

@@ -1,6 +1,6 @@
-/* test_jobkey.c — unit tests for jobkey.c: loom_siphash128 against the
- * SipHash-2-4 128-bit reference test vectors, loom_key_parse/format,
- * loom_key_generate and loom_ct_equal.
+/* test_jobkey.c — unit tests for jobkey.c: loom_rt_siphash128 against the
+ * SipHash-2-4 128-bit reference test vectors, loom_rt_key_parse/format,
+ * loom_rt_key_generate and loom_rt_ct_equal.
  *
  * The vectors are vectors_sip128 from vectors.h of the reference
  * implementation (github.com/veorq/SipHash): key = 00 01 .. 0f, message =
@@ -79,7 +79,7 @@ static const char *const sip128[64] = {
 };
 
 /* The test's own hex decoder, so that the vectors do not depend on
- * loom_key_parse. */
+ * loom_rt_key_parse. */
 static void unhex(const char *h, uint8_t *out, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -99,7 +99,7 @@ static void test_vectors(void)
     for (size_t len = 0; len < 64; len++) {
         unhex(sip128[len], want, 16);
         memset(out, 0xa5, sizeof out);
-        loom_siphash128(key, msg, len, out);
+        loom_rt_siphash128(key, msg, len, out);
         is_mem(out, want, 16, "SipHash-2-4-128 reference vector, message length %zu", len);
     }
 
@@ -107,24 +107,24 @@ static void test_vectors(void)
     uint8_t buf[64 + 3];
     memcpy(buf + 3, msg, 63);
     unhex(sip128[63], want, 16);
-    loom_siphash128(key, buf + 3, 63, out);
+    loom_rt_siphash128(key, buf + 3, 63, out);
     is_mem(out, want, 16, "unaligned message gives the same MAC");
 
     /* One bit of key or message changes the MAC. */
     uint8_t out2[16];
-    loom_siphash128(key, msg, 16, out);
+    loom_rt_siphash128(key, msg, 16, out);
     key[15] ^= 0x80;
-    loom_siphash128(key, msg, 16, out2);
+    loom_rt_siphash128(key, msg, 16, out2);
     key[15] ^= 0x80;
     ok(memcmp(out, out2, 16) != 0, "flipping a key bit changes the MAC");
     msg[0] ^= 1;
-    loom_siphash128(key, msg, 16, out2);
+    loom_rt_siphash128(key, msg, 16, out2);
     msg[0] ^= 1;
     ok(memcmp(out, out2, 16) != 0, "flipping a message bit changes the MAC");
     /* The length is part of the MAC: a trailing zero byte matters. */
     uint8_t zeros[9] = {0};
-    loom_siphash128(key, zeros, 8, out);
-    loom_siphash128(key, zeros, 9, out2);
+    loom_rt_siphash128(key, zeros, 8, out);
+    loom_rt_siphash128(key, zeros, 9, out2);
     ok(memcmp(out, out2, 16) != 0, "8 and 9 zero bytes have different MACs");
 }
 
@@ -135,28 +135,28 @@ static void test_key_text(void)
     for (int i = 0; i < 16; i++)
         key[i] = (uint8_t)(i * 0x11);
     memset(hex, 'Z', sizeof hex);
-    loom_key_format(key, hex);
+    loom_rt_key_format(key, hex);
     is_str(hex, "00112233445566778899aabbccddeeff", "key_format: 32 lowercase hex digits");
-    is_int(loom_key_parse(hex, back), 0, "key_parse accepts key_format's output");
+    is_int(loom_rt_key_parse(hex, back), 0, "key_parse accepts key_format's output");
     is_mem(back, key, 16, "parse(format(key)) == key");
 
-    is_int(loom_key_parse("00112233445566778899AABBCCDDEEFF", back), 0,
+    is_int(loom_rt_key_parse("00112233445566778899AABBCCDDEEFF", back), 0,
            "key_parse accepts upper case");
     is_mem(back, key, 16, "upper case parses to the same bytes");
-    is_int(loom_key_parse("000102030405060708090a0B0c0D0e0F", back), 0,
+    is_int(loom_rt_key_parse("000102030405060708090a0B0c0D0e0F", back), 0,
            "key_parse accepts mixed case");
     for (int i = 0; i < 16; i++)
         key[i] = (uint8_t)i;
     is_mem(back, key, 16, "mixed case parses to 00 01 .. 0f");
 
     uint8_t rnd[16], rnd2[16];
-    is_int(loom_key_generate(rnd), 0, "key_generate succeeds");
-    is_int(loom_key_generate(rnd2), 0, "key_generate succeeds again");
+    is_int(loom_rt_key_generate(rnd), 0, "key_generate succeeds");
+    is_int(loom_rt_key_generate(rnd2), 0, "key_generate succeeds again");
     ok(memcmp(rnd, rnd2, 16) != 0, "two generated keys differ");
-    loom_key_format(rnd, hex);
+    loom_rt_key_format(rnd, hex);
     ok(strlen(hex) == 32 && strspn(hex, "0123456789abcdef") == 32,
        "formatted random key is 32 hex digits ('%s')", hex);
-    ok(loom_key_parse(hex, back) == 0 && !memcmp(back, rnd, 16),
+    ok(loom_rt_key_parse(hex, back) == 0 && !memcmp(back, rnd, 16),
        "random key survives format/parse");
 
     static const struct { const char *s, *why; } bad[] = {
@@ -173,7 +173,7 @@ static void test_key_text(void)
         {"00112233445566778899aabbccddeef\n", "31 digits and a newline"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        is_int(loom_key_parse(bad[i].s, back), -1, "key_parse rejects %s", bad[i].why);
+        is_int(loom_rt_key_parse(bad[i].s, back), -1, "key_parse rejects %s", bad[i].why);
 }
 
 static void test_ct_equal(void)
@@ -181,17 +181,17 @@ static void test_ct_equal(void)
     uint8_t a[32], b[32];
     for (int i = 0; i < 32; i++)
         a[i] = b[i] = (uint8_t)(7 * i);
-    is_int(loom_ct_equal(a, b, 32), 1, "ct_equal: equal buffers");
-    is_int(loom_ct_equal(a, b, 0), 1, "ct_equal: zero bytes are equal");
+    is_int(loom_rt_ct_equal(a, b, 32), 1, "ct_equal: equal buffers");
+    is_int(loom_rt_ct_equal(a, b, 0), 1, "ct_equal: zero bytes are equal");
     b[0] ^= 1;
-    is_int(loom_ct_equal(a, b, 32), 0, "ct_equal: first byte differs");
+    is_int(loom_rt_ct_equal(a, b, 32), 0, "ct_equal: first byte differs");
     b[0] ^= 1;
     b[31] ^= 0x80;
-    is_int(loom_ct_equal(a, b, 32), 0, "ct_equal: last byte differs");
-    is_int(loom_ct_equal(a, b, 31), 1, "ct_equal: a difference past n is ignored");
+    is_int(loom_rt_ct_equal(a, b, 32), 0, "ct_equal: last byte differs");
+    is_int(loom_rt_ct_equal(a, b, 31), 1, "ct_equal: a difference past n is ignored");
     b[31] ^= 0x80;
     b[16] = (uint8_t)~a[16];
-    is_int(loom_ct_equal(a, b, 32), 0, "ct_equal: every bit of a middle byte differs");
+    is_int(loom_rt_ct_equal(a, b, 32), 0, "ct_equal: every bit of a middle byte differs");
 }
 
 int main(void)
@@ -203,7 +203,7 @@ int main(void)
         uint8_t k[16], before[16];
         memset(k, 0xab, sizeof k);
         memcpy(before, k, sizeof k);
-        ok(loom_key_parse("ffffffffffffffffffffffffffffffgf", k) == -1 && !memcmp(k, before, 16),
+        ok(loom_rt_key_parse("ffffffffffffffffffffffffffffffgf", k) == -1 && !memcmp(k, before, 16),
            "a rejected key leaves the previous key bytes untouched");
     }
     return done_testing();

@@ -1,8 +1,8 @@
 /* test_reduce.c — unit tests for the local reduction behind allreduce
- * (coll.c): loom_reduce_local for every type (INT32, INT64, FLOAT, DOUBLE)
+ * (coll.c): loom_rt_reduce_local for every type (INT32, INT64, FLOAT, DOUBLE)
  * and op (SUM, MIN, MAX), with negative values and INT64 values past 2^53
  * that a double could not hold, integer sums wrapping around without
- * undefined behaviour, and loom_type_size; and, since the loops are
+ * undefined behaviour, and loom_rt_type_size; and, since the loops are
  * vectorized, every length 0-70 at two alignments, NaNs and signed zeros
  * included, bit for bit against the scalar loop, and a reduced with itself. */
 #include "internal.h"
@@ -22,10 +22,10 @@ static const char *op_name(loom_op op)
 
 static void test_type_size(void)
 {
-    is_int(loom_type_size(LOOM_INT32), 4, "type_size(INT32) = 4");
-    is_int(loom_type_size(LOOM_INT64), 8, "type_size(INT64) = 8");
-    is_int(loom_type_size(LOOM_FLOAT), 4, "type_size(FLOAT) = 4");
-    is_int(loom_type_size(LOOM_DOUBLE), 8, "type_size(DOUBLE) = 8");
+    is_int(loom_rt_type_size(LOOM_INT32), 4, "type_size(INT32) = 4");
+    is_int(loom_rt_type_size(LOOM_INT64), 8, "type_size(INT64) = 8");
+    is_int(loom_rt_type_size(LOOM_FLOAT), 4, "type_size(FLOAT) = 4");
+    is_int(loom_rt_type_size(LOOM_DOUBLE), 8, "type_size(DOUBLE) = 8");
 }
 
 /* For one type T: a op b for each op, checked against `want`, with a
@@ -41,7 +41,7 @@ static void test_type_size(void)
             memcpy(a, a_in, sizeof a_in);                                      \
             a[N] = (T)123;                                                     \
             memcpy(b, b_in, sizeof b_in);                                      \
-            loom_reduce_local(a, b, N, TYPE, ops[k]);                          \
+            loom_rt_reduce_local(a, b, N, TYPE, ops[k]);                          \
             int good = !memcmp(a, want[k], sizeof a_in);                       \
             ok(good, "%s %s", #TYPE, op_name(ops[k]));                         \
             for (int i = 0; !good && i < N; i++)                               \
@@ -103,15 +103,15 @@ static void test_double(void)
 static void test_int64_exact(void)
 {
     int64_t a[2] = {P53, INT64_C(9007199254740993)}, b[2] = {1, 2};
-    loom_reduce_local(a, b, 2, LOOM_INT64, LOOM_SUM);
+    loom_rt_reduce_local(a, b, 2, LOOM_INT64, LOOM_SUM);
     ok(a[0] == INT64_C(9007199254740993) && a[1] == INT64_C(9007199254740995),
        "INT64 SUM is exact past 2^53 (got %ld, %ld)", (long)a[0], (long)a[1]);
     int64_t c[1] = {P53 + 1}, d[1] = {P53};
-    loom_reduce_local(c, d, 1, LOOM_INT64, LOOM_MIN);
+    loom_rt_reduce_local(c, d, 1, LOOM_INT64, LOOM_MIN);
     ok(c[0] == P53, "INT64 MIN tells 2^53 from 2^53+1");
     c[0] = P53;
     d[0] = P53 + 1;
-    loom_reduce_local(c, d, 1, LOOM_INT64, LOOM_MAX);
+    loom_rt_reduce_local(c, d, 1, LOOM_INT64, LOOM_MAX);
     ok(c[0] == P53 + 1, "INT64 MAX tells 2^53+1 from 2^53");
 }
 
@@ -122,10 +122,10 @@ static void test_int64_exact(void)
 static void test_int_wrap(void)
 {
     int32_t a[2] = {INT32_MAX, INT32_MIN}, b[2] = {1, -1};
-    loom_reduce_local(a, b, 2, LOOM_INT32, LOOM_SUM);
+    loom_rt_reduce_local(a, b, 2, LOOM_INT32, LOOM_SUM);
     ok(a[0] == INT32_MIN && a[1] == INT32_MAX, "INT32 SUM wraps around at the range's ends");
     int64_t c[2] = {INT64_MAX, INT64_MIN + 2}, d[2] = {INT64_MAX, -3};
-    loom_reduce_local(c, d, 2, LOOM_INT64, LOOM_SUM);
+    loom_rt_reduce_local(c, d, 2, LOOM_INT64, LOOM_SUM);
     ok(c[0] == -2 && c[1] == INT64_MAX, "INT64 SUM wraps around at the range's ends");
 }
 
@@ -133,13 +133,13 @@ static void test_int_wrap(void)
 static void test_count(void)
 {
     int32_t a[3] = {1, 2, 3}, b[3] = {10, 20, 30};
-    loom_reduce_local(a, b, 0, LOOM_INT32, LOOM_SUM);
+    loom_rt_reduce_local(a, b, 0, LOOM_INT32, LOOM_SUM);
     ok(a[0] == 1 && a[1] == 2 && a[2] == 3, "n = 0 leaves a unchanged");
-    loom_reduce_local(a, b, 2, LOOM_INT32, LOOM_SUM);
+    loom_rt_reduce_local(a, b, 2, LOOM_INT32, LOOM_SUM);
     ok(a[0] == 11 && a[1] == 22 && a[2] == 3, "n = 2 reduces two elements only");
     double x[4] = {0}, y[4] = {1, 2, 3, 4};
     for (int r = 0; r < 5; r++)
-        loom_reduce_local(x, y, 4, LOOM_DOUBLE, LOOM_SUM);
+        loom_rt_reduce_local(x, y, 4, LOOM_DOUBLE, LOOM_SUM);
     ok(x[0] == 5 && x[1] == 10 && x[2] == 15 && x[3] == 20,
        "five DOUBLE SUMs accumulate (as over five ranks)");
 }
@@ -165,13 +165,13 @@ static void test_count(void)
                         r[i] = k == 0   ? (T)((U)a[i] + (U)b[i])                        \
                                : k == 1 ? (b[i] < a[i] ? b[i] : a[i])                   \
                                         : (b[i] > a[i] ? b[i] : a[i]);                  \
-                    loom_reduce_local(a + off, b + off, n, TT, ops[k]);                 \
+                    loom_rt_reduce_local(a + off, b + off, n, TT, ops[k]);                 \
                     good &= !memcmp(a, r, sizeof a);                                    \
                 }                                                                       \
         memcpy(b, a, sizeof a);                                                         \
         for (size_t i = 0; i < 72; i++)                                                 \
             r[i] = (T)((U)a[i] + (U)a[i]);                                              \
-        loom_reduce_local(a, a, 72, TT, LOOM_SUM);                                      \
+        loom_rt_reduce_local(a, a, 72, TT, LOOM_SUM);                                      \
         good &= !memcmp(a, r, sizeof a);                                                \
         ok(good, "%s: lengths 0-70 at two offsets, every op, as the scalar loop; in place", #TT); \
     } while (0)

@@ -1,6 +1,6 @@
 /* test_shares.c — unit tests for the rounds a dynamic loop shares among
  * ranks by speed (sched/shares.c), its arithmetic alone: each rank's
- * view is a loom_shares of its own, asked for its part with loom_icv.rank
+ * view is a loom_shares of its own, asked for its part with loom_rt_icv.rank
  * set to that rank, and every view learns the same made-up round figures
  * (the rates a rank of the given speed would show), as the allreduce gives
  * them.  For 1-16 ranks, weights none / uneven with zeros / one huge /
@@ -31,9 +31,9 @@ static long run(int R, const int64_t *cum, const double *speed, double every, in
     idle_rounds = 0;
     span = 0;
     loom_shares *s[MAXR];
-    loom_icv.nranks = R;
+    loom_rt_icv.nranks = R;
     for (int k = 0; k < R; k++)
-        s[k] = loom_shares_new(LO, LO + N, cum);
+        s[k] = loom_sched_shares_new(LO, LO + N, cum);
     for (int i = 0; i < N; i++)
         ran[i] = 0;
     for (int k = 0; k < R; k++)
@@ -43,8 +43,8 @@ static long run(int R, const int64_t *cum, const double *speed, double every, in
         loom_part p[MAXR];
         int more = 0;
         for (int k = 0; k < R; k++) {
-            loom_icv.rank = k;
-            more += loom_shares_next(s[k], every, &p[k]);
+            loom_rt_icv.rank = k;
+            more += loom_sched_shares_next(s[k], every, &p[k]);
         }
         if (!more)
             break;
@@ -75,10 +75,10 @@ static long run(int R, const int64_t *cum, const double *speed, double every, in
         idle_rounds += idle && before >= 2 * R;
         span += slowest;
         for (int k = 0; k < R; k++)
-            loom_shares_rates(s[k], x);
+            loom_sched_shares_rates(s[k], x);
     }
     for (int k = 0; k < R; k++)
-        loom_shares_free(s[k]);
+        loom_sched_shares_free(s[k]);
     return rounds;
 }
 
