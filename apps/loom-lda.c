@@ -31,8 +31,10 @@
 #include "common/flags.h"
 #include "../data/gen.h"
 #include "../kernels/lda.h"
+#include "../kernels/lda_model.h"
 #include "../kernels/lda_ring.h"
 #include "common/report.h"
+#include "common/start.h"
 #include "../data/stopwords.h"
 
 #include <loom.h>
@@ -57,8 +59,9 @@ static const char APP[] = "loom-lda";
 
 /* Fills o from argv; returns 0, 1 after --help or --version, -1 after
  * saying what is wrong (rank 0). */
-static int parse_args(int argc, char **argv, struct opts *o)
+static int parse_args(int argc, char **argv, void *opts)
 {
+    struct opts *o = opts;
     *o = (struct opts){.alpha = 0.1, .beta = 0.01, .iters = 50, .seed = 1, .min_count = 1,
                        .top = 10, .eval_every = 1, .test_iters = 20, .test_frac = -1};
     const loom_flag flags[] = {
@@ -244,144 +247,12 @@ static void load(const struct opts *o, loom_corpus *train, loom_corpus *test)
     }
 }
 
-/* ---- the model on disk ---- */
-
-/* DIR/topics.txt: line k = "k<TAB>w1 w2 ..." (the top words of topic k,
- * most frequent first; word strings when the vocabulary is known, else
- * 1-based word ids); DIR/vocab.txt when the vocabulary is known (--text,
- * or --train with --vocab): word k on line k, the ids of word_topic.txt;
- * DIR/word_topic.txt: the counts in the UCI layout — lines V, K, NNZ,
- * then "wordID topicID count" (both 1-based) for every nonzero count.
- * Rank 0 only.  Returns 0 or -1 with a message. */
-/* DIR/NAME: the document-topic proportions of the training (test = 0) or
- * held-out (test = 1) documents, one line per document in order; every
- * rank writes its own documents in turn (DIR must be one directory for
- * all ranks, as for checkpoints).  Collective.  Returns 0, or -1 on every
- * rank after one message if any rank could not write. */
-static int write_theta(const char *dir, const char *name, loom_lda_ring *g, int test,
-                       const struct opts *o)
-{
-    char path[4096], *text = NULL;
-    size_t len = 0;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    /* this rank's lines first (for held-out documents that is collective),
-     * then the ranks append them in turn */
-    FILE *m = open_memstream(&text, &len);
-    int failed = !m || loom_lda_ring_write_theta(g, test, (int32_t)o->test_iters,
-                                                 (uint64_t)o->seed, m) != 0;
-    if (m && fclose(m))
-        failed = 1;
-    if (loom_rank() == 0 && mkdir(dir, 0777) && errno != EEXIST)
-        failed = 1;
-    for (int r = 0; r < loom_size(); r++) {
-        if (r == loom_rank() && !failed) {
-            FILE *f = fopen(path, r ? "a" : "w");
-            failed = !f || fwrite(text, 1, len, f) != len;
-            if (f && fclose(f))
-                failed = 1;
-        }
-        loom_barrier();
-    }
-    free(text);
-    loom_allreduce(LOOM_IN_PLACE, &failed, 1, LOOM_INT32, LOOM_MAX);
-    if (failed && loom_rank() == 0)
-        fprintf(stderr, "loom-lda: %s: cannot write the document-topic proportions\n", path);
-    return failed ? -1 : 0;
-}
-
-static int save_model(const char *dir, const loom_lda_params *p, const int32_t *wt,
-                      char **vocab, int32_t top)
-{
-    if (mkdir(dir, 0777) && errno != EEXIST) {
-        fprintf(stderr, "loom-lda: %s: %s\n", dir, strerror(errno));
-        return -1;
-    }
-    size_t len = strlen(dir) + 32;
-    char *path = malloc(len);
-    int32_t *tw = malloc(sizeof *tw * (size_t)p->K * (size_t)top);
-    if (!path || !tw)
-        loom_abort(1, "out of memory");
-    int rc = 0;
-    snprintf(path, len, "%s/topics.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        loom_lda_top_words(p, wt, (size_t)p->K, top, tw);
-        for (int32_t k = 0; k < p->K; k++) {
-            fprintf(f, "%d\t", (int)k);
-            for (int32_t i = 0; i < top && tw[(size_t)k * top + i] >= 0; i++) {
-                int32_t w = tw[(size_t)k * top + i];
-                if (vocab)
-                    fprintf(f, "%s%s", i ? " " : "", vocab[w]);
-                else
-                    fprintf(f, "%s%d", i ? " " : "", (int)w + 1);
-            }
-            fputc('\n', f);
-        }
-        rc = fclose(f);
-    }
-    if (!f || rc) {
-        fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
-        free(path);
-        free(tw);
-        return -1;
-    }
-    snprintf(path, len, "%s/vocab.txt", dir); /* word k of word_topic.txt on line k */
-    f = vocab ? fopen(path, "w") : NULL;
-    for (int32_t w = 0; f && w < p->V; w++)
-        fprintf(f, "%s\n", vocab[w]);
-    if (vocab && (!f || fclose(f))) {
-        fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
-        free(path);
-        free(tw);
-        return -1;
-    }
-    snprintf(path, len, "%s/word_topic.txt", dir);
-    f = fopen(path, "w");
-    if (f) {
-        int64_t nnz = 0;
-        for (size_t x = 0; x < (size_t)p->V * (size_t)p->K; x++)
-            nnz += wt[x] != 0;
-        fprintf(f, "%d\n%d\n%lld\n", (int)p->V, (int)p->K, (long long)nnz);
-        for (int32_t w = 0; w < p->V; w++)
-            for (int32_t k = 0; k < p->K; k++)
-                if (wt[(size_t)w * p->K + k])
-                    fprintf(f, "%d %d %d\n", (int)w + 1, (int)k + 1,
-                            (int)wt[(size_t)w * p->K + k]);
-        rc = fclose(f);
-    }
-    if (!f || rc) {
-        fprintf(stderr, "loom-lda: %s: %s\n", path, strerror(errno));
-        rc = -1;
-    }
-    free(path);
-    free(tw);
-    return rc ? -1 : 0;
-}
-
-/* Best-match mean Hellinger distance between the planted topics (Kp x V)
- * and the learned ones. */
-static double planted_match(const loom_lda_params *p, const int32_t *wt, const int64_t *nk,
-                            const double *planted, int32_t Kp)
-{
-    double *phi = malloc(sizeof *phi * (size_t)p->K * (size_t)p->V);
-    if (!phi)
-        loom_abort(1, "out of memory");
-    loom_lda_phi(p, wt, (size_t)p->K, nk, phi);
-    double h = loom_lda_match_topics(planted, Kp, phi, p->K, p->V, NULL);
-    free(phi);
-    return h;
-}
-
 int main(int argc, char **argv)
 {
-    if (loom_init(&argc, &argv))
-        return 1;
-    struct opts o;
-    int rc = parse_args(argc, argv, &o);
-    if (rc) {
-        loom_finalize();
-        return rc < 0 ? 2 : 0;
-    }
+    struct opts o = {0}; /* --serial with several ranks: loom_lda_ring_init refuses it */
+    int rc = loom_app_start(APP, &argc, &argv, parse_args, &o, NULL);
+    if (rc != LOOM_APP_GO)
+        return rc;
 
     loom_corpus train, test;
     load(&o, &train, &test);
@@ -486,15 +357,23 @@ int main(int argc, char **argv)
         loom_abort(1, "out of memory gathering the model (%d x %d)", (int)p.V, (int)p.K);
     if (o.model || planted)
         loom_lda_ring_table(g, wt, nk);
-    int status = 0;
-    if (want && o.model && save_model(o.model, &p, wt, train.vocab, (int32_t)o.top))
+    int status = 0; /* the model's files (kernels/lda_model.h): one message each */
+    if (want && o.model &&
+        loom_lda_model_save(o.model, &p, wt, train.vocab, (int32_t)o.top, err, sizeof err)) {
+        fprintf(stderr, "loom-lda: %s\n", err);
         status = 1;
-    if (o.model && (write_theta(o.model, "doc_topic.txt", g, 0, &o) ||
-                    (have_test && write_theta(o.model, "test_doc_topic.txt", g, 1, &o))))
-        status = 1;
+    }
+    for (int t = 0; o.model && t <= have_test; t++)
+        if (loom_lda_model_theta(o.model, t ? "test_doc_topic.txt" : "doc_topic.txt", g, t,
+                                 (int32_t)o.test_iters, (uint64_t)o.seed, err, sizeof err)) {
+            if (loom_rank() == 0)
+                fprintf(stderr, "loom-lda: %s\n", err);
+            status = 1;
+            break;
+        }
     if (want && planted)
         printf("loom-lda: planted topics: best-match mean Hellinger distance %.4f (%d planted, "
-               "%d learned)\n", planted_match(&p, wt, nk, planted, Kp), (int)Kp, (int)p.K);
+               "%d learned)\n", loom_lda_model_match(&p, wt, nk, planted, Kp), (int)Kp, (int)p.K);
     if (loom_rank() == 0 && o.iters > 0)
         printf("loom-lda: %.0f tokens sampled in %.3f s of training rounds: %.4g tokens/s\n",
                samples, seconds, samples / seconds);

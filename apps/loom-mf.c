@@ -39,6 +39,7 @@
 #include "../data/ratings.h"
 #include "common/flags.h"
 #include "common/report.h"
+#include "common/start.h"
 
 struct opts {
     const char *train, *test, *log, *model;
@@ -78,8 +79,9 @@ static void sgd(const void *recs, long n, void *ctx)
 
 /* Parses argv into o; on a bad argument prints why (rank 0) and returns
  * -1; 1 after --help or --version. */
-static int parse(int argc, char **argv, struct opts *o)
+static int parse(int argc, char **argv, void *opts)
 {
+    struct opts *o = opts;
     *o = (struct opts){.K = 20, .epochs = 30, .step = 0.03, .decay = 0.95, .lambda = 0.08,
                        .lambda_bias = 6, .seed = 1};
     const loom_flag flags[] = {
@@ -294,17 +296,11 @@ static void save_model(const char *dir, float *W, const float *H, int32_t nu, in
 
 int main(int argc, char **argv)
 {
-    if (loom_init(&argc, &argv))
-        return 2;
-    struct opts o;
-    int rc = parse(argc, argv, &o);
-    if (rc) {
-        loom_finalize();
-        return rc < 0 ? 2 : 0;
-    }
+    struct opts o = {0};
+    int rc = loom_app_start("loom-mf", &argc, &argv, parse, &o, &o.serial);
+    if (rc != LOOM_APP_GO)
+        return rc;
     int R = loom_size(), me = loom_rank();
-    if (o.serial && R > 1)
-        loom_abort(2, "loom-mf: --serial runs on one rank (got %d)", R);
 
     /* One read of each file; every rank then keeps its block of users,
      * split by rating count. */

@@ -1,30 +1,16 @@
 /* loom-w2v.c — word2vec (skip-gram, negative sampling) as a hybrid
  * SyncFor (seed 000 §7.3), and a nearest-words query over its vectors.
  *
- * Layout over R ranks x T threads:
- *   - every rank reads the whole text (one sentence per line); word
- *     counts, the subsampling probabilities and the unigram^0.75 table
- *     come from all of it, so they are the same everywhere;
- *   - the input and output vectors are two row allocations (V rows of
- *     `dim` floats) with additive merge, "bsp" or "ssp" (--staleness);
- *   - an epoch is loom_for(dynamic) over the sentences with .sync =
- *     hybrid: inside a rank the threads share its copy of the rows
- *     (Hogwild, as the original word2vec); each round of --sync-every
- *     words per rank is shared among the ranks by their speed
- *     (sched/shares.c), and at its end the ranks add up to two ranks'
- *     worth of their changes home (--merge capped, the default: on 2
- *     ranks their sum, on more twice their mean), add them all (--merge
- *     sum) or average them (--merge avg), capped and averaged rows with
- *     block momentum, and take a clock;
- *   - an epoch whose loss ran away ends the job before anything is saved
- *     (loom_report_runaway).
- * Each sentence draws from its own random stream (seed, epoch, sentence),
- * and the step α falls linearly with the progress through its block of
- * the text (each rank starts on its own block, of about equal words: the
- * loop's blocks), as it would on the rank that owns it.  A loom_clock
- * ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and
- * a restarted job (loomrun --restart) resumes after the last one, its
- * vectors restored (the streams and α follow from the epoch).
+ * The command line around kernels/w2v_dist.h, which holds the Loom
+ * version beside its serial twin (the vectors' row allocations, their
+ * merge, the loom_for over sentences, each sentence's stream and step).
+ * Here: the flags, the text and its tables (every rank reads the whole
+ * text, so word counts, subsampling and the unigram^0.75 table are the
+ * same everywhere), the per-epoch report, and an epoch whose loss ran
+ * away ending the job before anything is saved (loom_report_runaway).  A
+ * loom_clock ends every epoch: LOOM_CHECKPOINT_EVERY=N checkpoints every
+ * N epochs and a restarted job (loomrun --restart) resumes after the last
+ * one, its vectors restored (the streams and α follow from the epoch).
  *
  *   loom-w2v [train] --train FILE --output FILE.vec [--dim D] [--window W]
  *            [--negative K] [--sample S] [--min-count N] [--epochs E]
@@ -45,9 +31,8 @@
 #include "../data/corpus.h"
 #include "common/flags.h"
 #include "common/report.h"
-#include "../kernels/w2v.h"
-
-#define SLOTS 256
+#include "common/start.h"
+#include "../kernels/w2v_dist.h"
 
 struct opts {
     const char *train, *output, *log, *merge;
@@ -59,78 +44,15 @@ struct opts {
     unsigned long long seed;
 };
 
-/* What the loop body needs. */
-struct job {
-    const loom_corpus *c;
-    loom_w2v_model m;
-    float *in, *out;        /* Loom rows, or plain arrays for the serial twin */
-    int epoch, epochs;
-    int nblocks;            /* the ranks' blocks of the text (equal words)... */
-    int64_t *block;         /* ...block k is sentences [block[k], block[k + 1]) */
-    float alpha0;
-    uint64_t seed;
-    struct { double loss; int64_t pairs; char pad[48]; } slot[SLOTS];
-};
-
-/* A row the loop stages: loom_at (the kernel asks where loom_at_base has
- * no plain base for the array this round). */
-static float *loom_row(void *ctx, int which, int32_t r)
-{
-    struct job *j = ctx;
-    return loom_at(which ? j->out : j->in, (size_t)r);
-}
-/* The merged row, for the model's output after the last loop: loom_at
- * outside a loop is address arithmetic on this rank's copy, whose rows are
- * current only where valid (every row here, from the prefetch before
- * training, refreshed by write notices at each sync point and barrier);
- * loom_row_get also fetches a row that is not.  Call after a
- * loom_barrier. */
-static float *home_row(void *ctx, int which, int32_t r)
-{
-    struct job *j = ctx;
-    return (float *)loom_row_get(which ? j->out : j->in, (size_t)r);
-}
-
-/* The words of sentence i, the loop's weights: its rounds end every
- * --sync-every words per rank, so that rounds are equal work whatever the
- * sentences' lengths (the Bible's verses are longer in its first half). */
-static long words(long i, void *ctx)
-{
-    const struct job *j = ctx;
-    return (long)(j->c->doc_off[i + 1] - j->c->doc_off[i]);
-}
-
-/* Sentence d: its own stream, and α by the progress through its block. */
-static void sentence(long d, void *ctx)
-{
-    struct job *j = ctx;
-    int k = 0;
-    while (k + 1 < j->nblocks && d >= j->block[k + 1])
-        k++;
-    int64_t first = j->block[k], nb = j->block[k + 1] - first;
-    loom_rng g = loom_rng_stream(j->seed, (uint64_t)j->epoch * (uint64_t)j->c->ndocs + (uint64_t)d);
-    double done = ((double)(j->epoch - 1) * (double)nb + (double)(d - first)) /
-                  ((double)j->epochs * (double)(nb ? nb : 1));
-    float alpha = j->alpha0 * (float)fmax(1e-4, 1 - done);
-    int64_t pairs, lo = j->c->doc_off[d], n = j->c->doc_off[d + 1] - lo;
-    loom_w2v_model m = j->m;
-    if (!m.base[0]) /* Loom rows: by address where loom_at would be that anyway */
-        m.base[0] = loom_at_base(j->in), m.base[1] = loom_at_base(j->out);
-    double loss = loom_w2v_sentence(&m, j->c->word + lo, n, alpha, &g, &pairs);
-    int s = omp_get_thread_num() % SLOTS;
-    j->slot[s].loss += loss;
-    j->slot[s].pairs += pairs;
-    loom_report_tick(n);
-}
-
 static const char W2V_USAGE[] =
     "loom-w2v [train] --train FILE --output FILE.vec [OPTION]...\n"
     "loom-w2v nearest WORD... --vectors FILE.vec [--top N]";
 
 /* Parses the training command's argv into o; returns 0, 1 after --help or
  * --version, -1 after saying what is wrong (rank 0). */
-static int parse(int argc, char **argv, struct opts *o)
+static int parse(int argc, char **argv, void *opts)
 {
+    struct opts *o = opts;
     *o = (struct opts){.p = {.dim = 100, .window = 5, .negative = 5, .sample = 1e-3},
                        .min_count = 5, .epochs = 3, .sync_every = -1, .alpha = 0.025, .seed = 1};
     const loom_flag flags[] = {
@@ -187,34 +109,15 @@ static int parse(int argc, char **argv, struct opts *o)
     return bad ? loom_flags_complain("loom-w2v", bad) : 0;
 }
 
-static int train(int argc, char **argv)
+static int train(struct opts o)
 {
-    struct opts o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? 2 : 0;
-    int R = loom_size(), me = loom_rank();
-    /* Summed changes overshoot on many ranks: a frequent word's output
-     * vector gets every rank's whole step at once, and on 8 and 16 ranks
-     * the loss ran away (docs/loom-w2v.md, "Which merge").  The mean of the
-     * ranks' versions cannot leave them, but its vectors scored far worse
-     * on WordNet similarity; twice the mean (two ranks' changes add)
-     * overshoots at most as 2 ranks summing do and, every 10 000 words,
-     * scored within the seeds' spread of one rank on 2, 3 and 4 ranks, so
-     * it is the default (on 2 ranks it is the sum, and dsm runs it as
-     * one).  Block momentum (dsm.md) gives back the progress the mean
-     * takes from the rows every rank trains, once sync points are close
-     * enough for the moves to settle: every 8000 words of the job, as many
-     * an epoch on any number of ranks, 8 ranks ended 3 epochs 2.8% above
-     * one rank's loss where capped every 10 000 words of each rank ended
-     * 5.2% above (docs/loom-w2v.md, "Which merge").  avg: the allocations'
-     * .average (0 sum, 1 mean, 2 capped). */
-    int avg = !o.merge || !strcmp(o.merge, "capped") ? 2 : !strcmp(o.merge, "sum") ? 0 : 1;
-    if (o.sync_every < 0) /* summed deltas diverge when ranks see too little of each other;
-                           * capped and averaged rows lose quality when they mix too seldom */
-        o.sync_every = avg ? (8000 + R - 1) / R : R > 1 ? (5000 + R - 2) / (R - 1) : 5000;
-    if (o.serial && R > 1)
-        loom_abort(2, "loom-w2v: --serial runs on one rank (got %d)", R);
+    int rc, R = loom_size(), me = loom_rank();
+    /* the merge and its sync interval: kernels/w2v_dist.h says why */
+    int avg = !o.merge || !strcmp(o.merge, "capped") ? LOOM_W2V_CAPPED
+              : !strcmp(o.merge, "sum")              ? LOOM_W2V_SUM
+                                                     : LOOM_W2V_AVG;
+    if (o.sync_every < 0)
+        o.sync_every = loom_w2v_sync_every(avg, R);
     loom_corpus c;
     char err[512] = "", msg[600];
     rc = loom_corpus_load_text(o.train, o.min_count, &c, err, sizeof err);
@@ -232,48 +135,11 @@ static int train(int argc, char **argv)
              "occurrences; need 2", o.train, V, (long long)o.min_count);
     loom_report_agree(V < 2 || loom_w2v_tables(count, V, c.ntokens, o.p.sample, keep, &neg),
                       msg); /* every rank finds the same: one message */
-
-    static struct job j; /* large (per-thread slots); one per process */
-    j.c = &c;
-    j.nblocks = R; /* --serial: one rank, one block */
-    if (!(j.block = malloc(((size_t)j.nblocks + 1) * sizeof *j.block)))
-        loom_abort(1, "loom-w2v: out of memory");
-    for (int k = 0; k <= j.nblocks; k++)
-        j.block[k] = loom_corpus_block(&c, k, j.nblocks);
-    j.epochs = o.epochs;
-    j.alpha0 = (float)o.alpha;
-    j.seed = o.seed;
-    j.m = (loom_w2v_model){.p = o.p, .keep = keep, .neg = &neg, .row = loom_row, .ctx = &j};
-    size_t row = (size_t)o.p.dim * sizeof(float), bytes = (size_t)V * row;
-    if (o.serial) {
-        j.in = malloc(bytes);
-        j.out = calloc((size_t)V * (size_t)o.p.dim, sizeof(float));
-    } else {
-        loom_alloc_opts a = {.unit = LOOM_UNIT_ROW, .row_size = row, .merge = LOOM_MERGE_ADD,
-                             .type = LOOM_FLOAT, .coherence = o.staleness ? "ssp" : "bsp",
-                             .staleness = o.staleness, .staleness_set = 1, .average = avg,
-                             .momentum = avg != 0};
-        a.name = "in";
-        j.in = loom_alloc(bytes, &a);
-        a.name = "out";
-        j.out = loom_alloc(bytes, &a);
-    }
-    if (!j.in || !j.out)
-        loom_abort(1, "loom-w2v: cannot allocate 2 x %d vectors of %d floats", V, o.p.dim);
-    if (o.serial) /* the twin's rows are plain arrays */
-        j.m.base[0] = j.in, j.m.base[1] = j.out;
     int done = o.serial ? 0 : (int)loom_clock_now(); /* epochs before a restart: rows came back */
-    if (o.serial)
-        loom_w2v_init_rows(j.in, 0, V, o.p.dim, o.seed);
-    else if (!loom_restarted()) { /* rank 0 writes the first vectors; the barrier publishes them */
-        float *v = malloc(row);
-        for (int32_t w = 0; me == 0 && v && w < V; w++) {
-            loom_w2v_init_rows(v, w, 1, o.p.dim, o.seed);
-            loom_row_put(j.in, (size_t)w, v);
-        }
-        free(v);
-        loom_barrier();
-    }
+    loom_w2v_dist *d = loom_w2v_dist_new(&c, keep, &neg, &(loom_w2v_dist_opts){
+        .p = o.p, .serial = o.serial, .merge = avg, .staleness = o.staleness,
+        .sync_every = o.sync_every, .epochs = o.epochs, .alpha = o.alpha, .seed = o.seed,
+        .tick = loom_report_tick});
     if (me == 0)
         printf("loom-w2v: %lld words in %d sentences, vocabulary %d (min count %lld), dim %d, "
                "%d rank(s) x %d thread(s)%s\n", (long long)c.ntokens, c.ndocs, V,
@@ -289,35 +155,12 @@ static int train(int argc, char **argv)
                                         err, sizeof err);
     snprintf(msg, sizeof msg, "loom-w2v: %s", err);
     loom_report_agree(!rep, msg);
-    if (!o.serial) { /* every rank reads nearly every row: fetch both tables in one batch each,
-                      * not a round trip per row at its first use */
-        size_t *all = malloc((size_t)V * sizeof *all);
-        for (int32_t w = 0; all && w < V; w++)
-            all[w] = (size_t)w;
-        if (all && (loom_row_prefetch(j.in, all, (size_t)V) || loom_row_prefetch(j.out, all, (size_t)V)))
-            loom_abort(1, "loom-w2v: cannot fetch the vectors");
-        free(all);
-    }
-    loom_sync mode = o.staleness ? LOOM_SSP : LOOM_HYBRID;
     double busy = 0, last_loss = NAN; /* NAN until an epoch runs in this process */
     for (int e = done + 1; e <= o.epochs; e++) {
-        j.epoch = e;
-        memset(j.slot, 0, sizeof j.slot);
         loom_report_begin(&*rep, e, R == 1 ? c.ntokens : 0); /* ranks: shares by speed */
-        double t0 = loom_wtime();
-        if (o.serial)
-            for (int64_t i = 0; i < c.ndocs; i++)
-                sentence((long)i, &j);
-        else if (loom_for(0, c.ndocs, sentence, &j, &(loom_for_opts){.schedule = LOOM_DYNAMIC,
-                          .chunk = 16, .sync = mode, .sync_every = o.sync_every,
-                          .sync_weight = words, /* --sync-every counts words */
-                          .accessor_reads = 1})) /* the vectors are read by loom_row_get */
-            loom_abort(1, "loom-w2v: the training loop failed in epoch %d", e);
+        double t0 = loom_wtime(), s[2];
+        loom_w2v_dist_epoch(d, e, s);
         busy += loom_wtime() - t0;
-        double s[2] = {0, 0};
-        for (int k = 0; k < SLOTS; k++)
-            s[0] += j.slot[k].loss, s[1] += (double)j.slot[k].pairs;
-        loom_allreduce(LOOM_IN_PLACE, s, 2, LOOM_DOUBLE, LOOM_SUM);
         last_loss = s[1] > 0 ? s[0] / s[1] : 0;
         loom_report_row(rep, (double[]){e, (double)c.ntokens * e, busy, last_loss, s[1]});
         /* an untrained model gives each of a pair's outcomes 1/2 (report.h) */
@@ -327,30 +170,19 @@ static int train(int argc, char **argv)
         if (!o.serial)
             loom_clock(); /* LOOM_CHECKPOINT_EVERY=N: a checkpoint every N epochs */
     }
-    if (!o.serial)
-        loom_barrier(); /* every rank's last changes are home: save reads them there */
+    loom_w2v_dist_finish(d);
     if (me == 0) {
         if (busy > 0)
             printf("loom-w2v: %.0f words/s over %d epochs (%.3f s training)\n",
                    (double)c.ntokens * (o.epochs - done) / busy, o.epochs - done, busy);
-        loom_w2v_model view = j.m;
-        if (!o.serial)
-            view.row = home_row;
-        if (loom_w2v_save(o.output, c.vocab, V, o.p.dim, &view))
+        if (loom_w2v_dist_save(d, o.output, c.vocab))
             loom_abort(1, "loom-w2v: %s: %s", o.output, strerror(errno));
         printf("loom-w2v: %d vectors written to %s\n", V, o.output);
     }
     loom_report_final(rep, "loss", last_loss);
     loom_report_close(rep);
-    if (o.serial) {
-        free(j.in);
-        free(j.out);
-    } else {
-        loom_free(j.in);
-        loom_free(j.out);
-    }
+    loom_w2v_dist_free(d);
     loom_alias_free(&neg);
-    free(j.block);
     free(count);
     free(keep);
     loom_corpus_free(&c);
@@ -465,9 +297,11 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "nearest"))
         return nearest(argc, argv); /* a local query: no job, no loom_init */
-    if (loom_init(&argc, &argv))
-        return 2;
-    int rc = train(argc, argv);
+    struct opts o = {0};
+    int rc = loom_app_start("loom-w2v", &argc, &argv, parse, &o, &o.serial);
+    if (rc != LOOM_APP_GO)
+        return rc;
+    rc = train(o);
     int frc = loom_finalize();
     return rc ? rc : frc;
 }

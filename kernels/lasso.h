@@ -10,7 +10,7 @@
  *     β_j' = S(z + c_j β_j, λ) / c_j         c_j = ‖x_j‖², S the soft threshold
  *     r  −= x_j (β_j' − β_j)                 (each rank over its own rows)
  * which is exactly the priority schedule's push (the local sum) and pull
- * (the update) with an allreduce between (apps/loom-lasso.c).  The serial
+ * (the update) with an allreduce between (lasso_dist.c).  The serial
  * twin does the same on one rank, one coordinate at a time.
  *
  * Columns should be standardized (mean 0, Σ_i x_ij² = N) for the
@@ -82,7 +82,7 @@ double loom_lasso_dot_local(const loom_lasso *l, int64_t j);
 double loom_lasso_apply(loom_lasso *l, int64_t j, double z, double lambda);
 
 /* The same two steps split, for a rank's threads that share a coordinate
- * by rows (apps/loom-lasso.c): the push over local rows [lo, hi) only;
+ * by rows (lasso_dist.c): the push over local rows [lo, hi) only;
  * the update of β_j alone (returns the change; r untouched); and the
  * change taken out of the residual's rows [lo, hi).  Summed over a
  * partition of the rows, in order, the pieces are the whole: the residual

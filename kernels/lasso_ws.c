@@ -4,7 +4,7 @@
  * matrix (glmnet's "covariance updates"), which every rank runs alike on
  * the same summed numbers, with nothing sent.  The outer loop (the
  * gradient, the duality gap, gap-safe screening, growing the set) is
- * apps/loom-lasso.c's. */
+ * lasso_dist.c's. */
 #include "lasso.h"
 
 #include <math.h>

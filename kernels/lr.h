@@ -1,8 +1,8 @@
 /* lr.h — logistic regression by SGD: the multinomial (softmax) model on
  * dense features and the binary model on sparse features, one sample per
- * step, and the serial twin of each epoch.  The loops over samples are the
- * app's (apps/loom-lr.c runs them data-parallel under loom_for); these
- * are the per-sample pieces they call.
+ * step, and the serial twin of each epoch.  The loops over samples are
+ * lr_dist.h's (data-parallel under loom_for, or the serial twin's plain
+ * loop); these are the per-sample pieces they call.
  *
  * Multinomial: C classes, D features (the caller appends a constant 1 for
  * the bias); W[c] is a row of D floats; p = softmax(W x); the loss is
