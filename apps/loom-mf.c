@@ -13,6 +13,7 @@
  *     rank's ratings into cells (user block x item sub-block) once and
  *     runs the same plan every epoch (.repeated), so the result equals
  *     some serial order of the updates.
+ * (The Loom version lives in kernels/mf_dist.c, beside the serial twin.)
  * After an epoch every rank gathers H (loom_ring_collect) and the train
  * objective and test RMSE are summed over ranks (loom_allreduce); then
  * loom_clock, so LOOM_CHECKPOINT_EVERY=N checkpoints every N epochs and a
@@ -34,7 +35,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "../kernels/mf.h"
+#include "../kernels/mf_dist.h"
 #include "../data/mem.h"
 #include "../data/ratings.h"
 #include "common/flags.h"
@@ -47,35 +48,6 @@ struct opts {
     double step, decay, lambda, lambda_bias;
     unsigned long long seed;
 };
-
-/* What the loop body reads: the model and this epoch's rates; each
- * thread sums its updates' squared errors in its own slot (a cache line
- * apart). */
-#define SLOT 8
-struct job {
-    loom_mf m;
-    double *loss;
-};
-
-/* The block body: the kernel's loop over a block of ratings.  A block of
- * one (every block under LOOM_CHECK=serial) reaches its rows through
- * loom_at, so that the checker sees the rows the update really touches,
- * not only those the ratings' fields name. */
-static void sgd(const void *recs, long n, void *ctx)
-{
-    struct job *j = ctx;
-    double loss;
-    if (n == 1) {
-        const loom_rating *v = recs;
-        float e = loom_mf_update(loom_at(j->m.W, (size_t)v->u), loom_at(j->m.H, (size_t)v->i),
-                                 v->r, &j->m);
-        loss = (double)e * e;
-    } else {
-        loss = loom_mf_block(recs, n, &j->m);
-    }
-    j->loss[omp_get_thread_num() * SLOT] += loss;
-    loom_report_tick(n);
-}
 
 /* Parses argv into o; on a bad argument prints why (rank 0) and returns
  * -1; 1 after --help or --version. */
@@ -359,28 +331,13 @@ int main(int argc, char **argv)
                "predicted from the mean and the known bias\n", (long long)unseen[0],
                (long long)unseen[1]);
 
-    /* The model: W local to each rank, H rotating on the ring. */
-    int D = loom_mf_stride(o.K);
-    size_t row = (size_t)D * sizeof(float);
-    float *W = loom_alloc((size_t)nu * row, &(loom_alloc_opts){.name = "W",
-                          .unit = LOOM_UNIT_ROW, .row_size = row, .coherence = "local"});
-    float *H = loom_alloc((size_t)ni * row, &(loom_alloc_opts){.name = "H",
-                          .unit = LOOM_UNIT_ROW, .row_size = row, .coherence = "ring"});
-    if (!W || !H)
-        loom_abort(1, "loom-mf: cannot allocate the model (%d + %d rows of %d floats)", nu, ni,
-                   D);
-    /* this rank's users' rows of W are current here: a restart on another
-     * number of ranks takes each row from the rank that held it */
-    loom_checkpoint_rows(W, (size_t)mine.lo, (size_t)(mine.hi - mine.lo));
-    size_t hfirst, hn;
-    loom_ring_part(H, NULL, NULL, &hfirst, &hn);
+    /* The model: W local to each rank, H rotating on the ring (kernels/mf_dist.c). */
+    loom_mf_dist j = {.m = {.lambda = (float)o.lambda, .lambda_bias = (float)o.lambda_bias},
+                      .serial = o.serial, .ordered = o.ordered, .tick = loom_report_tick};
+    loom_mf_dist_init(&j, nu, ni, o.K, mu, &mine, cu, ci, o.seed);
     int done = (int)loom_clock_now(); /* epochs before a restart: W and H came back */
-    if (!loom_restarted()) {
-        loom_mf_init_rows(W + (size_t)mine.lo * D, mine.lo, mine.hi - mine.lo, o.K, D,
-                          cu + mine.lo, o.seed);
-        loom_mf_init_rows(H + hfirst * D, (int64_t)hfirst, (int64_t)hn, o.K, D, ci + hfirst,
-                          o.seed ^ 0x9e3779b97f4a7c15ULL);
-    }
+    float *W = j.m.W, *H = j.m.H;
+    int D = j.m.D;
     free(cu);
     free(ci);
 
@@ -390,36 +347,18 @@ int main(int argc, char **argv)
                                         err, sizeof err);
     snprintf(msg, sizeof msg, "loom-mf: %s", err);
     loom_report_agree(!rep, msg);
-    int T = omp_get_max_threads();
-    struct job j = {{W, H, o.K, D, mu, 0, (float)o.lambda, (float)o.lambda_bias}, calloc((size_t)T * SLOT, sizeof(double))};
-    /* each rating touches the rows its fields name: W[u] and H[i]; the
-     * planner lays the ratings out where they are (no copy: at 10^8
-     * ratings, 2 GB less) */
-    const loom_for_opts loop = {.schedule = LOOM_SERIALIZABLE, .local = 1, .repeated = 1,
-                                .ordered = o.ordered, .in_place = 1,
-                                .fields = {LOOM_FIELD(W, loom_rating, u),
-                                           LOOM_FIELD(H, loom_rating, i)}};
-    if (!j.loss)
-        loom_abort(1, "loom-mf: out of memory");
     double busy = 0, test_rmse = NAN;
     for (int e = done + 1; e <= o.epochs; e++) {
-        j.m.step = (float)(o.step * pow(o.decay, e - 1));
-        memset(j.loss, 0, (size_t)T * SLOT * sizeof *j.loss);
         loom_report_begin(rep, e, tr.n);
         double t0 = loom_wtime();
-        if (o.serial)
-            j.loss[0] = loom_mf_block(tr.v, tr.n, &j.m);
-        else if (loom_for_records(tr.v, sizeof *tr.v, tr.n, sgd, &j, &loop))
-            loom_abort(1, "loom-mf: the SGD loop failed in epoch %d", e);
+        double sq = loom_mf_dist_epoch(&j, tr.v, tr.n, (float)(o.step * pow(o.decay, e - 1)));
         busy += loom_wtime() - t0;
         loom_ring_collect(H);
         double hnorm[2]; /* now: after the allreduce, the next epoch's ring hand-offs may
                           * land in H */
         loom_mf_sq_norm(H, ni, o.K, D, hnorm);
-        double s[4] = {0, loom_mf_sq_error(te.v, te.n, &j.m)};
+        double s[4] = {sq, loom_mf_sq_error(te.v, te.n, &j.m)};
         loom_mf_sq_norm(W + (size_t)mine.lo * D, mine.hi - mine.lo, o.K, D, s + 2);
-        for (int t = 0; t < T; t++)
-            s[0] += j.loss[t * SLOT];
         loom_allreduce(LOOM_IN_PLACE, s, 4, LOOM_DOUBLE, LOOM_SUM);
         double obj = s[0] + o.lambda * (s[2] + hnorm[0]) + o.lambda_bias * (s[3] + hnorm[1]);
         test_rmse = sqrt(s[1] / (double)ntest);
@@ -445,12 +384,10 @@ int main(int argc, char **argv)
         save_model(o.model, W, H, nu, ni, o.K, D, mu, &mine, raw, first_id);
     free(raw[0]);
     free(raw[1]);
-    free(j.loss);
     loom_report_final(rep, "test_rmse", test_rmse);
     loom_report_close(rep);
     loom_ratings_free(&tr);
     loom_ratings_free(&te);
-    loom_free(W);
-    loom_free(H);
+    loom_mf_dist_free(&j);
     return loom_finalize();
 }
