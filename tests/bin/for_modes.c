@@ -48,7 +48,9 @@
  *                       a round it reads exactly its own increments (no
  *                       other thread's), and the final row is exactly the
  *                       iterations (every thread's changes added, none
- *                       lost); the counter, reached in place, too
+ *                       lost); the counter, reached in place, too.  EVERY
+ *                       (default 64) is the loop's sync interval; a thread's
+ *                       rounds are at most 64 iterations however long it is
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -135,7 +137,8 @@ static int once(void)
 }
 
 /* ---- own ------------------------------------------------------------------ */
-enum { OWN_N = 200000, OWN_EVERY = 64, OWN_F = 16 };
+enum { OWN_N = 200000, OWN_F = 16 };
+static long own_every = 64;  /* the loop's sync interval (for_modes own [EVERY]) */
 static float *own_model;     /* one row of OWN_F floats: model replicas */
 static int64_t *own_count;   /* one int64 row, add merge, not averaged */
 static float *own_seen;      /* iteration i: element 0 of the model before its += */
@@ -168,13 +171,15 @@ static int own(void)
     own_seen = malloc(OWN_N * sizeof *own_seen);
     if (!own_model || !own_count || !own_seen || R != 1)
         return 1;
-    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = OWN_EVERY};
+    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = own_every};
     if (loom_for(0, OWN_N, own_body, NULL, &o))
         return 1;
-    /* thread t's static block, in rounds of every = sync_every / T: inside
-     * a round each read is the one before plus this thread's own 1 */
+    /* thread t's static block, in rounds of every = sync_every / T (at
+     * most 64, sched/for.c's OWN_ROUND): inside a round each read is the
+     * one before plus this thread's own 1 */
     int T = omp_get_max_threads();
-    long every = (OWN_EVERY + T - 1) / T, jumps = 0, first = -1;
+    long every = (own_every + T - 1) / T, jumps = 0, first = -1;
+    every = every > 64 ? 64 : every;
     for (int t = 0; t < T; t++) {
         long a = (long)((__int128)OWN_N * t / T), z = (long)((__int128)OWN_N * (t + 1) / T);
         for (long i = a + 1; i < z; i++)
@@ -722,8 +727,11 @@ int main(int argc, char **argv)
             rc = sync_mode(mode);
         } else if (!strcmp(argv[i], "plan"))
             rc = plan_cache();
-        else if (!strcmp(argv[i], "own"))
+        else if (!strcmp(argv[i], "own")) {
+            if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
+                own_every = atol(argv[++i]);
             rc = own();
+        }
         else if (!strcmp(argv[i], "repeat") && i + 1 < argc)
             rc = repeat(atoi(argv[++i]));
         else if (!strcmp(argv[i], "priority"))

@@ -19,7 +19,7 @@
 # a loop, with its rounds; on one rank a hybrid loop with a sync interval
 # gives its threads their own copies of model replicas.
 . "$(dirname "$0")/../lib.sh"
-plan 83
+plan 84
 # One rank, hybrid, a sync interval: the threads work on their own copies
 # of model replicas (.average), adding their changes at the end of each of
 # their rounds (sched/for.c, own_rounds): no other thread's change seen
@@ -30,6 +30,12 @@ for t in 2 3; do
     ok $? "1 rank x $t threads, hybrid with a sync interval: each thread's own copy of the replicas, every change added"
     [ $rc -eq 0 ] || sed 's/^/# /' "$T/w"
 done
+# however long the rank's interval, a thread adds its changes every 64
+# iterations at most (summed copies drift apart: loom-lr ran away at 800)
+OMP_NUM_THREADS=2 LOOM_STATS=1 run_job "$T/w" "$LOOMRUN" -n 1 "$B/tests/bin/for_modes" own 1000
+[ $rc -eq 0 ] && has "$T/w" "^ok - own: 2 thread\\(s\\)' own rounds of 64" &&
+    has "$T/w" "loom_for: 2 threads' own rounds of 64 iterations: [0-9]+ rounds"
+ok $? "1 rank x 2 threads, hybrid every 1000: each thread's rounds are 64 iterations, not 500"
 # Seven of each layout's eight checks share one job (each launch costs
 # start-up); ssp runs in its own, for LOOM_COHERENCE.
 for n in 1 2 3 4; do
