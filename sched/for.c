@@ -19,18 +19,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Block r of [begin, end) cut into R contiguous blocks of about equal
+ * length (a rank's of the job's range, a thread's of the rank's). */
+static void block(long begin, long end, long r, long R, long *lo, long *hi)
+{
+    long n = end - begin;
+    *lo = begin + (long)((__int128)n * r / R);
+    *hi = begin + (long)((__int128)n * (r + 1) / R);
+}
+
 /* This rank's part of [begin, end): all of it with .local or one rank,
  * else its block. */
 static void my_range(long begin, long end, int local, long *lo, long *hi)
 {
-    long n = end - begin, R = loom_rt_icv.nranks, r = loom_rt_icv.rank;
-    if (local || R == 1) {
+    if (local || loom_rt_icv.nranks == 1) {
         *lo = begin;
         *hi = end;
         return;
     }
-    *lo = begin + (long)((__int128)n * r / R);
-    *hi = begin + (long)((__int128)n * (r + 1) / R);
+    block(begin, end, loom_rt_icv.rank, loom_rt_icv.nranks, lo, hi);
 }
 
 #define EACH(lo, hi, b)                                                  \
@@ -45,8 +52,8 @@ static void omp_loop(long lo, long hi, loom_schedule sch, long chunk, const loom
     if (b->range) {
         long n = hi - lo;
         if (sch == LOOM_STATIC && chunk <= 0) {
-            int t = omp_get_thread_num(), T = omp_get_num_threads();
-            long a = lo + (long)((__int128)n * t / T), z = lo + (long)((__int128)n * (t + 1) / T);
+            long a, z;
+            block(lo, hi, omp_get_thread_num(), omp_get_num_threads(), &a, &z);
             if (z > a)
                 b->range(a, z, b->ctx);
             return;
@@ -236,9 +243,10 @@ static int owned_arrays(void)
 /* Contract: one rank, HYBRID, a sync interval, several threads, static
  * schedule (data_parallel decides).  Each thread runs its static block of
  * [lo, hi) in rounds of sync_every / T iterations (the rank's interval
- * shared by its threads; at most OWN_ROUND) on its own copies of the rows of the small model
- * replicas it reaches through loom_at (loom_sched_stage_owns), and at the end
- * of each of its rounds adds its changes to the array (summed, as
+ * shared by its threads; at most OWN_ROUND) on its own copies of the rows
+ * of the small model replicas it reaches through loom_at
+ * (loom_sched_stage_owns), and at the end of each of its rounds adds its
+ * changes to the array (summed, as
  * Hogwild's updates are) and drops the copies, without waiting for the
  * other threads: no barrier but the loop's end.  Other arrays are
  * reached in place.  So the threads stop writing the same cache lines on
@@ -256,8 +264,9 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
         bad = !(ss[t] = loom_sched_stage_new_own());
 #pragma omp parallel num_threads(T) if (!bad) reduction(+ : rounds)
     {
-        int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        long n = hi - lo, a = lo + (long)((__int128)n * t / nt), z = lo + (long)((__int128)n * (t + 1) / nt);
+        int t = omp_get_thread_num();
+        long a, z;
+        block(lo, hi, t, omp_get_num_threads(), &a, &z);
         loom_sched_ts.mode = TS_STAGE;
         loom_sched_ts.stage = ss[t];
         for (long x = a; !bad && x < z; x += every) {
@@ -265,8 +274,7 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
             if (b->range)
                 b->range(x, y, b->ctx);
             else
-                for (long i = x; i < y; i++)
-                    b->one(i, b->ctx);
+                EACH(x, y, b);
             loom_sched_stage_flush(&ss[t], 1);
             rounds++;
         }

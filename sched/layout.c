@@ -123,36 +123,28 @@ static inline void swap_rec(char *x, char *y, size_t sz, char *tmp)
     copy_rec(y, tmp, sz);
 }
 
-/* How flag_sort buckets a record: by group(rec) (level 1), or inside
- * group g by sub(rec, g) (level 2); m buckets, m for none. */
-typedef struct bucketing {
-    uint32_t (*group)(const char *, const void *);
-    uint32_t (*sub)(const char *, const void *, uint32_t);
-    const void *ctx;
-    uint32_t g;   /* level 2: the group */
-    size_t m;
-} bucketing;
-
-static inline size_t bucket_of(const bucketing *k, const char *rec)
+/* The bucket of rec: group(rec, ctx), or m (none) for a group of m or
+ * more (UINT32_MAX). */
+static inline size_t bucket_of(uint32_t (*group)(const char *, const void *), const void *ctx,
+                               size_t m, const char *rec)
 {
-    uint32_t b = k->sub ? k->sub(rec, k->ctx, k->g) : k->group(rec, k->ctx);
-    return b < k->m ? b : k->m;
+    uint32_t b = group(rec, ctx);
+    return b < m ? b : m;
 }
 
-/* Contract: the records [lo, hi) of data, grouped in place into m + 1
- * buckets (the last: none) by an American flag sort (McIlroy, Bostic &
- * McIlroy 1993): start[b] gets where bucket b's run begins (start[m + 1]
- * = hi).  cnt holds m + 2 counters of scratch, tmp room for a record.
- * Every record is moved at most once, into its run; the order inside a
- * bucket is not the records' order.  Calls no other thread. */
-static void flag_sort(char *data, size_t sz, long lo, long hi, const bucketing *k, size_t *start,
-                      size_t *cnt, char *tmp)
+/* Contract: the records [0, n) of data, grouped in place into m + 1
+ * buckets by group (the last: none) by an American flag sort (McIlroy,
+ * Bostic & McIlroy 1993): start[b] gets where bucket b's run begins
+ * (start[m + 1] = n).  cnt holds m + 2 counters of scratch, tmp room for
+ * a record.  Every record is moved at most once, into its run; the order
+ * inside a bucket is not the records' order.  Calls no other thread. */
+static void flag_sort(char *data, size_t sz, long n, uint32_t (*group)(const char *, const void *),
+                      const void *ctx, size_t m, size_t *start, size_t *cnt, char *tmp)
 {
-    size_t m = k->m;
     memset(cnt, 0, (m + 2) * sizeof *cnt);
-    for (long x = lo; x < hi; x++)
-        cnt[bucket_of(k, data + (size_t)x * sz)]++;
-    size_t at = (size_t)lo;
+    for (long x = 0; x < n; x++)
+        cnt[bucket_of(group, ctx, m, data + (size_t)x * sz)]++;
+    size_t at = 0;
     for (size_t b = 0; b <= m; b++) {
         start[b] = at;
         at += cnt[b];
@@ -162,7 +154,7 @@ static void flag_sort(char *data, size_t sz, long lo, long hi, const bucketing *
     for (size_t b = 0; b <= m; b++)
         while (cnt[b] < start[b + 1]) {
             char *rec = data + cnt[b] * sz;
-            size_t to = bucket_of(k, rec);
+            size_t to = bucket_of(group, ctx, m, rec);
             if (to == b)
                 cnt[b]++;
             else
@@ -178,7 +170,7 @@ int loom_sched_bucket_in_place(char *data, size_t sz, long n, uint32_t (*group)(
     char *tmp = malloc(sz);
     int bad = !start || !cnt || !tmp;
     if (!bad) /* by group: one pass, on this thread */
-        flag_sort(data, sz, 0, n, &(bucketing){group, NULL, ctx, 0, ngroup}, start, cnt, tmp);
+        flag_sort(data, sz, n, group, ctx, ngroup, start, cnt, tmp);
     free(cnt);
     free(tmp);
     if (!bad && !base)
