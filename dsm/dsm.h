@@ -459,6 +459,10 @@ void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum);
  * change to the row, sched/stage.c), computed and added in one pass;
  * copy may be the rank's copy of the row, changed in place. */
 int loom_dsm_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig);
+/* row.c: the same, and copy and orig then both hold the row as the add
+ * left it (a thread's own copy made current in the same pass, one rank:
+ * sched/stage.c's own stages); LOOM_ERR_ARG where the add needs a twin. */
+int loom_dsm_row_add_diff_take(loom_dsm_alloc *a, size_t row, void *copy, void *orig);
 /* Contract: makes every row of a's working copy (a->base) current, as
  * loom_row_get would row by row, fetching the invalid ones in batches;
  * nothing to do when no copy was dropped since its last call.  For code

@@ -296,7 +296,9 @@ loom_stage *loom_sched_stage_new(int shared);
  * (for.c, own_rounds): only the arrays loom_sched_stage_owns are staged, each
  * thread working on its own copies of their rows; any other array is
  * reached in place, as in plain OpenMP.  Its flush may run while other
- * threads' bodies run (its rows' additions take the row locks). */
+ * threads' bodies run (its rows' additions take the row locks); it keeps
+ * the rows its round touched, current as of the flush, for the next
+ * round, and drops those the round before kept and this one left alone. */
 loom_stage *loom_sched_stage_new_own(void);
 /* 1 if a thread's own stage keeps its own copy of a's rows: model
  * replicas (.average) of at most 1 MiB, a copy that stays in a core's

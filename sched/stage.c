@@ -31,8 +31,9 @@
  * On one rank a HYBRID loop with a sync interval gives each thread its
  * own stage of the small model replicas it reaches (loom_sched_stage_new_own,
  * for.c's own_rounds): the thread flushes it at the end of each of its
- * rounds, while the others run, adding its changes under the rows' locks
- * (and taking its copies under them), so a model every sample changes
+ * rounds, while the others run, adding its changes and taking the rows
+ * back in one pass each under the row's lock (own_flush), and keeps the
+ * rows it touched for its next round, so a model every sample changes
  * stops bouncing between the threads' caches.
  *
  * Other copies and the originals are anonymous mappings touched only where
@@ -52,8 +53,10 @@ struct staged {
     loom_dsm_alloc *a;
     char *copy, *orig;           /* nunits * unit each, touched rows valid;
                                   * copy == a->base: in place */
-    _Atomic uint8_t *st;         /* per row: 0 absent, 1 filling, 2 ready */
+    _Atomic uint8_t *st;         /* per row: 0 absent, 1 filling, 2 ready;
+                                  * own stages: 3 kept from the last round */
     size_t *touched;
+    size_t *kept, nkept;         /* own stages: the rows the last round kept */
     _Atomic size_t ntouched;
     int whole;                   /* the last round changed most of it (most()) */
     int dense;                   /* this round merged by one allreduce (dsm/dense.c) */
@@ -151,7 +154,8 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
     g->orig = array_map(a);
     g->st = calloc(a->nunits, sizeof *g->st);
     g->touched = malloc(a->nunits * sizeof *g->touched);
-    if (!g->copy || !g->orig || !g->st || !g->touched)
+    g->kept = s->own ? malloc(a->nunits * sizeof *g->kept) : NULL;
+    if (!g->copy || !g->orig || !g->st || !g->touched || (s->own && !g->kept))
         loom_rt_die(2, "loom_for: out of memory staging '%s'", a->name);
     atomic_store(&s->n, n + 1);
     pthread_mutex_unlock(&s->lock);
@@ -168,6 +172,11 @@ void *loom_sched_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int wri
     uint8_t st = atomic_load_explicit(&g->st[row], memory_order_acquire);
     if (st == 2)
         return copy;
+    if (st == 3) { /* an own stage's row, current as of its last flush */
+        atomic_store_explicit(&g->st[row], 2, memory_order_relaxed);
+        g->touched[atomic_fetch_add(&g->ntouched, 1)] = row;
+        return copy;
+    }
     uint8_t zero = 0;
     if (st == 0 && atomic_compare_exchange_strong(&g->st[row], &zero, 1)) {
         const void *src = loom_row_get(a->base, row);
@@ -271,6 +280,29 @@ static void dense(loom_stage **ss, int n)
     free(want);
 }
 
+/* An own stage's flush (its thread's, one rank): the rows the round
+ * touched add their changes and are made current in one pass each
+ * (loom_dsm_row_add_diff_take) and kept for the next round; rows kept from
+ * the round before and not touched since are dropped, so a kept row is
+ * never older than the start of the round before. */
+static void own_flush(struct staged *g)
+{
+    loom_dsm_alloc *a = g->a;
+    for (size_t k = 0; k < g->nkept; k++)
+        if (atomic_load_explicit(&g->st[g->kept[k]], memory_order_relaxed) == 3)
+            atomic_store_explicit(&g->st[g->kept[k]], 0, memory_order_relaxed);
+    size_t nt = atomic_load(&g->ntouched);
+    for (size_t t = 0; t < nt; t++) {
+        size_t row = g->touched[t];
+        if (loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit))
+            loom_rt_die(2, "loom_for: cannot add row %zu of '%s' home", row, a->name);
+        atomic_store_explicit(&g->st[row], 3, memory_order_relaxed);
+        g->kept[t] = row;
+    }
+    g->nkept = nt;
+    atomic_store(&g->ntouched, 0);
+}
+
 /* Contract: called by one thread while no loop body runs; collective with
  * several ranks (dense()).  Adds every stage's changes home, in stage
  * order, and empties the stages.  A thread's own stage (one rank) is
@@ -285,6 +317,10 @@ void loom_sched_stage_flush(loom_stage **ss, int n)
             loom_dsm_alloc *a = g->a;
             if (g->dense) { /* merged above */
                 g->dense = 0;
+                continue;
+            }
+            if (s->own) {
+                own_flush(g);
                 continue;
             }
             size_t nt = atomic_load(&g->ntouched), changed = 0;
@@ -356,6 +392,7 @@ void loom_sched_stage_free(loom_stage *s)
         munmap(s->arr[x].orig, s->arr[x].a->nunits * s->arr[x].a->unit);
         free((void *)s->arr[x].st);
         free(s->arr[x].touched);
+        free(s->arr[x].kept);
     }
     pthread_mutex_destroy(&s->lock);
     free(s);

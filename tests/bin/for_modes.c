@@ -161,6 +161,71 @@ static void own_body(long i, void *ctx)
     __atomic_fetch_add((int64_t *)loom_at(own_count, 0), 1, __ATOMIC_RELAXED);
 }
 
+/* A copy kept from a thread's round is never older than the start of
+ * its round before: thread 0 reads the beacon row in its round 0 (and
+ * keeps it), leaves it alone in round 1 while the last thread adds 1 to it
+ * and flushes, and reads it again in round 2, where it must see that 1.
+ * The threads meet through plain atomics (a few seconds at most: a
+ * failure, not a hang). */
+enum { FRESH_EVERY = 4 };
+static float *fresh_beacon;
+static _Atomic int fresh_kept, fresh_added;
+static float fresh_read = -1;
+
+static int fresh_wait(_Atomic int *flag)
+{
+    for (long n = 0; !atomic_load(flag); n++)
+        if (n > 4000000000L / 4)
+            return 0;
+    return 1;
+}
+
+static void fresh_body(long i, void *ctx)
+{
+    (void)ctx;
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+    long round = (i - (long)t * 3 * FRESH_EVERY) / FRESH_EVERY,
+         first = (i - (long)t * 3 * FRESH_EVERY) % FRESH_EVERY == 0;
+    float *b;
+    if (t == 0 && round == 0) {
+        b = loom_at(fresh_beacon, 0);
+        (void)b[0];
+    } else if (t == 0 && round == 1 && first) {
+        atomic_store(&fresh_kept, 1); /* round 0 flushed: the beacon kept at 0 */
+        if (!fresh_wait(&fresh_added))
+            fresh_read = -2;
+    } else if (t == 0 && round == 2 && first) {
+        b = loom_at(fresh_beacon, 0);
+        if (fresh_read != -2)
+            fresh_read = b[0];
+    } else if (t == T - 1 && round == 0 && first) {
+        if (fresh_wait(&fresh_kept)) {
+            b = loom_at(fresh_beacon, 0);
+            b[0] += 1;
+        }
+    } else if (t == T - 1 && round == 1 && first)
+        atomic_store(&fresh_added, 1); /* round 0 flushed: the 1 is in the array */
+}
+
+static int own_fresh(void)
+{
+    int T = omp_get_max_threads();
+    loom_alloc_opts bo = {.unit = LOOM_UNIT_ROW, .row_size = sizeof(float),
+                          .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT, .average = 1,
+                          .name = "beacon"};
+    if (T < 2 || !(fresh_beacon = loom_alloc(sizeof(float), &bo)))
+        return T < 2 ? 0 : 1;
+    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID,
+                       .sync_every = (long)FRESH_EVERY * T};
+    if (loom_for(0, 3L * FRESH_EVERY * T, fresh_body, NULL, &o))
+        return 1;
+    check(fresh_read == 1, "own: thread 0's third round read the beacon as %ld, not 1 (%ld: the "
+                           "threads never met)", (long)fresh_read, -2);
+    if (!fails)
+        printf("ok - own: a row a round left alone is read afresh in the next\n");
+    return fails;
+}
+
 static int own(void)
 {
     loom_alloc_opts mo = {.unit = LOOM_UNIT_ROW, .row_size = OWN_F * sizeof(float),
@@ -198,7 +263,7 @@ static int own(void)
         printf("ok - own: %d thread(s)' own rounds of %ld: no other thread's change inside a "
                "round, all %d iterations' changes added\n", T, every, OWN_N);
     free(own_seen);
-    return fails;
+    return fails || own_fresh();
 }
 
 /* ---- sync ----------------------------------------------------------------- */
