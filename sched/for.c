@@ -257,12 +257,12 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
     long every = (o->sync_every + T - 1) / T, rounds = 0;
     if (every > OWN_ROUND)
         every = OWN_ROUND;
-    double t0 = loom_wtime();
+    double t0 = loom_wtime(), merging = 0; /* the threads' seconds in their flushes */
     loom_stage **ss = calloc((size_t)T, sizeof *ss);
     int bad = !ss;
     for (int t = 0; !bad && t < T; t++)
         bad = !(ss[t] = loom_sched_stage_new_own());
-#pragma omp parallel num_threads(T) if (!bad) reduction(+ : rounds)
+#pragma omp parallel num_threads(T) if (!bad) reduction(+ : rounds, merging)
     {
         int t = omp_get_thread_num();
         long a, z;
@@ -275,7 +275,9 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
                 b->range(x, y, b->ctx);
             else
                 EACH(x, y, b);
+            double m0 = loom_wtime();
             loom_sched_stage_flush(&ss[t], 1);
+            merging += loom_wtime() - m0;
             rounds++;
         }
         loom_sched_ts.mode = TS_PLAIN;
@@ -284,9 +286,11 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
     for (int t = 0; ss && t < T; t++)
         loom_sched_stage_free(ss[t]);
     free(ss);
-    if (loom_rt_icv.stats && !bad)
-        loom_rt_log("loom_for: %d threads' own rounds of %ld iterations: %ld rounds in %.3f s",
-                 T, every, rounds, loom_wtime() - t0);
+    double took = loom_wtime() - t0;
+    if (loom_rt_icv.stats && !bad) /* the merges' share of the threads' time */
+        loom_rt_log("loom_for: %d threads' own rounds of %ld iterations: %ld rounds in %.3f s, "
+                    "%.1f%% of the threads' time merging", T, every, rounds, took,
+                    100 * merging / (T * took > 0 ? T * took : 1));
     return bad ? LOOM_ERR_NOMEM : LOOM_OK;
 }
 
