@@ -338,8 +338,10 @@ void *loom_alloc(size_t bytes, const loom_alloc_opts *opts)
     a->type = o->type;
     a->esize = loom_rt_type_size(o->type);
     a->replicas = a->kind == LOOM_UNIT_ROW && a->merge == LOOM_MERGE_ADD &&
-                  (a->type == LOOM_FLOAT || a->type == LOOM_DOUBLE) && loom_rt_icv.merge_avg != 1 &&
-                  (o->average > 0 || loom_rt_icv.merge_avg == 2);
+                          (a->type == LOOM_FLOAT || a->type == LOOM_DOUBLE) &&
+                          loom_rt_icv.merge_avg != 1 && (o->average > 0 || loom_rt_icv.merge_avg == 2)
+                      ? (o->average > 0 ? o->average : 1)
+                      : 0;
     a->policy = pol;
     a->memfd = -1;
     int rc = LOOM_OK;

@@ -147,9 +147,10 @@ struct loom_dsm_alloc {
     size_t cache_k;              /* units per group (those sharing OS pages) */
     uint8_t *cache_res;          /* per group: 1 if its memory may be resident */
     int average;                 /* add merge by averaging at the home (diff.c) */
-    int replicas;                /* asked to average (.average, LOOM_MERGE_AVG=true):
-                                    rows of model replicas, even on one rank, where a
-                                    HYBRID loop's threads keep their own (sched/for.c) */
+    int replicas;                /* asked to average (.average = k, LOOM_MERGE_AVG=true:
+                                    k = 1): rows of model replicas, even on one rank,
+                                    where a HYBRID loop's threads keep their own and
+                                    average by k too (sched/stage.c); else 0 */
     char *avg_base, *avg_sum;    /* averaging, per home slot: the row when the round */
     uint32_t *avg_n, *avg_round; /* began, the deltas' sum, their count, round + 1 */
     char *avg_move;              /* .momentum: per home slot, the row's last round's move
@@ -459,10 +460,10 @@ void loom_dsm_home_add_rows(loom_dsm_alloc *a, const void *sum);
  * change to the row, sched/stage.c), computed and added in one pass;
  * copy may be the rank's copy of the row, changed in place. */
 int loom_dsm_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const void *orig);
-/* row.c: the same, and copy and orig then both hold the row as the add
- * left it (a thread's own copy made current in the same pass, one rank:
- * sched/stage.c's own stages); LOOM_ERR_ARG where the add needs a twin. */
-int loom_dsm_row_add_diff_take(loom_dsm_alloc *a, size_t row, void *copy, void *orig);
+/* row.c: w times that difference, and copy and orig then both hold the
+ * row as the add left it (a thread's own copy made current in the same
+ * pass, one rank: sched/stage.c's own stages); float and double rows. */
+int loom_dsm_row_add_diff_take(loom_dsm_alloc *a, size_t row, void *copy, void *orig, double w);
 /* Contract: makes every row of a's working copy (a->base) current, as
  * loom_row_get would row by row, fetching the invalid ones in batches;
  * nothing to do when no copy was dropped since its last call.  For code

@@ -258,38 +258,38 @@ int loom_dsm_row_add_diff(loom_dsm_alloc *a, size_t row, const void *copy, const
 }
 #undef ADD_DIFF
 
-/* c - o added to b, and c, o and b all left at the sum: one pass. */
-#define TAKE_DIFF(T, U)                                                           \
+/* w (c - o) added to b, and c, o and b all left at the sum: one pass. */
+#define TAKE_DIFF(T)                                                              \
     do {                                                                          \
-        T *c_ = copy, *o_ = orig, *b_ = (T *)(void *)b;                           \
+        T *c_ = copy, *o_ = orig, *b_ = (T *)(void *)b, w_ = (T)w;                \
         _Pragma("omp simd")                                                       \
         for (size_t i = 0; i < n; i++) {                                          \
-            T v = (T)((U)b_[i] + ((U)c_[i] - (U)o_[i]));                          \
+            T v = b_[i] + (c_[i] - o_[i]) * w_;                                   \
             b_[i] = c_[i] = o_[i] = v;                                            \
         }                                                                         \
     } while (0)
 
-/* Contract: as loom_dsm_row_add_diff(a, row, copy, orig), after which copy
- * and orig both hold the row as the add left it: a thread's own copy of
- * the row made current in the same pass (sched/stage.c's own stages).
- * copy is not the rank's copy of the row.  Where the add goes to a twin
- * too, or the rank's copy is invalid (several ranks), returns
- * LOOM_ERR_ARG and changes nothing.  Takes the row's lock; any thread. */
-int loom_dsm_row_add_diff_take(loom_dsm_alloc *a, size_t row, void *copy, void *orig)
+/* Contract: adds w (copy - orig) to the row, element by element in a's
+ * type (float or double; w = 1 gives loom_dsm_row_add_diff's bits), after
+ * which copy and orig both hold the row as the add left it: a thread's own
+ * copy of the row made current in the same pass (sched/stage.c's own
+ * stages, which average their threads' changes).  copy is not the rank's
+ * copy of the row.  Where the add goes to a twin too, or the rank's copy
+ * is invalid (several ranks), or the rows are not float or double,
+ * returns LOOM_ERR_ARG and changes nothing.  Takes the row's lock; any
+ * thread. */
+int loom_dsm_row_add_diff_take(loom_dsm_alloc *a, size_t row, void *copy, void *orig, double w)
 {
     size_t n = a->unit / a->esize;
     char *t, *b;
     loom_dsm_unit_lock(a, row);
     int rc = add_targets(a, row, &t, &b);
-    if (!rc && (t || !b))
+    if (!rc && (t || !b || (a->type != LOOM_FLOAT && a->type != LOOM_DOUBLE)))
         rc = LOOM_ERR_ARG;
+    else if (!rc && a->type == LOOM_FLOAT)
+        TAKE_DIFF(float);
     else if (!rc)
-        switch (a->type) {
-        case LOOM_INT32: TAKE_DIFF(int32_t, uint32_t); break;
-        case LOOM_INT64: TAKE_DIFF(int64_t, uint64_t); break;
-        case LOOM_FLOAT: TAKE_DIFF(float, float); break;
-        case LOOM_DOUBLE: TAKE_DIFF(double, double); break;
-        }
+        TAKE_DIFF(double);
     loom_dsm_unit_unlock(a, row);
     return rc;
 }

@@ -292,14 +292,17 @@ void loom_sched_check_phase_end(loom_plan *p, int phase);
  * works in the rank's own copies (stage.c). */
 typedef struct loom_stage loom_stage;
 loom_stage *loom_sched_stage_new(int shared);
-/* One thread's stage of a one-rank HYBRID loop with a sync interval
- * (for.c, own_rounds): only the arrays loom_sched_stage_owns are staged, each
- * thread working on its own copies of their rows; any other array is
- * reached in place, as in plain OpenMP.  Its flush may run while other
- * threads' bodies run (its rows' additions take the row locks); it keeps
- * the rows its round touched, current as of the flush, for the next
- * round, and drops those the round before kept and this one left alone. */
-loom_stage *loom_sched_stage_new_own(void);
+/* One thread's stage of a one-rank HYBRID loop with a sync interval on
+ * `threads` threads (for.c, own_rounds): only the arrays
+ * loom_sched_stage_owns are staged, each thread working on its own copies
+ * of their rows; any other array is reached in place, as in plain OpenMP.
+ * Its flush may run while other threads' bodies run (its rows' additions
+ * take the row locks): it adds min(k, threads) / threads of its changes
+ * (the array's .average = k: the threads' copies averaged, as the ranks'
+ * are), keeps the rows its round touched, current as of the flush, for
+ * the next round, and drops those the round before kept and this one left
+ * alone. */
+loom_stage *loom_sched_stage_new_own(int threads);
 /* 1 if a thread's own stage keeps its own copy of a's rows: model
  * replicas (.average) of at most 1 MiB, a copy that stays in a core's
  * cache (a small model every sample changes, whose shared cache lines

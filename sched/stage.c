@@ -31,10 +31,11 @@
  * On one rank a HYBRID loop with a sync interval gives each thread its
  * own stage of the small model replicas it reaches (loom_sched_stage_new_own,
  * for.c's own_rounds): the thread flushes it at the end of each of its
- * rounds, while the others run, adding its changes and taking the rows
- * back in one pass each under the row's lock (own_flush), and keeps the
- * rows it touched for its next round, so a model every sample changes
- * stops bouncing between the threads' caches.
+ * rounds, while the others run, adding its changes averaged over the
+ * threads (as the ranks' replicas are) and taking the rows back in one
+ * pass each under the row's lock (own_flush), and keeps the rows it
+ * touched for its next round, so a model every sample changes stops
+ * bouncing between the threads' caches.
  *
  * Other copies and the originals are anonymous mappings touched only where
  * rows were staged; under LOOM_CACHE_BYTES (dsm/cache.c) every flush gives
@@ -66,8 +67,8 @@ struct staged {
 struct loom_stage {
     pthread_mutex_t lock;        /* adding an array */
     int shared;                  /* used by every thread of the rank */
-    int own;                     /* one thread's, one rank: small replicas only
-                                    (loom_sched_stage_new_own) */
+    int own;                     /* one thread's of `own` threads, one rank: small
+                                    replicas only (loom_sched_stage_new_own) */
     _Atomic int n;
     struct staged arr[MAXARR];
 };
@@ -87,11 +88,11 @@ int loom_sched_stage_owns(const loom_dsm_alloc *a)
     return a->replicas && a->nunits * a->unit <= ((size_t)1 << 20);
 }
 
-loom_stage *loom_sched_stage_new_own(void)
+loom_stage *loom_sched_stage_new_own(int threads)
 {
     loom_stage *s = loom_sched_stage_new(0);
     if (s)
-        s->own = 1;
+        s->own = threads;
     return s;
 }
 
@@ -280,21 +281,24 @@ static void dense(loom_stage **ss, int n)
     free(want);
 }
 
-/* An own stage's flush (its thread's, one rank): the rows the round
- * touched add their changes and are made current in one pass each
- * (loom_dsm_row_add_diff_take) and kept for the next round; rows kept from
- * the round before and not touched since are dropped, so a kept row is
- * never older than the start of the round before. */
-static void own_flush(struct staged *g)
+/* An own stage's flush (its thread's, one rank, T threads): the rows the
+ * round touched add min(k, T) / T of their changes (the threads' copies
+ * averaged as the ranks' replicas are, .average = k) and are made current
+ * in one pass each (loom_dsm_row_add_diff_take) and kept for the next
+ * round; rows kept from the round before and not touched since are
+ * dropped, so a kept row is never older than the start of the round
+ * before. */
+static void own_flush(struct staged *g, int T)
 {
     loom_dsm_alloc *a = g->a;
+    double w = (double)(a->replicas < T ? a->replicas : T) / T;
     for (size_t k = 0; k < g->nkept; k++)
         if (atomic_load_explicit(&g->st[g->kept[k]], memory_order_relaxed) == 3)
             atomic_store_explicit(&g->st[g->kept[k]], 0, memory_order_relaxed);
     size_t nt = atomic_load(&g->ntouched);
     for (size_t t = 0; t < nt; t++) {
         size_t row = g->touched[t];
-        if (loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit))
+        if (loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit, w))
             loom_rt_die(2, "loom_for: cannot add row %zu of '%s' home", row, a->name);
         atomic_store_explicit(&g->st[row], 3, memory_order_relaxed);
         g->kept[t] = row;
@@ -320,7 +324,7 @@ void loom_sched_stage_flush(loom_stage **ss, int n)
                 continue;
             }
             if (s->own) {
-                own_flush(g);
+                own_flush(g, s->own);
                 continue;
             }
             size_t nt = atomic_load(&g->ntouched), changed = 0;

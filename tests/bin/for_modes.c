@@ -47,10 +47,11 @@
  *                       rounds of sync_every / T of its iterations: inside
  *                       a round it reads exactly its own increments (no
  *                       other thread's), and the final row is exactly the
- *                       iterations (every thread's changes added, none
- *                       lost); the counter, reached in place, too.  EVERY
- *                       (default 64) is the loop's sync interval; a thread's
- *                       rounds are at most 64 iterations however long it is
+ *                       iterations / T (every thread's changes averaged
+ *                       in, as the ranks' replicas are: none lost; T = 2
+ *                       or 4, whose 1 / T is exact); the counter, reached
+ *                       in place, holds every iteration's 1.  EVERY
+ *                       (default 64) is the loop's sync interval
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -162,20 +163,22 @@ static void own_body(long i, void *ctx)
 }
 
 /* A copy kept from a thread's round is never older than the start of
- * its round before: thread 0 reads the beacon row in its round 0 (and
- * keeps it), leaves it alone in round 1 while the last thread adds 1 to it
- * and flushes, and reads it again in round 2, where it must see that 1.
+ * its round before (2 threads): thread 0 reads the beacon row in its
+ * round 0 (and keeps it), leaves it alone in round 1 while thread 1 adds 1
+ * to it and flushes (0.5: the two threads' copies averaged), and reads it
+ * again in round 2, where it must see that 0.5.  Thread 1 then waits for that read, so that neither thread takes a
+ * round of the other's block before it matters (sched/for.c, own_next).
  * The threads meet through plain atomics (a few seconds at most: a
  * failure, not a hang). */
 enum { FRESH_EVERY = 4 };
 static float *fresh_beacon;
-static _Atomic int fresh_kept, fresh_added;
+static _Atomic int fresh_kept, fresh_added, fresh_done;
 static float fresh_read = -1;
 
 static int fresh_wait(_Atomic int *flag)
 {
     for (long n = 0; !atomic_load(flag); n++)
-        if (n > 4000000000L / 4)
+        if (n > 1000000000L)
             return 0;
     return 1;
 }
@@ -183,46 +186,79 @@ static int fresh_wait(_Atomic int *flag)
 static void fresh_body(long i, void *ctx)
 {
     (void)ctx;
-    int t = omp_get_thread_num(), T = omp_get_num_threads();
-    long round = (i - (long)t * 3 * FRESH_EVERY) / FRESH_EVERY,
-         first = (i - (long)t * 3 * FRESH_EVERY) % FRESH_EVERY == 0;
+    long block = i / (3 * FRESH_EVERY), round = i % (3 * FRESH_EVERY) / FRESH_EVERY;
+    int first = i % FRESH_EVERY == 0;
     float *b;
-    if (t == 0 && round == 0) {
+    if (block == 0 && round == 0) {
         b = loom_at(fresh_beacon, 0);
         (void)b[0];
-    } else if (t == 0 && round == 1 && first) {
+    } else if (block == 0 && round == 1 && first) {
         atomic_store(&fresh_kept, 1); /* round 0 flushed: the beacon kept at 0 */
         if (!fresh_wait(&fresh_added))
             fresh_read = -2;
-    } else if (t == 0 && round == 2 && first) {
+    } else if (block == 0 && round == 2 && first) {
         b = loom_at(fresh_beacon, 0);
         if (fresh_read != -2)
             fresh_read = b[0];
-    } else if (t == T - 1 && round == 0 && first) {
+        atomic_store(&fresh_done, 1);
+    } else if (block == 1 && round == 0 && first) {
         if (fresh_wait(&fresh_kept)) {
             b = loom_at(fresh_beacon, 0);
             b[0] += 1;
         }
-    } else if (t == T - 1 && round == 1 && first)
-        atomic_store(&fresh_added, 1); /* round 0 flushed: the 1 is in the array */
+    } else if (block == 1 && round == 1 && first) {
+        atomic_store(&fresh_added, 1); /* round 0 flushed: its 1 is in the array, halved */
+        fresh_wait(&fresh_done);
+    }
 }
 
 static int own_fresh(void)
 {
-    int T = omp_get_max_threads();
     loom_alloc_opts bo = {.unit = LOOM_UNIT_ROW, .row_size = sizeof(float),
                           .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT, .average = 1,
                           .name = "beacon"};
-    if (T < 2 || !(fresh_beacon = loom_alloc(sizeof(float), &bo)))
-        return T < 2 ? 0 : 1;
-    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID,
-                       .sync_every = (long)FRESH_EVERY * T};
-    if (loom_for(0, 3L * FRESH_EVERY * T, fresh_body, NULL, &o))
+    if (omp_get_max_threads() != 2)
+        return 0;
+    if (!(fresh_beacon = loom_alloc(sizeof(float), &bo)))
         return 1;
-    check(fresh_read == 1, "own: thread 0's third round read the beacon as %ld, not 1 (%ld: the "
-                           "threads never met)", (long)fresh_read, -2);
+    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = 2 * FRESH_EVERY};
+    if (loom_for(0, 2 * 3 * FRESH_EVERY, fresh_body, NULL, &o))
+        return 1;
+    check(fresh_read == 0.5f, "own: thread 0's third round read the beacon as %ld/2, not 1/2 (%ld: "
+                              "the threads never met)", (long)(2 * fresh_read), -4);
     if (!fails)
         printf("ok - own: a row a round left alone is read afresh in the next\n");
+    return fails;
+}
+
+/* A thread done with its block takes the rounds of another's that it has
+ * not begun (2 threads): thread 1 holds its block's first round until
+ * thread 0 has run one of that block's iterations, which only stealing
+ * does (a few seconds at most: then a failure, not a hang). */
+enum { STEAL_N = 64 };
+static _Atomic long stolen; /* block 1's iterations that thread 0 ran */
+
+static void steal_body(long i, void *ctx)
+{
+    (void)ctx;
+    if (i >= STEAL_N / 2 && omp_get_thread_num() == 0)
+        atomic_fetch_add(&stolen, 1);
+    if (i == STEAL_N / 2)
+        for (long n = 0; !atomic_load(&stolen) && n < 1000000000L; n++)
+            ;
+}
+
+static int own_steal(void)
+{
+    if (omp_get_max_threads() != 2)
+        return 0;
+    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = 8};
+    if (loom_for(0, STEAL_N, steal_body, NULL, &o))
+        return 1;
+    check(stolen > 0, "own: thread 0 ran %ld of thread 1's iterations while thread 1 held its first "
+                      "round (%ld expected at least)", (long)stolen, 1);
+    if (!fails)
+        printf("ok - own: a thread done with its block runs rounds of another's\n");
     return fails;
 }
 
@@ -239,12 +275,11 @@ static int own(void)
     loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = own_every};
     if (loom_for(0, OWN_N, own_body, NULL, &o))
         return 1;
-    /* thread t's static block, in rounds of every = sync_every / T (at
-     * most 64, sched/for.c's OWN_ROUND): inside a round each read is the
-     * one before plus this thread's own 1 */
+    /* thread t's static block, in rounds of every = sync_every / T (some
+     * maybe run by another thread, sched/for.c's own_next): inside a round
+     * each read is the one before plus the round's own 1 */
     int T = omp_get_max_threads();
     long every = (own_every + T - 1) / T, jumps = 0, first = -1;
-    every = every > 64 ? 64 : every;
     for (int t = 0; t < T; t++) {
         long a = (long)((__int128)OWN_N * t / T), z = (long)((__int128)OWN_N * (t + 1) / T);
         for (long i = a + 1; i < z; i++)
@@ -255,15 +290,15 @@ static int own(void)
                       "(the first at iteration %ld)", jumps, first);
     const float *m = loom_row_get(own_model, 0);
     for (int j = 0; j < OWN_F; j++)
-        check(m[j] == (float)OWN_N, "own: replica element %ld holds %ld, not every iteration's 1",
+        check(m[j] == (float)OWN_N / T, "own: replica element %ld holds %ld, not the iterations / T",
               j, (long)m[j]);
     check(*own_count == OWN_N, "own: the in-place counter holds %ld of %ld", (long)*own_count,
           OWN_N);
     if (!fails)
         printf("ok - own: %d thread(s)' own rounds of %ld: no other thread's change inside a "
-               "round, all %d iterations' changes added\n", T, every, OWN_N);
+               "round, all %d iterations' changes averaged in\n", T, every, OWN_N);
     free(own_seen);
-    return fails || own_fresh();
+    return fails || own_fresh() || own_steal();
 }
 
 /* ---- sync ----------------------------------------------------------------- */
