@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ struct job {
     int nblocks;            /* the ranks' blocks of the text (equal words)... */
     int64_t *block;         /* ...block k is sentences [block[k], block[k + 1]) */
     float alpha0;
+    _Atomic int64_t begun;  /* sentences of this rank's block begun this epoch */
     uint64_t seed;
     loom_w2v_dist_opts o;
     struct { double loss; int64_t pairs; char pad[48]; } slot[SLOTS];
@@ -52,16 +54,19 @@ static long words(long i, void *ctx)
     return (long)(j->c->doc_off[i + 1] - j->c->doc_off[i]);
 }
 
-/* Sentence d: its own stream, and α by the progress through its block. */
+/* Sentence d: its own stream, and α by the rank's progress through its
+ * block: the sentences begun before it this epoch (d - first in the
+ * serial twin and on one thread; on several, whatever part of the block
+ * each thread runs, as word2vec.c's shared word count). */
 static void sentence(long d, void *ctx)
 {
     struct job *j = ctx;
     int k = 0;
     while (k + 1 < j->nblocks && d >= j->block[k + 1])
         k++;
-    int64_t first = j->block[k], nb = j->block[k + 1] - first;
+    int64_t nb = j->block[k + 1] - j->block[k], begun = atomic_fetch_add(&j->begun, 1);
     loom_rng g = loom_rng_stream(j->seed, (uint64_t)j->epoch * (uint64_t)j->c->ndocs + (uint64_t)d);
-    double done = ((double)(j->epoch - 1) * (double)nb + (double)(d - first)) /
+    double done = ((double)(j->epoch - 1) * (double)nb + (double)begun) /
                   ((double)j->epochs * (double)(nb ? nb : 1));
     float alpha = j->alpha0 * (float)fmax(1e-4, 1 - done);
     int64_t pairs, lo = j->c->doc_off[d], n = j->c->doc_off[d + 1] - lo;
@@ -153,6 +158,7 @@ void loom_w2v_dist_epoch(loom_w2v_dist *d, int e, double s[2])
     struct job *j = (struct job *)d;
     const loom_corpus *c = j->c;
     j->epoch = e;
+    atomic_store(&j->begun, 0);
     memset(j->slot, 0, sizeof j->slot);
     if (j->o.serial)
         for (int64_t i = 0; i < c->ndocs; i++)

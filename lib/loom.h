@@ -374,7 +374,10 @@ void *loom_dmap_values(loom_dmap *m, size_t *nrows);
  *   LOOM_STATIC, LOOM_DYNAMIC, LOOM_GUIDED  OpenMP's meanings, inside each
  *       rank; data-parallel: writes to shared rows race (Hogwild) or are
  *       staged by .sync, see below.  On one rank this is exactly
- *       `#pragma omp parallel for schedule(...)`.  On several, dynamic and
+ *       `#pragma omp parallel for schedule(...)`, but for a loop with a
+ *       sync interval that reaches small model replicas (.average, at
+ *       most 1 MiB): its threads then work on their own copies in rounds
+ *       and average them in (docs/loop.md).  On several, dynamic and
  *       guided on the job's range also share it among the ranks by speed:
  *       each rank starts on its block, each round goes to the ranks in
  *       proportion to the rates they showed, and a rank whose block is

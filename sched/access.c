@@ -167,15 +167,26 @@ static char *between(loom_dsm_alloc *a, size_t row, int write, char *p)
     return stale(a, row) ? refreshed(a, row) : p;
 }
 
+/* A thread's own stage (stage.c): the row's copy if the round staged it
+ * already, else NULL. */
+static inline char *own_copy(const loom_dsm_alloc *a, size_t row)
+{
+    const struct loom_sched_own *f = loom_sched_ts.own;
+    int k = f[0].a == a ? 0 : f[1].a == a ? 1 : -1;
+    if (k < 0 || atomic_load_explicit(&f[k].st[row], memory_order_relaxed) != 2)
+        return NULL;
+    return f[k].copy + row * a->unit;
+}
+
 void *loom_at(void *array, size_t row)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at");
     if (__builtin_expect(row >= a->nunits, 0))
         loom_rt_die(2, "loom_at: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
-    char *p = a->base + row * a->unit;
+    char *p = a->base + row * a->unit, *c;
     if (__builtin_expect(direct(a), 1))
         return __builtin_expect(plain_row(a), 1) ? p : between(a, row, 1, p);
-    return slow(a, row, 1, p);
+    return (c = own_copy(a, row)) ? c : slow(a, row, 1, p);
 }
 
 const void *loom_at_r(void *array, size_t row)
@@ -183,10 +194,10 @@ const void *loom_at_r(void *array, size_t row)
     loom_dsm_alloc *a = rows_of(array, "loom_at_r");
     if (__builtin_expect(row >= a->nunits, 0))
         loom_rt_die(2, "loom_at_r: row %zu of '%s' is out of range (%zu rows)", row, a->name, a->nunits);
-    char *p = a->base + row * a->unit;
+    char *p = a->base + row * a->unit, *c;
     if (__builtin_expect(direct(a), 1))
         return __builtin_expect(plain_row(a), 1) ? p : between(a, row, 0, p);
-    return slow(a, row, 0, p);
+    return (c = own_copy(a, row)) ? c : slow(a, row, 0, p);
 }
 
 void *loom_at_base(void *array)

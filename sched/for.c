@@ -232,61 +232,64 @@ static int owned_arrays(void)
     return 0;
 }
 
-/* A thread's block of an own-rounds loop: its next round starts at
- * `next` (taken by atomic adds of the round's length), the block ends at
- * `end`; a cache line each. */
+/* A thread's block of an own-rounds loop: the rounds [next, end) not yet
+ * handed out (next taken by atomic adds); a cache line each. */
 struct own_block {
     _Atomic long next;
     long end;
     char pad[64 - sizeof(_Atomic long) - sizeof(long)];
 };
 
-/* The next round for thread t into [*x, *y): the next of its own block,
- * else the next of another thread's (from t + 1 on), so that a thread
- * whose core was taken away gives its last rounds to the others.  Returns
- * 0 when every block is done. */
-static int own_next(struct own_block *bl, int T, int t, long every, long *x, long *y)
+/* The next round for thread t: the next of its own block, else the next
+ * of another thread's (from t + 1 on), so that a thread whose core was
+ * taken away gives its last rounds to the others.  Returns its index, or
+ * -1 when every block is done. */
+static long own_next(struct own_block *bl, int T, int t)
 {
     for (int k = 0; k < T; k++) {
         struct own_block *b = &bl[(t + k) % T];
         if (atomic_load_explicit(&b->next, memory_order_relaxed) >= b->end)
             continue;
-        long a = atomic_fetch_add(&b->next, every);
-        if (a < b->end) {
-            *x = a, *y = a + every < b->end ? a + every : b->end;
-            return 1;
-        }
+        long r = atomic_fetch_add(&b->next, 1);
+        if (r < b->end)
+            return r;
     }
-    return 0;
+    return -1;
 }
 
-/* Contract: one rank, HYBRID, a sync interval, several threads, static
- * schedule (data_parallel decides).  Each thread runs its static block of
- * [lo, hi) in rounds of sync_every / T iterations (the rank's interval
- * shared by its threads) on its own copies of the rows of the small model
- * replicas it reaches through loom_at (loom_sched_stage_owns), and at the
- * end of each of its rounds averages its changes in (as the ranks'
- * replicas merge: summed, the copies' common moves add up T times over,
- * and loom-lr's first epoch at its default step ended at a loss of
- * 1.1-3.2 against one thread's 0.68), without waiting for the other
- * threads: no barrier but the loop's end.  A thread done with its
- * block takes the rounds other threads have not begun (own_next): on a
- * busy host one late thread no longer holds the loop's end back.  Other
+/* Contract: one rank, HYBRID, a sync interval, several threads, an
+ * OpenMP schedule (data_parallel decides; the rounds replace it).  [lo,
+ * hi) is cut into rounds of sync_every / T iterations (the rank's
+ * interval shared by its threads), or that much weight (.sync_weight);
+ * each thread runs its block of the rounds on its own copies of the rows
+ * of the small model replicas it reaches through loom_at
+ * (loom_sched_stage_owns), and at the end of each round averages its
+ * changes in (as the ranks' replicas merge: summed, the copies' common
+ * moves add up T times over, and loom-lr's first epoch at its default
+ * step ended at a loss of 1.1-3.2 against one thread's 0.68), without
+ * waiting for the other threads: no barrier but the loop's end.  A thread
+ * done with its block takes the rounds other threads have not begun
+ * (own_next): on a busy host one late thread no longer holds the loop's
+ * end back, and rounds of unequal work (dynamic, guided) even out.  Other
  * arrays are reached in place.  So the threads stop writing the same
  * cache lines on every update (a model every sample changes, as
- * loom-lr's). */
+ * loom-lr's; word2vec's output vectors of a small vocabulary). */
 static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body *b)
 {
     int T = omp_get_max_threads();
-    long every = (o->sync_every + T - 1) / T, rounds = 0;
+    long every = (o->sync_every + T - 1) / T, rounds = 0, *cut = NULL;
     double t0 = loom_wtime(), merging = 0; /* the threads' seconds in their flushes */
+    int64_t *cum = o->sync_weight ? weights(lo, hi, o, b) : NULL;
+    /* by weight, round r is [cut[r - 1] (lo for r = 0), cut[r]) */
+    long nr = cum ? (long)weighted_rounds(lo, hi, every, cum, &cut) : (hi - lo + every - 1) / every;
+    free(cum);
     loom_stage **ss = calloc((size_t)T, sizeof *ss);
     struct own_block *bl = aligned_alloc(64, (size_t)T * sizeof *bl);
     int bad = !ss || !bl;
     for (int t = 0; !bad && t < T; t++) {
         bad = !(ss[t] = loom_sched_stage_new_own(T));
         long a, z;
-        block(lo, hi, t, T, &a, &z);
+        block(0, nr, t, T, &a, &z);
         atomic_init(&bl[t].next, a);
         bl[t].end = z;
     }
@@ -295,7 +298,9 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
         int t = omp_get_thread_num();
         loom_sched_ts.mode = TS_STAGE;
         loom_sched_ts.stage = ss[t];
-        for (long x, y; !bad && own_next(bl, T, t, every, &x, &y);) {
+        for (long r; !bad && (r = own_next(bl, T, t)) >= 0;) {
+            long x = cut ? (r ? cut[r - 1] : lo) : lo + r * every;
+            long y = cut ? cut[r] : x + every < hi ? x + every : hi;
             if (b->range)
                 b->range(x, y, b->ctx);
             else
@@ -307,16 +312,18 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
         }
         loom_sched_ts.mode = TS_PLAIN;
         loom_sched_ts.stage = NULL;
+        loom_sched_own_forget();
     }
     for (int t = 0; ss && t < T; t++)
         loom_sched_stage_free(ss[t]);
     free(ss);
     free(bl);
+    free(cut);
     double took = loom_wtime() - t0;
     if (loom_rt_icv.stats && !bad) /* the merges' share of the threads' time */
-        loom_rt_log("loom_for: %d threads' own rounds of %ld iterations: %ld rounds in %.3f s, "
-                    "%.1f%% of the threads' time merging", T, every, rounds, took,
-                    100 * merging / (T * took > 0 ? T * took : 1));
+        loom_rt_log("loom_for: %d threads' own rounds of %ld %s: %ld rounds in %.3f s, "
+                    "%.1f%% of the threads' time merging", T, every, cut ? "weight" : "iterations",
+                    rounds, took, 100 * merging / (T * took > 0 ? T * took : 1));
     return bad ? LOOM_ERR_NOMEM : LOOM_OK;
 }
 
@@ -335,7 +342,6 @@ static int data_parallel(long begin, long end, const loom_for_opts *o, const loo
     long lo, hi;
     my_range(begin, end, o->local, &lo, &hi);
     if (loom_rt_icv.nranks == 1 && o->sync == LOOM_HYBRID && o->sync_every > 0 &&
-        o->schedule == LOOM_STATIC && o->chunk <= 0 && !o->sync_weight &&
         omp_get_max_threads() > 1 && owned_arrays())
         return own_rounds(lo, hi, o, b); /* the threads' own copies of small replicas */
     if (loom_rt_icv.nranks == 1 && o->sync == LOOM_HYBRID) {

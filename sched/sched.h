@@ -108,6 +108,11 @@ struct loom_sched_ts {
     struct loom_stage *stage;   /* TS_STAGE: this thread's staging */
     loom_dsm_alloc *whole[2];   /* TS_STAGE: arrays staged whole in place this round,
                                    whose rows are reached by address arithmetic */
+    struct loom_sched_own {     /* TS_STAGE, a thread's own stage: its first two */
+        const loom_dsm_alloc *a;/* arrays, whose rows already staged this round */
+        char *copy;             /* (state 2) the accessors return from the copy */
+        const _Atomic uint8_t *st; /* without a call (stage.c, loom_sched_stage_row) */
+    } own[2];
 };
 extern __thread struct loom_sched_ts loom_sched_ts;
 /* Non-zero on rank 0 of several inside a LOOM_SINGLE block (single.c):
@@ -317,6 +322,8 @@ void loom_sched_stage_whole(loom_stage *s, loom_dsm_alloc *w[2]);
 /* Before the first round: stage a whole from it on, where s may. */
 void loom_sched_stage_expect_whole(loom_stage *s, loom_dsm_alloc *a);
 void *loom_sched_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write);
+/* The calling thread leaves its own stage: loom_sched_ts.own emptied. */
+void loom_sched_own_forget(void);
 /* Push the changes of every stage in ss[0..n) home (loom_row_add), then
  * forget the copies. */
 void loom_sched_stage_flush(loom_stage **ss, int n);

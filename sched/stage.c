@@ -163,12 +163,29 @@ static struct staged *staged_of(loom_stage *s, loom_dsm_alloc *a)
     return g;
 }
 
+/* An own stage's array g is the calling thread's: the first two go to
+ * the accessors' fast path (loom_sched_ts.own). */
+static void own_fast(struct staged *g)
+{
+    struct loom_sched_own *f = loom_sched_ts.own;
+    int k = f[0].a == g->a ? 0 : f[1].a == g->a ? 1 : !f[0].a ? 0 : !f[1].a ? 1 : -1;
+    if (k >= 0)
+        f[k] = (struct loom_sched_own){g->a, g->copy, g->st};
+}
+
+void loom_sched_own_forget(void)
+{
+    memset(loom_sched_ts.own, 0, sizeof loom_sched_ts.own);
+}
+
 void *loom_sched_stage_row(loom_stage *s, loom_dsm_alloc *a, size_t row, int write)
 {
     (void)write;
     if (s->own && !loom_sched_stage_owns(a)) /* a thread's own stage: small model replicas only */
         return a->base + row * a->unit;
     struct staged *g = staged_of(s, a);
+    if (s->own)
+        own_fast(g);
     char *copy = g->copy + row * a->unit;
     uint8_t st = atomic_load_explicit(&g->st[row], memory_order_acquire);
     if (st == 2)

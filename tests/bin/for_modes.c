@@ -52,6 +52,8 @@
  *                       or 4, whose 1 / T is exact); the counter, reached
  *                       in place, holds every iteration's 1.  EVERY
  *                       (default 64) is the loop's sync interval
+ *   for_modes own-weighted [EVERY]  the same with a dynamic schedule and
+ *                       rounds by weight (iteration i weighs 1 + i % 5)
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -140,6 +142,7 @@ static int once(void)
 /* ---- own ------------------------------------------------------------------ */
 enum { OWN_N = 200000, OWN_F = 16 };
 static long own_every = 64;  /* the loop's sync interval (for_modes own [EVERY]) */
+static int own_weighted;     /* own-weighted: dynamic, rounds by weight */
 static float *own_model;     /* one row of OWN_F floats: model replicas */
 static int64_t *own_count;   /* one int64 row, add merge, not averaged */
 static float *own_seen;      /* iteration i: element 0 of the model before its += */
@@ -262,6 +265,13 @@ static int own_steal(void)
     return fails;
 }
 
+/* own-weighted: iteration i weighs 1 + i % 5. */
+static long own_weight(long i, void *ctx)
+{
+    (void)ctx;
+    return 1 + i % 5;
+}
+
 static int own(void)
 {
     loom_alloc_opts mo = {.unit = LOOM_UNIT_ROW, .row_size = OWN_F * sizeof(float),
@@ -272,19 +282,27 @@ static int own(void)
     own_seen = malloc(OWN_N * sizeof *own_seen);
     if (!own_model || !own_count || !own_seen || R != 1)
         return 1;
-    loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = own_every};
+    loom_for_opts o = {.schedule = own_weighted ? LOOM_DYNAMIC : LOOM_STATIC,
+                       .chunk = own_weighted ? 16 : 0, .sync = LOOM_HYBRID,
+                       .sync_every = own_every, .sync_weight = own_weighted ? own_weight : NULL};
     if (loom_for(0, OWN_N, own_body, NULL, &o))
         return 1;
-    /* thread t's static block, in rounds of every = sync_every / T (some
-     * maybe run by another thread, sched/for.c's own_next): inside a round
-     * each read is the one before plus the round's own 1 */
+    /* rounds of every = sync_every / T iterations, or weight (a round ends
+     * at the iteration whose running total first reaches the next multiple
+     * of every), whichever thread runs them (sched/for.c, own_next):
+     * inside a round each read is the one before plus the round's own 1 */
     int T = omp_get_max_threads();
-    long every = (own_every + T - 1) / T, jumps = 0, first = -1;
-    for (int t = 0; t < T; t++) {
-        long a = (long)((__int128)OWN_N * t / T), z = (long)((__int128)OWN_N * (t + 1) / T);
-        for (long i = a + 1; i < z; i++)
-            if ((i - a) % every && own_seen[i] != own_seen[i - 1] + 1 && !jumps++)
-                first = i;
+    long every = (own_every + T - 1) / T, jumps = 0, first = -1, total = 0, next = every;
+    for (long i = 0; i < OWN_N; i++) {
+        int starts = i == 0;
+        if (own_weighted && total >= next) { /* the round before ended at i */
+            starts = 1;
+            next = (total / every + 1) * every;
+        } else if (!own_weighted)
+            starts = i % every == 0;
+        if (!starts && own_seen[i] != own_seen[i - 1] + 1 && !jumps++)
+            first = i;
+        total += own_weighted ? own_weight(i, NULL) : 1;
     }
     check(jumps == 0, "own: %ld reads inside a thread's round saw another thread's changes "
                       "(the first at iteration %ld)", jumps, first);
@@ -295,10 +313,11 @@ static int own(void)
     check(*own_count == OWN_N, "own: the in-place counter holds %ld of %ld", (long)*own_count,
           OWN_N);
     if (!fails)
-        printf("ok - own: %d thread(s)' own rounds of %ld: no other thread's change inside a "
-               "round, all %d iterations' changes averaged in\n", T, every, OWN_N);
+        printf("ok - own: %d thread(s)' own rounds of %ld%s: no other thread's change inside a "
+               "round, all %d iterations' changes averaged in\n", T, every,
+               own_weighted ? " weight" : "", OWN_N);
     free(own_seen);
-    return fails || own_fresh() || own_steal();
+    return fails || (!own_weighted && (own_fresh() || own_steal()));
 }
 
 /* ---- sync ----------------------------------------------------------------- */
@@ -827,7 +846,8 @@ int main(int argc, char **argv)
             rc = sync_mode(mode);
         } else if (!strcmp(argv[i], "plan"))
             rc = plan_cache();
-        else if (!strcmp(argv[i], "own")) {
+        else if (!strcmp(argv[i], "own") || !strcmp(argv[i], "own-weighted")) {
+            own_weighted = !strcmp(argv[i], "own-weighted");
             if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
                 own_every = atol(argv[++i]);
             rc = own();

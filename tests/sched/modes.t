@@ -19,7 +19,7 @@
 # a loop, with its rounds; on one rank a hybrid loop with a sync interval
 # gives its threads their own copies of model replicas.
 . "$(dirname "$0")/../lib.sh"
-plan 84
+plan 85
 # One rank, hybrid, a sync interval: the threads work on their own copies
 # of model replicas (.average), averaging their changes in at the end of
 # each of their rounds (sched/for.c, own_rounds), as ranks' replicas merge:
@@ -34,6 +34,12 @@ for t in 2 4; do
     ok $? "1 rank x $t threads, hybrid with a sync interval: each thread's own copy of the replicas, every change averaged in, none older than the round before"
     [ $rc -eq 0 ] || sed 's/^/# /' "$T/w"
 done
+# a dynamic schedule with rounds by weight (word2vec's sentences): the
+# same rounds, cut where the running weight reaches each multiple
+OMP_NUM_THREADS=2 LOOM_STATS=1 run_job "$T/w" "$LOOMRUN" -n 1 "$B/tests/bin/for_modes" own-weighted
+[ $rc -eq 0 ] && has "$T/w" "^ok - own: 2 thread\\(s\\)' own rounds of 32 weight" &&
+    has "$T/w" "loom_for: 2 threads' own rounds of 32 weight: 18750 rounds"
+ok $? "1 rank x 2 threads, dynamic, rounds by weight: each thread's own copy, every change averaged in"
 # a long interval: the rank's 1000 iterations shared by its threads, 500
 # each (averaged, the copies may drift apart that long), and LOOM_STATS
 # gives the merges' share
