@@ -203,6 +203,10 @@ const void *loom_at_r(void *array, size_t row)
 void *loom_at_base(void *array)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at_base");
+    const struct loom_sched_own *f = loom_sched_ts.own;
+    for (int k = 0; k < 2; k++) /* a thread's own copy, staged whole (stage.c) */
+        if (f[k].a == a && f[k].whole)
+            return f[k].copy;
     if (!direct(a))
         return NULL;
     if (!a->state || loom_dsm_looping) /* one rank, or inside a loop */

@@ -112,6 +112,7 @@ struct loom_sched_ts {
         const loom_dsm_alloc *a;/* arrays, whose rows already staged this round */
         char *copy;             /* (state 2) the accessors return from the copy */
         const _Atomic uint8_t *st; /* without a call (stage.c, loom_sched_stage_row) */
+        int whole;              /* every row staged: loom_at_base gives the copy */
     } own[2];
 };
 extern __thread struct loom_sched_ts loom_sched_ts;

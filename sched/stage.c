@@ -34,7 +34,8 @@
  * rounds, while the others run, adding its changes averaged over the
  * threads (as the ranks' replicas are) and taking the rows back in one
  * pass each under the row's lock (own_flush), and keeps the rows it
- * touched for its next round, so a model every sample changes stops
+ * touched for its next round (all of them, reached by address, once a
+ * round reached most of them), so a model every sample changes stops
  * bouncing between the threads' caches.
  *
  * Other copies and the originals are anonymous mappings touched only where
@@ -170,7 +171,7 @@ static void own_fast(struct staged *g)
     struct loom_sched_own *f = loom_sched_ts.own;
     int k = f[0].a == g->a ? 0 : f[1].a == g->a ? 1 : !f[0].a ? 0 : !f[1].a ? 1 : -1;
     if (k >= 0)
-        f[k] = (struct loom_sched_own){g->a, g->copy, g->st};
+        f[k] = (struct loom_sched_own){g->a, g->copy, g->st, g->whole};
 }
 
 void loom_sched_own_forget(void)
@@ -304,11 +305,20 @@ static void dense(loom_stage **ss, int n)
  * in one pass each (loom_dsm_row_add_diff_take) and kept for the next
  * round; rows kept from the round before and not touched since are
  * dropped, so a kept row is never older than the start of the round
- * before. */
+ * before.  A round that touched most rows (most()) stages the array
+ * whole: every row taken, ready, and reached by address (own_fast's
+ * whole: loom_at_base gives the copy); from then on each flush takes
+ * every row. */
 static void own_flush(struct staged *g, int T)
 {
     loom_dsm_alloc *a = g->a;
     double w = (double)(a->replicas < T ? a->replicas : T) / T;
+    if (g->whole) { /* every row staged, reached by address: each adds its change, if any */
+        for (size_t row = 0; row < a->nunits; row++)
+            if (loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit, w))
+                loom_rt_die(2, "loom_for: cannot add row %zu of '%s' home", row, a->name);
+        return;
+    }
     for (size_t k = 0; k < g->nkept; k++)
         if (atomic_load_explicit(&g->st[g->kept[k]], memory_order_relaxed) == 3)
             atomic_store_explicit(&g->st[g->kept[k]], 0, memory_order_relaxed);
@@ -322,6 +332,19 @@ static void own_flush(struct staged *g, int T)
     }
     g->nkept = nt;
     atomic_store(&g->ntouched, 0);
+    if (!most(nt, a))
+        return;
+    /* the round reached most rows: from the next on, all are staged (a row
+     * never touched, or dropped, has copy == orig: the take only makes it
+     * current), and the body reaches them by address (loom_at_base) */
+    for (size_t row = 0; row < a->nunits; row++) {
+        if (atomic_load_explicit(&g->st[row], memory_order_relaxed) != 3 &&
+            loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit, w))
+            loom_rt_die(2, "loom_for: cannot take row %zu of '%s'", row, a->name);
+        atomic_store_explicit(&g->st[row], 2, memory_order_relaxed);
+    }
+    g->whole = 1;
+    own_fast(g);
 }
 
 /* Contract: called by one thread while no loop body runs; collective with

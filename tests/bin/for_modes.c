@@ -147,6 +147,7 @@ static float *own_model;     /* one row of OWN_F floats: model replicas */
 static int64_t *own_count;   /* one int64 row, add merge, not averaged */
 static float *own_seen;      /* iteration i: element 0 of the model before its += */
 static _Atomic int own_started; /* threads past their first iteration */
+static _Atomic long own_by_address; /* iterations that reached the copy by loom_at_base */
 static __thread int own_going;
 
 static void own_body(long i, void *ctx)
@@ -158,7 +159,11 @@ static void own_body(long i, void *ctx)
         while (atomic_load(&own_started) < omp_get_num_threads())
             ;
     }
-    float *m = loom_at(own_model, 0);
+    /* from a thread's second round its copy is staged whole (the round
+     * reached every row): odd iterations then reach it by address */
+    float *b = i & 1 ? loom_at_base(own_model) : NULL, *m = b ? b : loom_at(own_model, 0);
+    if (b)
+        atomic_fetch_add(&own_by_address, 1);
     own_seen[i] = m[0];
     for (int j = 0; j < OWN_F; j++)
         m[j] += 1;
@@ -217,12 +222,13 @@ static void fresh_body(long i, void *ctx)
 
 static int own_fresh(void)
 {
-    loom_alloc_opts bo = {.unit = LOOM_UNIT_ROW, .row_size = sizeof(float),
+    loom_alloc_opts bo = {.unit = LOOM_UNIT_ROW, .row_size = 16 * sizeof(float),
                           .merge = LOOM_MERGE_ADD, .type = LOOM_FLOAT, .average = 1,
                           .name = "beacon"};
     if (omp_get_max_threads() != 2)
         return 0;
-    if (!(fresh_beacon = loom_alloc(sizeof(float), &bo)))
+    /* 64 rows of 16 floats, of which the rounds reach one: never staged whole */
+    if (!(fresh_beacon = loom_alloc(64 * 16 * sizeof(float), &bo)))
         return 1;
     loom_for_opts o = {.schedule = LOOM_STATIC, .sync = LOOM_HYBRID, .sync_every = 2 * FRESH_EVERY};
     if (loom_for(0, 2 * 3 * FRESH_EVERY, fresh_body, NULL, &o))
@@ -312,6 +318,8 @@ static int own(void)
               j, (long)m[j]);
     check(*own_count == OWN_N, "own: the in-place counter holds %ld of %ld", (long)*own_count,
           OWN_N);
+    check(own_by_address > OWN_N / 4, "own: %ld iterations reached the copy by address, not over %ld",
+          (long)own_by_address, OWN_N / 4);
     if (!fails)
         printf("ok - own: %d thread(s)' own rounds of %ld%s: no other thread's change inside a "
                "round, all %d iterations' changes averaged in\n", T, every,
