@@ -400,3 +400,8 @@ tests/perf/ranks.sh "$BUILD"
 # What adding ranks costs the data-parallel apps: bytes, sync points and quality at 1-8 ranks (issue 42).
 tests/perf/structure.sh "$BUILD" >docs/bench-structure.md.tmp && mv docs/bench-structure.md.tmp docs/bench-structure.md
 echo "run.sh: wrote docs/bench-structure.md"
+
+# One rank's two threads against one thread and against two jobs side by side, loom-lr and
+# loom-w2v (issue 42, goal 3), into the build folder (docs/loom-lr.md and docs/loom-w2v.md quote it).
+tests/perf/threads2.sh "$BUILD" >"$BUILD/perf/threads2.md"
+echo "run.sh: wrote $BUILD/perf/threads2.md"

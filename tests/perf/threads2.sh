@@ -2,8 +2,9 @@
 # threads2.sh BUILD [BASE_BUILD] — issue 42's goal 3 on this host: loom-lr
 # and loom-w2v at 1 rank x 2 threads against 1 x 1, beside the machine's
 # own ceiling, two 1 x 1 jobs side by side (2 x their mean time's share).
-# Each round runs, in turn: 1 x 1, 1 x 2, BASE_BUILD's 1 x 2 (when given),
-# and the pair; the figure of a run is its training seconds (the apps'
+# Each round runs, in turn: 1 x 1, 1 x 2, 1 x 2 with OMP_WAIT_POLICY=passive
+# (waiting threads sleep instead of spinning), BASE_BUILD's 1 x 2 (when
+# given), and the pair; the figure of a run is its training seconds (the apps'
 # "over N epochs (S s training)").  Prints per layout the median seconds,
 # the median over rounds of 1 x 1 / that layout (the speed-up: a
 # round's runs follow each other within seconds, so the host's slow
@@ -41,7 +42,7 @@ fi
 # run BUILD THREADS TAG CMD QUALITY: one job; prints "seconds quality"
 run() {
     local cmd=${4//OUT/$3}
-    OMP_NUM_THREADS=$2 "$1/bin/loomrun" -n 1 "$1/bin/"$cmd >"$W/$3.out" 2>&1 || { echo "NaN NaN"; return; }
+    env OMP_NUM_THREADS=$2 ${WAIT:+OMP_WAIT_POLICY=$WAIT} "$1/bin/loomrun" -n 1 "$1/bin/"$cmd >"$W/$3.out" 2>&1 || { echo "NaN NaN"; return; }
     echo "$(sed -n 's/.*over [0-9]* [a-z]* (\([0-9.]*\) s training).*/\1/p' "$W/$3.out" | tail -1)" \
          "$(sed -n "s/.*$5\([0-9.]*\).*/\1/p" "$W/$3.out" | tail -1)"
 }
@@ -51,6 +52,7 @@ for a in "${apps[@]}"; do
     for r in $(seq "$R"); do
         echo "$r 1x1 $(run "$B" 1 "$name-a" "$cmd" "$qual")" >>"$W/$name.txt"
         echo "$r 1x2 $(run "$B" 2 "$name-b" "$cmd" "$qual")" >>"$W/$name.txt"
+        echo "$r 1x2-passive $(WAIT=passive run "$B" 2 "$name-w" "$cmd" "$qual")" >>"$W/$name.txt"
         [ -z "$BASE" ] || echo "$r base-1x2 $(run "$BASE" 2 "$name-c" "$cmd" "$qual")" >>"$W/$name.txt"
         { run "$B" 1 "$name-p" "$cmd" "$qual" >"$W/p1" & run "$B" 1 "$name-q" "$cmd" "$qual" >"$W/p2"; wait; }
         # the pair does two jobs' work: its share of one job is half its mean time
