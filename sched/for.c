@@ -273,7 +273,9 @@ static long own_next(struct own_block *bl, int T, int t)
  * end back, and rounds of unequal work (dynamic, guided) even out.  Other
  * arrays are reached in place.  So the threads stop writing the same
  * cache lines on every update (a model every sample changes, as
- * loom-lr's; word2vec's output vectors of a small vocabulary). */
+ * loom-lr's; word2vec's output vectors of a small vocabulary).  Out of
+ * memory for a thread's stage: LOOM_ERR_NOMEM, the rounds already run
+ * averaged in. */
 static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body *b)
 {
     int T = omp_get_max_threads();
@@ -285,20 +287,24 @@ static int own_rounds(long lo, long hi, const loom_for_opts *o, const loom_body 
     free(cum);
     loom_stage **ss = calloc((size_t)T, sizeof *ss);
     struct own_block *bl = aligned_alloc(64, (size_t)T * sizeof *bl);
-    int bad = !ss || !bl;
+    _Atomic int bad = !ss || !bl;
     for (int t = 0; !bad && t < T; t++) {
-        bad = !(ss[t] = loom_sched_stage_new_own(T));
         long a, z;
         block(0, nr, t, T, &a, &z);
         atomic_init(&bl[t].next, a);
         bl[t].end = z;
     }
 #pragma omp parallel num_threads(T) if (!bad) reduction(+ : rounds, merging)
-    {
+    if (!atomic_load(&bad)) {
+        /* the team may be smaller than T (nested, OMP_DYNAMIC): each stage
+         * averages over the threads there are, which take the missing
+         * ones' blocks (own_next) */
         int t = omp_get_thread_num();
+        if (!(ss[t] = loom_sched_stage_new_own(omp_get_num_threads())))
+            atomic_store(&bad, 1);
         loom_sched_ts.mode = TS_STAGE;
         loom_sched_ts.stage = ss[t];
-        for (long r; !bad && (r = own_next(bl, T, t)) >= 0;) {
+        for (long r; !atomic_load(&bad) && (r = own_next(bl, T, t)) >= 0;) {
             long x = cut ? (r ? cut[r - 1] : lo) : lo + r * every;
             long y = cut ? cut[r] : x + every < hi ? x + every : hi;
             if (b->range)

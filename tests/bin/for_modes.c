@@ -54,6 +54,9 @@
  *                       (default 64) is the loop's sync interval
  *   for_modes own-weighted [EVERY]  the same with a dynamic schedule and
  *                       rounds by weight (iteration i weighs 1 + i % 5)
+ *   for_modes own-nested  own called inside a team of 2 with nesting off:
+ *                       the loop's region gets 1 thread, whose changes
+ *                       then count whole (the row ends at the iterations)
  *   for_modes plan      a repeated serializable loop is planned once
  *   for_modes priority  the priority schedule: no two conflicting
  *                       coordinates in one round, partial results summed
@@ -143,6 +146,7 @@ static int once(void)
 enum { OWN_N = 200000, OWN_F = 16 };
 static long own_every = 64;  /* the loop's sync interval (for_modes own [EVERY]) */
 static int own_weighted;     /* own-weighted: dynamic, rounds by weight */
+static int own_team;         /* own-nested: the threads the loop's region gets (else T) */
 static float *own_model;     /* one row of OWN_F floats: model replicas */
 static int64_t *own_count;   /* one int64 row, add merge, not averaged */
 static float *own_seen;      /* iteration i: element 0 of the model before its += */
@@ -313,8 +317,9 @@ static int own(void)
     check(jumps == 0, "own: %ld reads inside a thread's round saw another thread's changes "
                       "(the first at iteration %ld)", jumps, first);
     const float *m = loom_row_get(own_model, 0);
+    int team = own_team ? own_team : T;
     for (int j = 0; j < OWN_F; j++)
-        check(m[j] == (float)OWN_N / T, "own: replica element %ld holds %ld, not the iterations / T",
+        check(m[j] == (float)OWN_N / team, "own: replica element %ld holds %ld, not the iterations / T",
               j, (long)m[j]);
     check(*own_count == OWN_N, "own: the in-place counter holds %ld of %ld", (long)*own_count,
           OWN_N);
@@ -325,7 +330,7 @@ static int own(void)
                "round, all %d iterations' changes averaged in\n", T, every,
                own_weighted ? " weight" : "", OWN_N);
     free(own_seen);
-    return fails || (!own_weighted && (own_fresh() || own_steal()));
+    return fails || (!own_weighted && !own_team && (own_fresh() || own_steal()));
 }
 
 /* ---- sync ----------------------------------------------------------------- */
@@ -854,7 +859,15 @@ int main(int argc, char **argv)
             rc = sync_mode(mode);
         } else if (!strcmp(argv[i], "plan"))
             rc = plan_cache();
-        else if (!strcmp(argv[i], "own") || !strcmp(argv[i], "own-weighted")) {
+        else if (!strcmp(argv[i], "own-nested")) {
+            /* from inside a team of 2 (nested regions off): the loop's
+             * own region gets 1 thread though T = 2 */
+            omp_set_max_active_levels(1);
+            own_team = 1;
+#pragma omp parallel num_threads(2)
+#pragma omp master
+            rc = own();
+        } else if (!strcmp(argv[i], "own") || !strcmp(argv[i], "own-weighted")) {
             own_weighted = !strcmp(argv[i], "own-weighted");
             if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9')
                 own_every = atol(argv[++i]);

@@ -19,7 +19,7 @@
 # a loop, with its rounds; on one rank a hybrid loop with a sync interval
 # gives its threads their own copies of model replicas.
 . "$(dirname "$0")/../lib.sh"
-plan 85
+plan 86
 # One rank, hybrid, a sync interval: the threads work on their own copies
 # of model replicas (.average), averaging their changes in at the end of
 # each of their rounds (sched/for.c, own_rounds), as ranks' replicas merge:
@@ -40,6 +40,11 @@ OMP_NUM_THREADS=2 LOOM_STATS=1 run_job "$T/w" "$LOOMRUN" -n 1 "$B/tests/bin/for_
 [ $rc -eq 0 ] && has "$T/w" "^ok - own: 2 thread\\(s\\)' own rounds of 32 weight" &&
     has "$T/w" "loom_for: 2 threads' own rounds of 32 weight: 18750 rounds"
 ok $? "1 rank x 2 threads, dynamic, rounds by weight: each thread's own copy, every change averaged in"
+# called inside a team of 2 with nesting off, the loop's region gets one
+# thread: it averages over the team it got, so its changes count whole
+OMP_NUM_THREADS=2 run_job "$T/w" "$LOOMRUN" -n 1 "$B/tests/bin/for_modes" own-nested
+[ $rc -eq 0 ] && has "$T/w" "^ok - own: 2 thread\\(s\\)' own rounds of 32"
+ok $? "1 rank, a loop called inside a team of 2 (nesting off): one thread's own rounds, every change counted whole"
 # a long interval: the rank's 1000 iterations shared by its threads, 500
 # each (averaged, the copies may drift apart that long), and LOOM_STATS
 # gives the merges' share
