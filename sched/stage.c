@@ -60,7 +60,8 @@ struct staged {
     size_t *touched;
     size_t *kept, nkept;         /* own stages: the rows the last round kept */
     _Atomic size_t ntouched;
-    int whole;                   /* the last round changed most of it (most()) */
+    int whole;                   /* the last round changed most of it (most());
+                                  * own stages: staged whole from then on */
     int dense;                   /* this round merged by one allreduce (dsm/dense.c) */
     char *delta;                 /* its scratch, nunits * unit, made at the first */
 };
