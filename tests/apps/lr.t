@@ -31,17 +31,11 @@ lr() { # NAME RANKS THREADS ARGS...: run loom-lr, leave its final accuracy in $T
     sed -n 's/.*final test_accuracy=\([0-9.]*\).*/\1/p' "$T/$name" >"$T/$name.a"
     [ $rc -eq 0 ] && [ -s "$T/$name.a" ] || { sed 's/^/#   /' "$T/$name"; return 1; }
 }
-# The first N items of an IDX file, uncompressed (loom-lr reads either).
-idx_head() { # IN N OUT
-    gzip -dc "$1" | perl -e 'binmode STDIN; binmode STDOUT; read STDIN, $m, 4; $d = unpack("C", substr($m, 3, 1));
-        read STDIN, $h, 4 * $d; @n = unpack("N*", $h); $per = 1; $per *= $_ for @n[1 .. $#n]; $n[0] = $ARGV[0];
-        read STDIN, $b, $per * $ARGV[0]; print $m, pack("N*", @n), $b' "$2" >"$3"
-}
 if [ -f $F/train-images-idx3-ubyte.gz ]; then
     # The first 20 000 of the 60 000 training images: the serial twin reaches
     # 0.839 (0.845 on all), and the five runs cost a third of the CPU.
-    idx_head $F/train-images-idx3-ubyte.gz 20000 "$T/tr-img"
-    idx_head $F/train-labels-idx1-ubyte.gz 20000 "$T/tr-lab"
+    "$(dirname "$0")/../idx_head.sh" $F/train-images-idx3-ubyte.gz 20000 "$T/tr-img"
+    "$(dirname "$0")/../idx_head.sh" $F/train-labels-idx1-ubyte.gz 20000 "$T/tr-lab"
     # the schedule of Fashion-MNIST's defaults before 2026-11-28 (7 epochs,
     # step 0.02 halving each): the layouts compare on a short run (the
     # defaults now run ~29 epochs on these 20 000 images, lr_small.t)

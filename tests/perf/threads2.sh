@@ -23,16 +23,10 @@ R=${ROUNDS:-10}
 W=$B/perf/threads2
 mkdir -p "$W"
 F=/usr/share/datasets/fashion-mnist
-idx_head() { # IN N OUT: the first N items of an IDX file, uncompressed (gzip
-    # ends on a broken pipe)
-    { gzip -dc "$1" || true; } | perl -e 'binmode STDIN; binmode STDOUT; read STDIN, $m, 4; $d = unpack("C", substr($m, 3, 1));
-        read STDIN, $h, 4 * $d; @n = unpack("N*", $h); $per = 1; $per *= $_ for @n[1 .. $#n]; $n[0] = $ARGV[0];
-        read STDIN, $b, $per * $ARGV[0]; print $m, pack("N*", @n), $b' "$2" >"$3"
-}
 apps=()
 if [ -f $F/train-images-idx3-ubyte.gz ]; then
-    idx_head $F/train-images-idx3-ubyte.gz 20000 "$W/tr-img"
-    idx_head $F/train-labels-idx1-ubyte.gz 20000 "$W/tr-lab"
+    "$(dirname "$0")/../idx_head.sh" $F/train-images-idx3-ubyte.gz 20000 "$W/tr-img"
+    "$(dirname "$0")/../idx_head.sh" $F/train-labels-idx1-ubyte.gz 20000 "$W/tr-lab"
     apps+=("lr|loom-lr --train-images $W/tr-img --train-labels $W/tr-lab --test-images $F/t10k-images-idx3-ubyte.gz --test-labels $F/t10k-labels-idx1-ubyte.gz --epochs 12 --tol 0|final test_accuracy=")
 fi
 if command -v bible >/dev/null; then
