@@ -167,15 +167,22 @@ static char *between(loom_dsm_alloc *a, size_t row, int write, char *p)
     return stale(a, row) ? refreshed(a, row) : p;
 }
 
-/* A thread's own stage (stage.c): the row's copy if the round staged it
+/* A thread's own stage (stage.c): a's entry on the accessors' fast path,
+ * or NULL. */
+static inline const struct loom_sched_own *own_of(const loom_dsm_alloc *a)
+{
+    const struct loom_sched_own *f = loom_sched_ts.own;
+    return f[0].a == a ? &f[0] : f[1].a == a ? &f[1] : NULL;
+}
+
+/* The row's copy in the thread's own stage if the round staged it
  * already, else NULL. */
 static inline char *own_copy(const loom_dsm_alloc *a, size_t row)
 {
-    const struct loom_sched_own *f = loom_sched_ts.own;
-    int k = f[0].a == a ? 0 : f[1].a == a ? 1 : -1;
-    if (k < 0 || atomic_load_explicit(&f[k].st[row], memory_order_relaxed) != 2)
+    const struct loom_sched_own *f = own_of(a);
+    if (!f || atomic_load_explicit(&f->st[row], memory_order_relaxed) != 2)
         return NULL;
-    return f[k].copy + row * a->unit;
+    return f->copy + row * a->unit;
 }
 
 void *loom_at(void *array, size_t row)
@@ -203,10 +210,9 @@ const void *loom_at_r(void *array, size_t row)
 void *loom_at_base(void *array)
 {
     loom_dsm_alloc *a = rows_of(array, "loom_at_base");
-    const struct loom_sched_own *f = loom_sched_ts.own;
-    for (int k = 0; k < 2; k++) /* a thread's own copy, staged whole (stage.c) */
-        if (f[k].a == a && f[k].whole)
-            return f[k].copy;
+    const struct loom_sched_own *f = own_of(a);
+    if (f && f->whole) /* a thread's own copy, staged whole (stage.c) */
+        return f->copy;
     if (!direct(a))
         return NULL;
     if (!a->state || loom_dsm_looping) /* one rank, or inside a loop */

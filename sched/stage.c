@@ -310,14 +310,20 @@ static void dense(loom_stage **ss, int n)
  * whole: every row taken, ready, and reached by address (own_fast's
  * whole: loom_at_base gives the copy); from then on each flush takes
  * every row. */
+static void own_take(struct staged *g, size_t row, double w)
+{
+    loom_dsm_alloc *a = g->a;
+    if (loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit, w))
+        loom_rt_die(2, "loom_for: cannot add row %zu of '%s' home", row, a->name);
+}
+
 static void own_flush(struct staged *g, int T)
 {
     loom_dsm_alloc *a = g->a;
     double w = (double)(a->replicas < T ? a->replicas : T) / T;
     if (g->whole) { /* every row staged, reached by address: each adds its change, if any */
         for (size_t row = 0; row < a->nunits; row++)
-            if (loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit, w))
-                loom_rt_die(2, "loom_for: cannot add row %zu of '%s' home", row, a->name);
+            own_take(g, row, w);
         return;
     }
     for (size_t k = 0; k < g->nkept; k++)
@@ -326,8 +332,7 @@ static void own_flush(struct staged *g, int T)
     size_t nt = atomic_load(&g->ntouched);
     for (size_t t = 0; t < nt; t++) {
         size_t row = g->touched[t];
-        if (loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit, w))
-            loom_rt_die(2, "loom_for: cannot add row %zu of '%s' home", row, a->name);
+        own_take(g, row, w);
         atomic_store_explicit(&g->st[row], 3, memory_order_relaxed);
         g->kept[t] = row;
     }
@@ -339,9 +344,8 @@ static void own_flush(struct staged *g, int T)
      * never touched, or dropped, has copy == orig: the take only makes it
      * current), and the body reaches them by address (loom_at_base) */
     for (size_t row = 0; row < a->nunits; row++) {
-        if (atomic_load_explicit(&g->st[row], memory_order_relaxed) != 3 &&
-            loom_dsm_row_add_diff_take(a, row, g->copy + row * a->unit, g->orig + row * a->unit, w))
-            loom_rt_die(2, "loom_for: cannot take row %zu of '%s'", row, a->name);
+        if (atomic_load_explicit(&g->st[row], memory_order_relaxed) != 3)
+            own_take(g, row, w);
         atomic_store_explicit(&g->st[row], 2, memory_order_relaxed);
     }
     g->whole = 1;
